@@ -1,0 +1,68 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { TOKENS } from '../container/tokens';
+import { Clock } from '../clock';
+import { insertedId, toIso } from '../db/values';
+
+export const PLANS = ['free', 'basic', 'pro', 'enterprise'] as const;
+export const SUBSCRIPTION_STATUSES = ['active', 'inactive'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export interface Organization {
+  id: number;
+  name: string;
+  selected_plan: Plan;
+  subscription_status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface OrganizationRow {
+  id: number;
+  name: string;
+  selected_plan: Plan;
+  subscription_status: string;
+  created_at: unknown;
+  updated_at: unknown;
+}
+
+const toOrganization = (row: OrganizationRow): Organization => ({
+  id: Number(row.id),
+  name: row.name,
+  selected_plan: row.selected_plan,
+  subscription_status: row.subscription_status,
+  created_at: toIso(row.created_at)!,
+  updated_at: toIso(row.updated_at)!,
+});
+
+@injectable()
+export class OrganizationService {
+  constructor(
+    @inject(TOKENS.Knex) private readonly knex: Knex,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  async create(input: { name: string; plan?: Plan; subscriptionStatus?: string }): Promise<Organization> {
+    const now = this.clock.now();
+    const id = insertedId(
+      await this.knex('organizations').insert({
+        name: input.name,
+        selected_plan: input.plan ?? 'free',
+        subscription_status: input.subscriptionStatus ?? 'active',
+        created_at: now,
+        updated_at: now,
+      }),
+    );
+    return (await this.get(id))!;
+  }
+
+  async get(id: number): Promise<Organization | null> {
+    const row = await this.knex<OrganizationRow>('organizations').where({ id }).first();
+    return row ? toOrganization(row) : null;
+  }
+
+  async findByName(name: string): Promise<Organization | null> {
+    const row = await this.knex<OrganizationRow>('organizations').where({ name }).orderBy('id').first();
+    return row ? toOrganization(row) : null;
+  }
+}

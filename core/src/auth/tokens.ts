@@ -1,0 +1,146 @@
+import crypto from 'node:crypto';
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
+import { TOKENS } from '../container/tokens';
+import { Clock } from '../clock';
+import type { AppConfig } from '../config/types';
+import { insertedId, parseJson, toDate, toIso } from '../db/values';
+import { addressAllowed, parseAllowlist } from './ip-allowlist';
+import { permissionProblem } from './permissions';
+import type { Plan } from './organizations';
+
+export interface AuthContext {
+  tokenId: number;
+  organizationId: number;
+  plan: Plan;
+  permissions: string[];
+}
+
+export type TokenRejection = 'missing' | 'invalid' | 'expired' | 'revoked' | 'address';
+export type VerifyResult = { ok: true; auth: AuthContext } | { ok: false; reason: TokenRejection };
+
+export interface NewToken {
+  name: string;
+  permissions: string[];
+  ipAllowlist?: string[];
+  expiresAt?: Date | null;
+}
+
+export interface TokenInfo {
+  id: number;
+  organization_id: number;
+  name: string;
+  prefix: string;
+  permissions: string[];
+  ip_whitelist: string[] | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+interface CachedToken {
+  auth: AuthContext;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  allowlist: ReturnType<typeof parseAllowlist> | null;
+}
+
+const TOKEN_PREFIX = 'sb_';
+/** Tokens carry 256 random bits, so a fast hash is enough: there is nothing to brute-force. */
+export const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
+
+@injectable()
+export class TokenService {
+  /** Verified tokens; a token cache of 0 seconds keeps nothing. */
+  private readonly cache: LRUCache<string, CachedToken>;
+
+  constructor(
+    @inject(TOKENS.Knex) private readonly knex: Knex,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Config) config: AppConfig,
+  ) {
+    this.cache = new LRUCache({ max: config.tokenCacheSeconds > 0 ? 10_000 : 1, ttl: Math.max(1, config.tokenCacheSeconds * 1000) });
+  }
+
+  /** Returns the plain token once; only its hash is stored. */
+  async create(organizationId: number, input: NewToken): Promise<{ token: string; info: TokenInfo }> {
+    for (const p of input.permissions) {
+      const problem = permissionProblem(p);
+      if (problem) throw new Error(`Invalid permission: ${problem}`);
+    }
+    if (input.ipAllowlist) parseAllowlist(input.ipAllowlist);
+    const token = TOKEN_PREFIX + crypto.randomBytes(32).toString('base64url');
+    const id = insertedId(
+      await this.knex('api_tokens').insert({
+        organization_id: organizationId,
+        name: input.name,
+        token_hash: hashToken(token),
+        token_prefix: token.slice(0, 10),
+        permissions: JSON.stringify(input.permissions),
+        ip_whitelist: input.ipAllowlist?.length ? JSON.stringify(input.ipAllowlist) : null,
+        expires_at: input.expiresAt ?? null,
+        created_at: this.clock.now(),
+      }),
+    );
+    return { token, info: (await this.info(id))! };
+  }
+
+  async info(id: number): Promise<TokenInfo | null> {
+    const row = await this.knex('api_tokens').where({ id }).first();
+    if (!row) return null;
+    return {
+      id: Number(row.id),
+      organization_id: Number(row.organization_id),
+      name: row.name,
+      prefix: row.token_prefix,
+      permissions: parseJson(row.permissions, []),
+      ip_whitelist: parseJson(row.ip_whitelist, null),
+      expires_at: toIso(row.expires_at),
+      revoked_at: toIso(row.revoked_at),
+      created_at: toIso(row.created_at)!,
+    };
+  }
+
+  /** False when there is no such token. */
+  async revoke(id: number): Promise<boolean> {
+    const updated = await this.knex('api_tokens').where({ id }).whereNull('revoked_at').update({ revoked_at: this.clock.now() });
+    for (const [hash, cached] of this.cache.entries()) if (cached.auth.tokenId === id) this.cache.delete(hash);
+    if (updated) return true;
+    return (await this.info(id)) !== null;
+  }
+
+  async verify(token: string | undefined, clientAddress: string): Promise<VerifyResult> {
+    if (!token) return { ok: false, reason: 'missing' };
+    const hash = hashToken(token);
+    const cached = this.cache.get(hash) ?? (await this.load(hash));
+    if (!cached) return { ok: false, reason: 'invalid' };
+    const now = this.clock.now();
+    if (cached.revokedAt && cached.revokedAt <= now) return { ok: false, reason: 'revoked' };
+    if (cached.expiresAt && cached.expiresAt <= now) return { ok: false, reason: 'expired' };
+    if (cached.allowlist && !addressAllowed(clientAddress, cached.allowlist)) return { ok: false, reason: 'address' };
+    return { ok: true, auth: cached.auth };
+  }
+
+  private async load(hash: string): Promise<CachedToken | undefined> {
+    const row = await this.knex('api_tokens as t')
+      .join('organizations as o', 'o.id', 't.organization_id')
+      .where('t.token_hash', hash)
+      .first('t.id', 't.organization_id', 't.permissions', 't.ip_whitelist', 't.expires_at', 't.revoked_at', 'o.selected_plan');
+    if (!row) return undefined;
+    const allowlist = parseJson<string[] | null>(row.ip_whitelist, null);
+    const cached: CachedToken = {
+      auth: {
+        tokenId: Number(row.id),
+        organizationId: Number(row.organization_id),
+        plan: row.selected_plan,
+        permissions: parseJson(row.permissions, []),
+      },
+      expiresAt: toDate(row.expires_at),
+      revokedAt: toDate(row.revoked_at),
+      allowlist: allowlist ? parseAllowlist(allowlist) : null,
+    };
+    this.cache.set(hash, cached);
+    return cached;
+  }
+}

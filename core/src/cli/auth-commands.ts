@@ -1,0 +1,84 @@
+import type { Command } from 'commander';
+import { OrganizationService, PLANS, Plan, SUBSCRIPTION_STATUSES } from '../auth/organizations';
+import { TokenService } from '../auth/tokens';
+import { permissionProblem } from '../auth/permissions';
+import { parseAllowlist } from '../auth/ip-allowlist';
+import { CliError, printResult } from './output';
+import type { WithEngine } from './engine-commands';
+
+const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+
+export function registerAuthCommands(program: Command, withEngine: WithEngine): void {
+  program
+    .command('org:create')
+    .description('create an organization and print its id')
+    .requiredOption('--name <name>', 'organization name')
+    .option('--plan <plan>', `one of ${PLANS.join(', ')}`, 'free')
+    .option('--subscription <status>', `one of ${SUBSCRIPTION_STATUSES.join(', ')}`, 'active')
+    .option('--json', 'print one JSON object')
+    .action((opts: { name: string; plan: string; subscription: string; json?: boolean }) => {
+      if (!(PLANS as readonly string[]).includes(opts.plan)) throw new CliError(`--plan must be one of ${PLANS.join(', ')}`);
+      if (!(SUBSCRIPTION_STATUSES as readonly string[]).includes(opts.subscription)) {
+        throw new CliError(`--subscription must be one of ${SUBSCRIPTION_STATUSES.join(', ')}`);
+      }
+      if (!opts.name.trim()) throw new CliError('--name must not be empty');
+      return withEngine(async (engine) => {
+        const org = await engine.container
+          .resolve(OrganizationService)
+          .create({ name: opts.name.trim(), plan: opts.plan as Plan, subscriptionStatus: opts.subscription });
+        printResult(opts.json, org, String(org.id));
+      });
+    });
+
+  program
+    .command('token:create')
+    .description('create an API token and print it once (only its hash is stored)')
+    .requiredOption('--org <id>', 'organization id')
+    .requiredOption('--name <name>', 'what the token is for')
+    .option('--permissions <list>', 'comma-separated resource:action list, or * for all', '*')
+    .option('--ip <list>', 'comma-separated addresses and CIDR ranges allowed to use it')
+    .option('--expires <iso>', 'expiry as an ISO 8601 timestamp')
+    .option('--json', 'print one JSON object')
+    .action((opts: { org: string; name: string; permissions: string; ip?: string; expires?: string; json?: boolean }) => {
+      const orgId = Number(opts.org);
+      if (!Number.isInteger(orgId) || orgId <= 0) throw new CliError('--org must be an organization id');
+      const permissions = list(opts.permissions);
+      if (!permissions.length) throw new CliError('--permissions must name at least one permission');
+      for (const p of permissions) {
+        const problem = permissionProblem(p);
+        if (problem) throw new CliError(`--permissions: ${problem}`);
+      }
+      const ip = opts.ip ? list(opts.ip) : undefined;
+      if (ip) {
+        try {
+          parseAllowlist(ip);
+        } catch (err) {
+          throw new CliError(`--ip: ${(err as Error).message}`);
+        }
+      }
+      const expiresAt = opts.expires ? new Date(opts.expires) : null;
+      if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new CliError('--expires must be an ISO 8601 timestamp');
+      return withEngine(async (engine) => {
+        if (!(await engine.container.resolve(OrganizationService).get(orgId))) throw new CliError(`Organization ${orgId} does not exist`);
+        const { token, info } = await engine.container
+          .resolve(TokenService)
+          .create(orgId, { name: opts.name, permissions, ipAllowlist: ip, expiresAt });
+        printResult(opts.json, { ...info, token }, token);
+      });
+    });
+
+  program
+    .command('token:revoke')
+    .description('revoke an API token by id')
+    .argument('<id>', 'token id')
+    .option('--json', 'print one JSON object')
+    .action((id: string, opts: { json?: boolean }) =>
+      withEngine(async (engine) => {
+        const tokenId = Number(id);
+        if (!Number.isInteger(tokenId) || !(await engine.container.resolve(TokenService).revoke(tokenId))) {
+          throw new CliError(`Token ${id} does not exist`);
+        }
+        printResult(opts.json, { id: tokenId, revoked: true }, `Token ${tokenId} revoked`);
+      }),
+    );
+}

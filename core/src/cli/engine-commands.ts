@@ -1,0 +1,105 @@
+import type { Command } from 'commander';
+import type { Engine } from '../engine/engine';
+import { printResult } from './output';
+import { runUntilSignal } from './run-until-signal';
+
+export type WithEngine = <T>(fn: (engine: Engine) => Promise<T>, keepOpen?: boolean) => Promise<T>;
+
+export function registerProcessCommands(program: Command, withEngine: WithEngine): void {
+  program
+    .command('serve')
+    .description('serve the HTTP API (with queue workers and the scheduler unless disabled)')
+    .option('--no-worker', 'do not run queue workers in this process')
+    .option('--no-scheduler', 'do not run the recurring scheduler in this process')
+    .option('--no-migrate', 'do not apply pending migrations before serving')
+    .action((opts: { worker: boolean; scheduler: boolean; migrate: boolean }) =>
+      withEngine(async (engine) => {
+        if (opts.migrate) await engine.migrator().latest();
+        await engine.startPlugins();
+        if (opts.worker) engine.startWorkers();
+        if (opts.scheduler) engine.startScheduler();
+        await engine.listen();
+        const { host, port, publicUrl } = engine.config;
+        engine.logger.info({ host, port, plugins: engine.plugins.map((p) => p.plugin.id) }, 'listening');
+        process.stdout.write(startBanner(publicUrl, engine.plugins.map((p) => p.plugin.id)));
+        await runUntilSignal(engine);
+      }, true),
+    );
+
+  program
+    .command('worker')
+    .description('run queue workers only (scale these out on Redis)')
+    .action(() =>
+      withEngine(async (engine) => {
+        await engine.startPlugins();
+        engine.startWorkers();
+        engine.logger.info('worker started');
+        await runUntilSignal(engine);
+      }, true),
+    );
+
+  program
+    .command('scheduler')
+    .description('run the recurring tick only (one active at a time, guarded by a lock)')
+    .action(() =>
+      withEngine(async (engine) => {
+        engine.startScheduler();
+        engine.logger.info('scheduler started');
+        await runUntilSignal(engine);
+      }, true),
+    );
+}
+
+function startBanner(url: string, plugins: string[]): string {
+  return [
+    `Switchboard is serving ${plugins.join(', ') || 'no plugins'} on ${url}`,
+    `  API docs:     ${url}/api/docs`,
+    '  First token:  npx switchboard org:create --name "My company"',
+    '                npx switchboard token:create --org <id> --name admin --permissions "*"',
+    '',
+  ].join('\n');
+}
+
+export function registerMigrationCommands(program: Command, withEngine: WithEngine): void {
+  program
+    .command('migrate')
+    .description('apply pending migrations (core first, then plugins by dependency)')
+    .option('--plugin <id>', 'only this plugin (or core)')
+    .option('--to <x.y>', 'stop after this version')
+    .option('--json', 'print one JSON object')
+    .action((opts: { plugin?: string; to?: string; json?: boolean }) =>
+      withEngine(async (engine) => {
+        const result = await engine.migrator().latest({ plugin: opts.plugin, to: opts.to });
+        const lines = result.map((r) => `${r.plugin}: ${r.applied.length ? r.applied.join(', ') : 'up to date'}`);
+        printResult(opts.json, { migrated: result }, lines.join('\n'));
+      }),
+    );
+
+  program
+    .command('migrate:status')
+    .description('applied and pending migrations per plugin')
+    .option('--json', 'print one JSON object')
+    .action((opts: { json?: boolean }) =>
+      withEngine(async (engine) => {
+        const status = await engine.migrator().status();
+        const lines = status.map(
+          (s) => `${s.plugin} (release ${s.version}, at ${s.current ?? 'nothing'}): ${s.applied.length} applied, ${s.pending.length} pending${s.pending.length ? ` (${s.pending.join(', ')})` : ''}`,
+        );
+        printResult(opts.json, { status }, lines.join('\n'));
+      }),
+    );
+
+  program
+    .command('migrate:rollback')
+    .description('revert the last batch, or every migration above --to')
+    .option('--plugin <id>', 'only this plugin (or core)')
+    .option('--to <x.y>', 'revert every migration of a later version')
+    .option('--json', 'print one JSON object')
+    .action((opts: { plugin?: string; to?: string; json?: boolean }) =>
+      withEngine(async (engine) => {
+        const result = await engine.migrator().rollback({ plugin: opts.plugin, to: opts.to });
+        const lines = result.map((r) => `${r.plugin}: ${r.reverted.length ? `reverted ${r.reverted.join(', ')}` : 'nothing to revert'}`);
+        printResult(opts.json, { rolledBack: result }, lines.join('\n'));
+      }),
+    );
+}

@@ -1,0 +1,66 @@
+import { Command, CommanderError } from 'commander';
+import { loadConfig, LoadConfigOptions } from '../config/load-config';
+import { loadPlugins } from '../plugin/loader';
+import { Engine, EngineOptions } from '../engine/engine';
+import type { PluginContext } from '../plugin/types';
+import { registerMigrationCommands, registerProcessCommands, WithEngine } from './engine-commands';
+import { registerAuthCommands } from './auth-commands';
+
+export interface CliOptions extends EngineOptions {
+  config?: LoadConfigOptions;
+}
+
+/** The `switchboard` command: core commands plus every enabled plugin's own. */
+export function buildProgram(options: CliOptions = {}): Command {
+  const config = loadConfig(options.config);
+  const plugins = loadPlugins(config.plugins, options.resolvePlugin);
+  const program = new Command('switchboard').description('Switchboard engine').showHelpAfterError();
+
+  let engine: Engine | undefined;
+  const open = async () => (engine ??= await Engine.create(config, options));
+  const withEngine: WithEngine = async (fn, keepOpen = false) => {
+    try {
+      return await fn(await open());
+    } finally {
+      if (!keepOpen && engine) {
+        await engine.close();
+        engine = undefined;
+      }
+    }
+  };
+
+  registerProcessCommands(program, withEngine);
+  registerMigrationCommands(program, withEngine);
+  registerAuthCommands(program, withEngine);
+  for (const { plugin } of plugins) {
+    const context = async (): Promise<PluginContext> => (await open()).contexts.get(plugin.id)!;
+    plugin.commands?.(program, context);
+  }
+  // Plugin command actions that open the engine close it when the command finishes.
+  program.hook('postAction', async () => {
+    if (engine && !keepsRunning(program)) {
+      await engine.close();
+      engine = undefined;
+    }
+  });
+  return program;
+}
+
+const LONG_RUNNING = new Set(['serve', 'worker', 'scheduler']);
+const keepsRunning = (program: Command) => LONG_RUNNING.has(program.args[0]);
+
+/** Runs the CLI; errors print one line (or a JSON object with --json) and set exit code 1. */
+export async function runCli(argv: string[], options: CliOptions = {}): Promise<number> {
+  const json = argv.includes('--json');
+  try {
+    const program = buildProgram(options);
+    program.exitOverride();
+    await program.parseAsync(argv);
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    const message = (err as Error).message;
+    process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `Error: ${message}\n`);
+    return 1;
+  }
+}

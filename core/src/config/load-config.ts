@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Ajv from 'ajv';
+import { AppConfig, AppEnv, PluginConfig } from './types';
+import { ConfigFile, configFileSchema } from './config-file.schema';
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const APP_ENVS: AppEnv[] = ['local', 'staging', 'production'];
+const DEFAULT_PLAN_MULTIPLIERS = { free: 1, basic: 2, pro: 5, enterprise: 10 };
+
+export interface LoadConfigOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Path of the config file; default SWITCHBOARD_CONFIG or ./config/switchboard.json; false reads none. */
+  file?: string | false;
+  /** Applied last; tests use it. */
+  overrides?: Partial<AppConfig>;
+}
+
+function readConfigFile(file: string, explicit: boolean): ConfigFile {
+  if (!fs.existsSync(file)) {
+    if (explicit) throw new ConfigError(`Config file ${file} does not exist`);
+    return {};
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`Config file ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  const validate = new Ajv({ allErrors: true }).compile(configFileSchema);
+  if (!validate(parsed)) {
+    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+    throw new ConfigError(`Config file ${file} is invalid: ${problems}`);
+  }
+  return parsed as ConfigFile;
+}
+
+function positiveNumber(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
+  return n;
+}
+
+function enabledPlugins(file: ConfigFile, pluginsEnv: string | undefined): PluginConfig[] {
+  const declared = file.plugins ?? {};
+  const ids =
+    pluginsEnv !== undefined && pluginsEnv.trim() !== ''
+      ? pluginsEnv.split(',').map((s) => s.trim()).filter(Boolean)
+      : Object.keys(declared).filter((id) => declared[id].enabled !== false);
+  return ids.map((id) => ({
+    id,
+    package: declared[id]?.package ?? `@switchboard/plugin-${id}`,
+    options: declared[id]?.options ?? {},
+    rateLimits: declared[id]?.rateLimits,
+  }));
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
+  // An empty variable means unset, as in most shells' and process managers' conventions.
+  const env = Object.fromEntries(Object.entries(options.env ?? process.env).filter(([, v]) => v !== undefined && v !== ''));
+  const explicitFile = options.file ?? env.SWITCHBOARD_CONFIG;
+  const fileConfig =
+    explicitFile === false ? {} : readConfigFile(path.resolve(explicitFile ?? 'config/switchboard.json'), explicitFile !== undefined);
+
+  const appEnv = (env.APP_ENV ?? 'local') as AppEnv;
+  if (!APP_ENVS.includes(appEnv)) throw new ConfigError(`APP_ENV must be one of ${APP_ENVS.join(', ')}, got "${appEnv}"`);
+  const host = env.HOST ?? '127.0.0.1';
+  const port = env.PORT === undefined ? 3000 : Number(env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be a port number, got "${env.PORT}"`);
+  const dataDir = path.resolve(env.DATA_DIR ?? 'data');
+
+  const config: AppConfig = {
+    version: readOwnVersion(),
+    appEnv,
+    host,
+    port,
+    publicUrl: (env.PUBLIC_URL ?? `http://${host}:${port}`).replace(/\/$/, ''),
+    databaseUrl: env.DATABASE_URL ?? `sqlite:${path.join(dataDir, 'switchboard.sqlite')}`,
+    redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.REDIS_PREFIX ?? 'sb',
+    dataDir,
+    smtpUrl: env.SMTP_URL || undefined,
+    outboxDir: path.join(dataDir, 'outbox'),
+    serverMonitorApiKey: env.SERVER_MONITOR_API_KEY || undefined,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    plugins: enabledPlugins(fileConfig, env.PLUGINS),
+    rateLimitScale: positiveNumber('RATE_LIMIT_SCALE', env.RATE_LIMIT_SCALE, 1),
+    planRateLimits: { ...DEFAULT_PLAN_MULTIPLIERS, ...(fileConfig.rateLimits?.plans ?? {}) },
+    tokenRateLimits: fileConfig.rateLimits?.tokens ?? {},
+    trustedProxies: fileConfig.http?.trustedProxies ?? [],
+    bodyLimit: fileConfig.http?.bodyLimit ?? '1mb',
+    tokenCacheSeconds: fileConfig.http?.tokenCacheSeconds ?? 10,
+    shutdownTimeoutMs: fileConfig.http?.shutdownTimeoutMs ?? 10000,
+  };
+  return { ...config, ...(options.overrides ?? {}) };
+}
+
+function readOwnVersion(): string {
+  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}

@@ -1,0 +1,46 @@
+/** A rate-limit policy of one plugin: counts per token, and per client address without a valid token. */
+export interface RateLimitPolicy {
+  windowSeconds: number;
+  /** `overall` counts every request; a method key counts only that method. */
+  perToken: { overall: number } & Partial<Record<'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', number>>;
+  perAddress: number;
+}
+
+export interface PluginConfig {
+  id: string;
+  /** npm package that default-exports the plugin. */
+  package: string;
+  options: Record<string, unknown>;
+  rateLimits?: RateLimitPolicy;
+}
+
+export type AppEnv = 'local' | 'staging' | 'production';
+
+export interface AppConfig {
+  version: string;
+  appEnv: AppEnv;
+  host: string;
+  port: number;
+  publicUrl: string;
+  databaseUrl: string;
+  redisUrl?: string;
+  /** Every Redis key (queues, limits, locks) starts with this. */
+  redisPrefix: string;
+  dataDir: string;
+  smtpUrl?: string;
+  outboxDir: string;
+  serverMonitorApiKey?: string;
+  logLevel: string;
+  /** Enabled plugins, in the order the host listed them. */
+  plugins: PluginConfig[];
+  rateLimitScale: number;
+  /** Multiplier of every limit for organizations on a plan. */
+  planRateLimits: Record<string, number>;
+  /** Multiplier of every limit for one token id. */
+  tokenRateLimits: Record<string, number>;
+  trustedProxies: string[];
+  bodyLimit: string;
+  /** Seconds a verified token stays cached in a process; revocation elsewhere takes this long at most. */
+  tokenCacheSeconds: number;
+  shutdownTimeoutMs: number;
+}

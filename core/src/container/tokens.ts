@@ -1,0 +1,13 @@
+/** Injection tokens of the shared services in the root container. */
+export const TOKENS = {
+  Config: 'Config',
+  Logger: 'Logger',
+  Knex: 'Knex',
+  Redis: 'Redis',
+  Queues: 'Queues',
+  Locks: 'Locks',
+  Clock: 'Clock',
+  Mailer: 'Mailer',
+  Metrics: 'Metrics',
+  Scheduler: 'Scheduler',
+} as const;

@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import knexFactory, { Knex } from 'knex';
+
+export type Dialect = 'sqlite' | 'mysql';
+
+export function dialectOf(databaseUrl: string): Dialect {
+  if (databaseUrl.startsWith('sqlite:')) return 'sqlite';
+  if (databaseUrl.startsWith('mysql:') || databaseUrl.startsWith('mariadb:')) return 'mysql';
+  throw new Error(`DATABASE_URL must start with sqlite: or mysql:, got "${databaseUrl}"`);
+}
+
+/** `sqlite:./data/x.sqlite`, `sqlite::memory:` or `mysql://user:pass@host:port/db`. */
+export function createKnex(databaseUrl: string, pool: { min?: number; max?: number } = {}): Knex {
+  if (dialectOf(databaseUrl) === 'sqlite') {
+    const filename = databaseUrl.slice('sqlite:'.length) || ':memory:';
+    if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
+    return knexFactory({
+      client: 'better-sqlite3',
+      connection: { filename },
+      useNullAsDefault: true,
+      // better-sqlite3 is synchronous: one connection serialises writes without SQLITE_BUSY.
+      pool: {
+        min: 1,
+        max: 1,
+        afterCreate(conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+          conn.pragma('journal_mode = WAL');
+          conn.pragma('foreign_keys = ON');
+          conn.pragma('busy_timeout = 5000');
+          done(null, conn);
+        },
+      },
+    });
+  }
+  const url = new URL(databaseUrl.replace(/^mariadb:/, 'mysql:'));
+  return knexFactory({
+    client: 'mysql2',
+    connection: {
+      host: url.hostname,
+      port: Number(url.port || 3306),
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      database: url.pathname.replace(/^\//, ''),
+      timezone: 'Z',
+      dateStrings: false,
+      supportBigNumbers: true,
+      charset: 'utf8mb4',
+    },
+    pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
+  });
+}

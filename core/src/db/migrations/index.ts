@@ -1,0 +1,6 @@
+export { Migrator } from './migrator';
+export type { NamespaceStatus } from './migrator';
+export { loadMigrationFiles } from './migration-files';
+export type { MigrationFile } from './migration-files';
+export { compareVersions, trackingTable } from './namespace';
+export type { MigrationNamespace } from './namespace';

@@ -1,0 +1,191 @@
+import http from 'node:http';
+import path from 'node:path';
+import type { DependencyContainer } from 'tsyringe';
+import type { Knex } from 'knex';
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import type { RedisClientType } from 'redis';
+import type { AppConfig } from '../config/types';
+import { TOKENS } from '../container/tokens';
+import { loadPlugins, LoadedPlugin } from '../plugin/loader';
+import type { PluginContext } from '../plugin/types';
+import { ApiRegistry } from '../http/api-registry';
+import { buildHttpApp } from '../http/build-app';
+import { RateLimits } from '../http/rate-limits';
+import type { Metrics } from '../http/metrics';
+import { TokenService } from '../auth/tokens';
+import { Migrator } from '../db/migrations';
+import type { MigrationNamespace } from '../db/migrations';
+import { Scheduler } from '../scheduler';
+import type { JobQueues } from '../queue/types';
+import type { Locks } from '../locks/types';
+import type { Clock } from '../clock';
+import { closeSharedServices, createRootContainer, SharedServiceOverrides } from './shared-services';
+
+export const CORE_MIGRATIONS: MigrationNamespace = {
+  id: 'core',
+  version: '1.0',
+  directory: path.join(__dirname, '../../migrations'),
+};
+
+export interface EngineOptions extends SharedServiceOverrides {
+  /** Loads a plugin package; tests pass their own. */
+  resolvePlugin?: (pkg: string) => unknown;
+}
+
+/** One running Switchboard: shared services, the enabled plugins, and what they registered. */
+export class Engine {
+  private app?: Koa;
+  private server?: http.Server;
+  private scheduler?: Scheduler;
+  private workersStarted = false;
+
+  private constructor(
+    readonly config: AppConfig,
+    readonly container: DependencyContainer,
+    readonly plugins: LoadedPlugin[],
+    readonly contexts: Map<string, PluginContext>,
+    readonly registry: ApiRegistry,
+  ) {}
+
+  static async create(config: AppConfig, options: EngineOptions = {}): Promise<Engine> {
+    const plugins = loadPlugins(config.plugins, options.resolvePlugin);
+    const root = await createRootContainer(config, options);
+    const logger = root.resolve<Logger>(TOKENS.Logger);
+    const contexts = new Map<string, PluginContext>();
+    const registry = new ApiRegistry(
+      Object.fromEntries(plugins.map((l) => [l.plugin.id, l.config.rateLimits ?? l.plugin.rateLimits ?? null])),
+    );
+    const engine = new Engine(config, root, plugins, contexts, registry);
+    try {
+      for (const { plugin, options: pluginOptions } of plugins) {
+        const ctx: PluginContext = {
+          id: plugin.id,
+          options: pluginOptions,
+          config,
+          container: root.createChildContainer(),
+          logger: logger.child({ plugin: plugin.id }),
+        };
+        contexts.set(plugin.id, ctx);
+        await plugin.register?.(ctx);
+        plugin.routes?.(registry, ctx);
+      }
+    } catch (err) {
+      await closeSharedServices(root, 0);
+      throw err;
+    }
+    return engine;
+  }
+
+  get logger(): Logger {
+    return this.container.resolve<Logger>(TOKENS.Logger);
+  }
+
+  get knex(): Knex {
+    return this.container.resolve<Knex>(TOKENS.Knex);
+  }
+
+  migrationNamespaces(): MigrationNamespace[] {
+    return [
+      CORE_MIGRATIONS,
+      ...this.plugins
+        .filter((l) => l.plugin.migrationsDir)
+        .map((l) => ({ id: l.plugin.id, version: l.plugin.version, directory: l.plugin.migrationsDir! })),
+    ];
+  }
+
+  migrator(): Migrator {
+    return new Migrator(this.knex, this.migrationNamespaces());
+  }
+
+  http(): Koa {
+    this.app ??= buildHttpApp({
+      config: this.config,
+      logger: this.logger,
+      registry: this.registry,
+      tokens: this.container.resolve(TokenService),
+      rateLimits: new RateLimits(this.config, this.container.resolve<RedisClientType | null>(TOKENS.Redis)),
+      metrics: this.container.resolve<Metrics>(TOKENS.Metrics),
+      ready: () => this.readiness(),
+    });
+    return this.app;
+  }
+
+  async readiness(): Promise<Record<string, string>> {
+    const checks: Record<string, string> = {};
+    try {
+      await this.knex.raw('select 1');
+      checks.database = 'ok';
+    } catch (err) {
+      checks.database = (err as Error).message;
+    }
+    const redis = this.container.resolve<RedisClientType | null>(TOKENS.Redis);
+    if (redis) {
+      try {
+        await redis.ping();
+        checks.redis = 'ok';
+      } catch (err) {
+        checks.redis = (err as Error).message;
+      }
+    }
+    return checks;
+  }
+
+  /** Starts the queue processors every plugin declares. */
+  startWorkers(): void {
+    if (this.workersStarted) return;
+    this.workersStarted = true;
+    const queues = this.container.resolve<JobQueues>(TOKENS.Queues);
+    for (const { plugin } of this.plugins) plugin.jobs?.(queues, this.contexts.get(plugin.id)!);
+  }
+
+  /** Starts the recurring tick; only one scheduler across all processes runs tasks at a time. */
+  startScheduler(): Scheduler {
+    if (this.scheduler) return this.scheduler;
+    this.scheduler = new Scheduler({
+      locks: this.container.resolve<Locks>(TOKENS.Locks),
+      logger: this.logger.child({ component: 'scheduler' }),
+      clock: this.container.resolve<Clock>(TOKENS.Clock),
+    });
+    for (const { plugin } of this.plugins) {
+      for (const task of plugin.recurring?.(this.contexts.get(plugin.id)!) ?? []) this.scheduler.register(task);
+    }
+    this.scheduler.start();
+    return this.scheduler;
+  }
+
+  async startPlugins(): Promise<void> {
+    for (const { plugin } of this.plugins) await plugin.start?.(this.contexts.get(plugin.id)!);
+  }
+
+  listen(): Promise<http.Server> {
+    return new Promise((resolve, reject) => {
+      const server = http.createServer(this.http().callback());
+      server.once('error', reject);
+      server.listen(this.config.port, this.config.host, () => {
+        this.server = server;
+        resolve(server);
+      });
+    });
+  }
+
+  /** Graceful: stop accepting, finish in-flight requests and jobs, then close every pool. */
+  async close(): Promise<void> {
+    const timeout = this.config.shutdownTimeoutMs;
+    if (this.server) await closeServer(this.server, timeout);
+    await this.scheduler?.stop();
+    for (const { plugin } of [...this.plugins].reverse()) await plugin.stop?.(this.contexts.get(plugin.id)!);
+    await closeSharedServices(this.container, timeout);
+  }
+}
+
+function closeServer(server: http.Server, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

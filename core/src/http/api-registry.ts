@@ -1,0 +1,151 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { AuthContext } from '../auth/tokens';
+import type { RateLimitPolicy } from '../config/types';
+import { grants } from '../auth/permissions';
+import { AppError } from './errors';
+import { compileValidator } from './validation';
+import { readJsonBody } from './body';
+
+export interface RouteSpec {
+  summary: string;
+  description?: string;
+  /** `resource:action`; every route of a token-authenticated group must name one. */
+  permission?: string;
+  params?: object;
+  query?: object;
+  body?: object;
+  response: { status?: number; description?: string; schema?: object };
+}
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** Present on every route of a token-authenticated group. */
+  auth: AuthContext;
+  ctx: Context;
+}
+
+export type RouteHandler<P = any, Q = any, B = any> = (input: RouteInput<P, Q, B>) => Promise<unknown>;
+
+export interface RenderedError {
+  status: number;
+  body: unknown;
+}
+
+export interface ApiGroupOptions {
+  pluginId: string;
+  /** Path prefix, e.g. `/api/v1`; every route path is relative to it. */
+  prefix: string;
+  /** OpenAPI tag. */
+  tag: string;
+  /** `token`: bearer API token required; `none`: the routes check access themselves. */
+  auth: 'token' | 'none';
+  /** null: not rate limited (e.g. provider webhooks). Defaults to the plugin's policy. */
+  rateLimit?: RateLimitPolicy | null;
+  /** A spec whose error body differs from the standard envelope renders its own. */
+  renderError?: (err: AppError) => RenderedError;
+}
+
+export interface RouteRecord {
+  method: string;
+  path: string;
+  spec: RouteSpec;
+  group: ApiGroup;
+}
+
+export class ApiGroup {
+  readonly router: Router;
+  readonly routes: RouteRecord[] = [];
+
+  constructor(readonly options: ApiGroupOptions & { rateLimit: RateLimitPolicy | null }) {
+    this.router = new Router({ prefix: options.prefix });
+  }
+
+  get<P = any, Q = any>(path: string, spec: RouteSpec, handler: RouteHandler<P, Q, undefined>) {
+    return this.add('GET', path, spec, handler);
+  }
+  post<P = any, B = any>(path: string, spec: RouteSpec, handler: RouteHandler<P, any, B>) {
+    return this.add('POST', path, spec, handler);
+  }
+  put<P = any, B = any>(path: string, spec: RouteSpec, handler: RouteHandler<P, any, B>) {
+    return this.add('PUT', path, spec, handler);
+  }
+  patch<P = any, B = any>(path: string, spec: RouteSpec, handler: RouteHandler<P, any, B>) {
+    return this.add('PATCH', path, spec, handler);
+  }
+  delete<P = any, B = any>(path: string, spec: RouteSpec, handler: RouteHandler<P, any, B>) {
+    return this.add('DELETE', path, spec, handler);
+  }
+
+  private add(method: string, path: string, spec: RouteSpec, handler: RouteHandler): this {
+    if (this.options.auth === 'token' && !spec.permission) {
+      throw new Error(`${method} ${this.options.prefix}${path} of plugin ${this.options.pluginId} names no permission`);
+    }
+    this.routes.push({ method, path, spec, group: this });
+    const validateParams = spec.params ? compileValidator(spec.params, 'text') : null;
+    const validateQuery = spec.query ? compileValidator(spec.query, 'text') : null;
+    const validateBody = spec.body ? compileValidator(spec.body, 'body') : null;
+    const status = spec.response.status ?? 200;
+    const needsToken = this.options.auth === 'token';
+
+    this.router.register(path, [method], async (ctx: Context) => {
+      const auth = ctx.state.auth as AuthContext | undefined;
+      if (needsToken) requirePermission(ctx, auth, spec.permission!);
+      const params = validateParams ? validateParams({ ...ctx.params }) : ctx.params;
+      const query = validateQuery ? validateQuery({ ...ctx.query }) : ctx.query;
+      const body = validateBody ? validateBody((await readJsonBody(ctx)) ?? {}) : undefined;
+      const result = await handler({ params, query, body, auth: auth!, ctx });
+      ctx.status = status;
+      if (status !== 204) ctx.body = result;
+    });
+    return this;
+  }
+}
+
+function requirePermission(ctx: Context, auth: AuthContext | undefined, permission: string): void {
+  if (!auth) {
+    const reason = (ctx.state.authRejection as string | undefined) ?? 'missing';
+    throw new AppError('AUTH_INVALID_TOKEN', REJECTION_MESSAGES[reason] ?? REJECTION_MESSAGES.invalid);
+  }
+  if (!grants(auth.permissions, permission)) {
+    throw new AppError('AUTH_INSUFFICIENT_PERMISSIONS', `This token lacks the permission ${permission}`);
+  }
+}
+
+const REJECTION_MESSAGES: Record<string, string> = {
+  missing: 'Missing API token: send Authorization: Bearer <token>',
+  invalid: 'Invalid API token',
+  expired: 'API token has expired',
+  revoked: 'API token has been revoked',
+  address: 'API token is not allowed from this address',
+};
+
+/** Everything the plugins registered: the HTTP layer mounts it and the OpenAPI document reads it. */
+export class ApiRegistry {
+  readonly groups: ApiGroup[] = [];
+
+  constructor(private readonly defaultPolicies: Record<string, RateLimitPolicy | null>) {}
+
+  group(options: ApiGroupOptions): ApiGroup {
+    const rateLimit = options.rateLimit === undefined ? this.defaultPolicies[options.pluginId] ?? null : options.rateLimit;
+    const group = new ApiGroup({ ...options, rateLimit });
+    this.groups.push(group);
+    return group;
+  }
+
+  /** The group whose prefix is the longest one containing the path. */
+  groupFor(path: string): ApiGroup | undefined {
+    let best: ApiGroup | undefined;
+    for (const g of this.groups) {
+      const p = g.options.prefix;
+      if ((path === p || path.startsWith(`${p}/`)) && (!best || p.length > best.options.prefix.length)) best = g;
+    }
+    return best;
+  }
+
+  routes(): RouteRecord[] {
+    return this.groups.flatMap((g) => g.routes);
+  }
+}

@@ -1,0 +1,48 @@
+import Koa from 'koa';
+import type { Logger } from 'pino';
+import type { AppConfig } from '../config/types';
+import type { TokenService } from '../auth/tokens';
+import type { ApiRegistry } from './api-registry';
+import type { Metrics } from './metrics';
+import type { RateLimits } from './rate-limits';
+import { requestContext } from './request-context';
+import { errorHandler } from './error-handler';
+import { clientAddress } from './client-address';
+import { groupGuard } from './group-guard';
+import { docsRouter } from './docs';
+import { healthRouter, ReadinessCheck } from './health';
+import { buildOpenApi } from './openapi';
+
+export interface HttpDeps {
+  config: AppConfig;
+  logger: Logger;
+  registry: ApiRegistry;
+  tokens: TokenService;
+  rateLimits: RateLimits;
+  metrics: Metrics;
+  ready: ReadinessCheck;
+}
+
+/** The Koa application: built apart from listen() so tests drive it in-process. */
+export function buildHttpApp(deps: HttpDeps): Koa {
+  const app = new Koa();
+  app.silent = true;
+  const bodyLimit = deps.config.bodyLimit;
+  app.use(requestContext(deps.logger, deps.metrics));
+  app.use(errorHandler(deps.logger));
+  app.use(async (ctx, next) => {
+    ctx.state.bodyLimit = bodyLimit;
+    return next();
+  });
+  app.use(clientAddress(deps.config.trustedProxies));
+  app.use(groupGuard(deps.registry, deps.tokens, deps.rateLimits));
+  for (const router of [
+    healthRouter(deps.ready, deps.metrics, deps.config.version),
+    docsRouter(() => buildOpenApi(deps.registry, { version: deps.config.version, serverUrl: deps.config.publicUrl })),
+    ...deps.registry.groups.map((g) => g.router),
+  ]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods({ throw: true }));
+  }
+  return app;
+}

@@ -1,0 +1,83 @@
+import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RedisClientType } from 'redis';
+import type { AppConfig, RateLimitPolicy } from '../config/types';
+import type { AuthContext } from '../auth/tokens';
+
+export interface LimitState {
+  limit: number;
+  remaining: number;
+  /** Unix time (seconds) at which the window resets. */
+  reset: number;
+  /** Seconds to wait, when this request is over the limit. */
+  retryAfter?: number;
+}
+
+/**
+ * Counts requests against a plugin's policy: per token (overall and per method), or per client
+ * address for requests without a valid token. In Redis when REDIS_URL is set, so every API
+ * process shares the counts; a Redis outage falls back to per-process memory counts.
+ */
+export class RateLimits {
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly redis: RedisClientType | null,
+  ) {}
+
+  async consume(pluginId: string, policy: RateLimitPolicy, method: string, auth: AuthContext | null, address: string): Promise<LimitState> {
+    const buckets: Array<{ name: string; points: number; key: string }> = [];
+    if (auth) {
+      const multiplier = this.multiplier(auth);
+      const key = `t${auth.tokenId}`;
+      buckets.push({ name: 'all', points: policy.perToken.overall * multiplier, key });
+      const perMethod = policy.perToken[method as keyof RateLimitPolicy['perToken']];
+      if (perMethod) buckets.push({ name: method, points: perMethod * multiplier, key });
+    } else {
+      buckets.push({ name: 'anon', points: policy.perAddress * this.config.rateLimitScale, key: `a${address}` });
+    }
+    const states = await Promise.all(
+      buckets.map((b) => this.consumeOne(this.limiter(pluginId, b.name, Math.max(1, Math.floor(b.points)), policy.windowSeconds), b.key)),
+    );
+    // The headers describe the bucket closest to its limit; a rejection wins over any success.
+    return states.reduce((worst, s) =>
+      (s.retryAfter !== undefined) !== (worst.retryAfter !== undefined)
+        ? s.retryAfter !== undefined ? s : worst
+        : s.remaining < worst.remaining ? s : worst,
+    );
+  }
+
+  private multiplier(auth: AuthContext): number {
+    const plan = this.config.planRateLimits[auth.plan] ?? 1;
+    const token = this.config.tokenRateLimits[String(auth.tokenId)] ?? 1;
+    return this.config.rateLimitScale * plan * token;
+  }
+
+  private async consumeOne(limiter: RateLimiterAbstract, key: string): Promise<LimitState> {
+    const toState = (res: RateLimiterRes) => ({
+      limit: limiter.points,
+      remaining: Math.max(0, res.remainingPoints),
+      reset: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
+    });
+    try {
+      return toState(await limiter.consume(key));
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      return { ...toState(rejection), retryAfter: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+    }
+  }
+
+  private limiter(pluginId: string, bucket: string, points: number, duration: number): RateLimiterAbstract {
+    const id = `${pluginId}:${bucket}:${points}:${duration}`;
+    let limiter = this.limiters.get(id);
+    if (!limiter) {
+      const keyPrefix = `${this.config.redisPrefix}:rl:${pluginId}:${bucket}`;
+      const memory = new RateLimiterMemory({ keyPrefix, points, duration });
+      limiter = this.redis
+        ? new RateLimiterRedis({ storeClient: this.redis, useRedisPackage: true, keyPrefix, points, duration, insuranceLimiter: memory })
+        : memory;
+      this.limiters.set(id, limiter);
+    }
+    return limiter;
+  }
+}

@@ -1,0 +1,47 @@
+import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { AppError } from './errors';
+
+function newAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: false,
+    useDefaults: true,
+    // Unknown body members are dropped, not refused: clients may send back what they read.
+    removeAdditional: true,
+    coerceTypes: coerce ? 'array' : false,
+    strict: true,
+  });
+  addFormats(ajv);
+  ajv.addVocabulary(['example']);
+  return ajv;
+}
+
+const bodyAjv = newAjv(false);
+/** Path and query values arrive as text, so they are coerced to the schema's types. */
+const textAjv = newAjv(true);
+
+const fieldName = (path: string) => path.replace(/^\//, '').replace(/\//g, '.');
+
+export function toValidationError(error: ErrorObject): AppError {
+  const base = fieldName(error.instancePath);
+  if (error.keyword === 'required') {
+    const field = base ? `${base}.${error.params.missingProperty}` : String(error.params.missingProperty);
+    return new AppError('VALIDATION_ERROR', `${field} is required`, { field, rule: 'required' });
+  }
+  const field = base || 'body';
+  const message =
+    error.keyword === 'format'
+      ? `${field} must be a valid ${error.params.format}`
+      : `${field} ${error.message ?? 'is invalid'}`;
+  return new AppError('VALIDATION_ERROR', message, { field, rule: error.keyword });
+}
+
+export type Validator = <T>(value: unknown) => T;
+
+export function compileValidator(schema: object, kind: 'body' | 'text'): Validator {
+  const validate: ValidateFunction = (kind === 'body' ? bodyAjv : textAjv).compile(schema);
+  return <T>(value: unknown): T => {
+    if (!validate(value)) throw toValidationError(validate.errors![0]);
+    return value as T;
+  };
+}

@@ -1,0 +1,100 @@
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import type { PluginConfig } from '../config/types';
+import type { Plugin } from './types';
+
+export class PluginLoadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PluginLoadError';
+  }
+}
+
+export interface LoadedPlugin {
+  plugin: Plugin;
+  config: PluginConfig;
+  options: Record<string, unknown>;
+}
+
+type Resolve = (pkg: string) => unknown;
+
+const requireFromHost: Resolve = (pkg) => {
+  const resolved = require.resolve(pkg, { paths: [process.cwd(), __dirname] });
+  return require(resolved);
+};
+
+function isPlugin(value: unknown): value is Plugin {
+  const p = value as Plugin | undefined;
+  return !!p && typeof p === 'object' && typeof p.id === 'string' && typeof p.version === 'string';
+}
+
+function importPlugin(config: PluginConfig, resolve: Resolve): Plugin {
+  let mod: unknown;
+  try {
+    mod = resolve(config.package);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' && (err as Error).message.includes(config.package)) {
+      throw new PluginLoadError(
+        `Plugin "${config.id}" needs the package "${config.package}", which is not installed. ` +
+          `Run "npm install ${config.package}", or remove "${config.id}" from PLUGINS / config/switchboard.json.`,
+      );
+    }
+    throw new PluginLoadError(`Plugin "${config.id}" (${config.package}) failed to load: ${(err as Error).message}`);
+  }
+  const plugin = (mod as { default?: unknown }).default ?? mod;
+  if (!isPlugin(plugin)) {
+    throw new PluginLoadError(
+      `Package "${config.package}" does not default-export a plugin (an object with id and version); check the package name for "${config.id}".`,
+    );
+  }
+  if (plugin.id !== config.id) {
+    throw new PluginLoadError(`Package "${config.package}" is the plugin "${plugin.id}", but config enables it as "${config.id}".`);
+  }
+  return plugin;
+}
+
+function validateOptions(plugin: Plugin, config: PluginConfig): Record<string, unknown> {
+  const options = structuredClone(config.options);
+  if (!plugin.optionsSchema) return options;
+  const ajv = new Ajv({ allErrors: true, useDefaults: true });
+  addFormats(ajv);
+  const validate = ajv.compile(plugin.optionsSchema);
+  if (!validate(options)) {
+    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(options)'} ${e.message}`).join('; ');
+    throw new PluginLoadError(`Options of plugin "${plugin.id}" are invalid: ${problems}. Fix plugins.${plugin.id}.options in config/switchboard.json.`);
+  }
+  return options;
+}
+
+/** Dependencies first; enabled order otherwise. */
+function orderByDependencies(loaded: LoadedPlugin[]): LoadedPlugin[] {
+  const byId = new Map(loaded.map((l) => [l.plugin.id, l]));
+  const ordered: LoadedPlugin[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (l: LoadedPlugin, chain: string[]) => {
+    const id = l.plugin.id;
+    if (state.get(id) === 'done') return;
+    if (state.get(id) === 'visiting') throw new PluginLoadError(`Plugins depend on each other in a cycle: ${[...chain, id].join(' -> ')}`);
+    state.set(id, 'visiting');
+    for (const dep of l.plugin.dependsOn ?? []) {
+      const target = byId.get(dep);
+      if (!target) throw new PluginLoadError(`Plugin "${id}" depends on plugin "${dep}", which is not enabled: add "${dep}" to PLUGINS / config/switchboard.json.`);
+      visit(target, [...chain, id]);
+    }
+    state.set(id, 'done');
+    ordered.push(l);
+  };
+  for (const l of loaded) visit(l, []);
+  return ordered;
+}
+
+export function loadPlugins(configs: PluginConfig[], resolve: Resolve = requireFromHost): LoadedPlugin[] {
+  const seen = new Set<string>();
+  const loaded = configs.map((config) => {
+    if (seen.has(config.id)) throw new PluginLoadError(`Plugin "${config.id}" is enabled twice`);
+    seen.add(config.id);
+    const plugin = importPlugin(config, resolve);
+    return { plugin, config, options: validateOptions(plugin, config) };
+  });
+  return orderByDependencies(loaded);
+}

@@ -1,0 +1,45 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { Command } from 'commander';
+import type { Logger } from 'pino';
+import type { AppConfig, RateLimitPolicy } from '../config/types';
+import type { JobQueues } from '../queue/types';
+import type { ApiRegistry } from '../http/api-registry';
+
+export interface PluginContext<O = Record<string, unknown>> {
+  id: string;
+  options: O;
+  config: AppConfig;
+  /** The plugin's own child container; shared services resolve from the root above it. */
+  container: DependencyContainer;
+  logger: Logger;
+}
+
+export interface RecurringTask {
+  name: string;
+  /** croner pattern, evaluated in UTC. */
+  cron: string;
+  run(now: Date): Promise<void>;
+}
+
+/** What a plugin package default-exports. */
+export interface Plugin<O = Record<string, unknown>> {
+  id: string;
+  /** Highest migrations/<x.y> folder this release may run. */
+  version: string;
+  dependsOn?: string[];
+  /** JSON schema of the options the host gives in config/switchboard.json. */
+  optionsSchema?: object;
+  /** Absolute path of the compiled migrations folder. */
+  migrationsDir?: string;
+  /** Default rate limits of the plugin's routes; config may replace them. */
+  rateLimits?: RateLimitPolicy;
+  register?(ctx: PluginContext<O>): void | Promise<void>;
+  routes?(api: ApiRegistry, ctx: PluginContext<O>): void;
+  jobs?(queues: JobQueues, ctx: PluginContext<O>): void;
+  recurring?(ctx: PluginContext<O>): RecurringTask[];
+  commands?(program: Command, ctx: () => Promise<PluginContext<O>>): void;
+  start?(ctx: PluginContext<O>): Promise<void>;
+  stop?(ctx: PluginContext<O>): Promise<void>;
+}
+
+export const definePlugin = <O = Record<string, unknown>>(plugin: Plugin<O>): Plugin<O> => plugin;

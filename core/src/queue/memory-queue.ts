@@ -1,0 +1,113 @@
+import type { AddJobOptions, JobHandler, JobQueue, JobQueues, QueueCounts } from './types';
+
+interface Entry<T> {
+  id: string;
+  data: T;
+  attempt: number;
+  retries: number;
+  backoffMs: number;
+}
+
+/** The in-process driver of the embedded default: same semantics as bee-queue, jobs live in memory. */
+export class MemoryQueue<T = unknown> implements JobQueue<T> {
+  private readonly waiting: Entry<T>[] = [];
+  private readonly delayed = new Map<string, { entry: Entry<T>; timer: NodeJS.Timeout }>();
+  private readonly active = new Map<string, Promise<void>>();
+  private failed = 0;
+  private sequence = 0;
+  private handler?: JobHandler<T>;
+  private concurrency = 1;
+  private closed = false;
+
+  constructor(readonly name: string) {}
+
+  async add(data: T, options: AddJobOptions = {}): Promise<string> {
+    if (this.closed) throw new Error(`queue ${this.name} is closed`);
+    const id = options.jobId ?? String(++this.sequence);
+    if (options.jobId && this.has(id)) return id;
+    const entry: Entry<T> = { id, data, attempt: 1, retries: options.retries ?? 0, backoffMs: options.backoffMs ?? 1000 };
+    if (options.delayMs && options.delayMs > 0) this.delay(entry, options.delayMs);
+    else this.enqueue(entry);
+    return id;
+  }
+
+  process(concurrency: number, handler: JobHandler<T>): void {
+    if (this.handler) throw new Error(`queue ${this.name} already has a processor`);
+    this.handler = handler;
+    this.concurrency = Math.max(1, concurrency);
+    this.pump();
+  }
+
+  async counts(): Promise<QueueCounts> {
+    return { waiting: this.waiting.length, active: this.active.size, delayed: this.delayed.size, failed: this.failed };
+  }
+
+  async close(timeoutMs = 5000): Promise<void> {
+    this.closed = true;
+    for (const { timer } of this.delayed.values()) clearTimeout(timer);
+    this.delayed.clear();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([Promise.allSettled([...this.active.values()]), timeout]);
+    clearTimeout(timer);
+  }
+
+  private has(id: string): boolean {
+    return this.active.has(id) || this.delayed.has(id) || this.waiting.some((e) => e.id === id);
+  }
+
+  private enqueue(entry: Entry<T>): void {
+    this.waiting.push(entry);
+    setImmediate(() => this.pump());
+  }
+
+  private delay(entry: Entry<T>, ms: number): void {
+    const timer = setTimeout(() => {
+      this.delayed.delete(entry.id);
+      this.enqueue(entry);
+    }, ms);
+    this.delayed.set(entry.id, { entry, timer });
+  }
+
+  private pump(): void {
+    while (this.handler && !this.closed && this.active.size < this.concurrency && this.waiting.length) {
+      const entry = this.waiting.shift()!;
+      this.active.set(entry.id, this.run(entry, this.handler));
+    }
+  }
+
+  private async run(entry: Entry<T>, handler: JobHandler<T>): Promise<void> {
+    try {
+      await handler({ id: entry.id, data: entry.data, attempt: entry.attempt });
+    } catch {
+      if (entry.attempt <= entry.retries && !this.closed) {
+        const wait = entry.backoffMs * 2 ** (entry.attempt - 1);
+        this.active.delete(entry.id);
+        this.delay({ ...entry, attempt: entry.attempt + 1 }, wait);
+      } else {
+        this.failed += 1;
+      }
+    } finally {
+      this.active.delete(entry.id);
+      setImmediate(() => this.pump());
+    }
+  }
+}
+
+export class MemoryJobQueues implements JobQueues {
+  private readonly queues = new Map<string, MemoryQueue<any>>();
+
+  get<T = unknown>(name: string): MemoryQueue<T> {
+    let queue = this.queues.get(name);
+    if (!queue) this.queues.set(name, (queue = new MemoryQueue<T>(name)));
+    return queue;
+  }
+
+  names(): string[] {
+    return [...this.queues.keys()];
+  }
+
+  async closeAll(timeoutMs?: number): Promise<void> {
+    await Promise.all([...this.queues.values()].map((q) => q.close(timeoutMs)));
+  }
+}

@@ -1,0 +1,1 @@
+export { Scheduler } from './scheduler';

@@ -1,0 +1,3 @@
+export * from './services';
+export * from './engine';
+export * from './wait';

@@ -1,0 +1,42 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../src';
+
+describe('configuration', () => {
+  const tmp = (content: string) => {
+    const file = path.join(os.tmpdir(), `sb-config-${process.pid}-${Math.random()}.json`);
+    fs.writeFileSync(file, content);
+    return file;
+  };
+
+  it('has the documented defaults', () => {
+    const config = loadConfig({ env: {}, file: false });
+    expect(config.port).to.equal(3000);
+    expect(config.host).to.equal('127.0.0.1');
+    expect(config.appEnv).to.equal('local');
+    expect(config.databaseUrl).to.match(/^sqlite:.*data\/switchboard\.sqlite$/);
+    expect(config.redisUrl).to.equal(undefined);
+    expect(config.publicUrl).to.equal('http://127.0.0.1:3000');
+    expect(config.rateLimitScale).to.equal(1);
+  });
+
+  it('reads plugins from the config file and lets PLUGINS choose among them', () => {
+    const file = tmp(JSON.stringify({ plugins: { a: { package: 'pkg-a', options: { x: 1 } }, b: { enabled: false } } }));
+    expect(loadConfig({ env: {}, file }).plugins).to.deep.equal([{ id: 'a', package: 'pkg-a', options: { x: 1 }, rateLimits: undefined }]);
+    expect(loadConfig({ env: { PLUGINS: 'b, c' }, file }).plugins.map((p) => p.package)).to.deep.equal([
+      '@switchboard/plugin-b',
+      '@switchboard/plugin-c',
+    ]);
+  });
+
+  it('says what is wrong with bad values', () => {
+    expect(() => loadConfig({ env: { PORT: 'eighty' }, file: false })).to.throw(ConfigError, 'PORT');
+    expect(() => loadConfig({ env: { APP_ENV: 'prod' }, file: false })).to.throw(ConfigError, 'APP_ENV must be one of local, staging, production');
+    expect(() => loadConfig({ env: { RATE_LIMIT_SCALE: '0' }, file: false })).to.throw(ConfigError, 'RATE_LIMIT_SCALE');
+    expect(() => loadConfig({ env: {}, file: tmp('{ nope') })).to.throw(ConfigError, 'not valid JSON');
+    expect(() => loadConfig({ env: {}, file: tmp('{"http": {"bodyLimit": 5}}') })).to.throw(ConfigError, '/http/bodyLimit');
+    expect(() => loadConfig({ env: {}, file: '/nonexistent/switchboard.json' })).to.throw(ConfigError, 'does not exist');
+  });
+});

@@ -1,0 +1,70 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { Clock, insertedId, notFound, toIso, TOKENS, validationError } from '@switchboard/core';
+import { UsersService } from './users-service';
+import type { PageQuery, ProjectInput } from './schemas';
+
+export interface Project {
+  id: number;
+  name: string;
+  description: string | null;
+  owner_id: number | null;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMNS = ['id', 'name', 'description', 'owner_id', 'status', 'created_at', 'updated_at'];
+
+const toProject = (row: Record<string, unknown>): Project => ({
+  id: Number(row.id),
+  name: row.name as string,
+  description: (row.description as string | null) ?? null,
+  owner_id: row.owner_id === null || row.owner_id === undefined ? null : Number(row.owner_id),
+  status: row.status as string,
+  created_at: toIso(row.created_at)!,
+  updated_at: toIso(row.updated_at)!,
+});
+
+@injectable()
+export class ProjectsService {
+  constructor(
+    @inject(TOKENS.Knex) private readonly knex: Knex,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(UsersService) private readonly users: UsersService,
+  ) {}
+
+  async list(orgId: number, q: PageQuery & { status?: string; owner_id?: number }): Promise<{ items: Project[]; total: number }> {
+    const filtered = this.knex('projects').where({ organization_id: orgId });
+    if (q.status) filtered.andWhere({ status: q.status });
+    if (q.owner_id) filtered.andWhere({ owner_id: q.owner_id });
+    const [{ total }] = await filtered.clone().count({ total: '*' });
+    const rows = await filtered.select(COLUMNS).orderBy('id').limit(q.per_page).offset((q.page - 1) * q.per_page);
+    return { items: rows.map(toProject), total: Number(total) };
+  }
+
+  async get(orgId: number, id: number): Promise<Project> {
+    const row = await this.knex('projects').where({ organization_id: orgId, id }).first(COLUMNS);
+    if (!row) throw notFound('Project', id);
+    return toProject(row);
+  }
+
+  async create(orgId: number, input: ProjectInput): Promise<Project> {
+    if (!(await this.users.exists(orgId, input.owner_id))) {
+      throw validationError('owner_id', 'exists', `owner_id ${input.owner_id} is not a user of this organization`);
+    }
+    const now = this.clock.now();
+    const id = insertedId(
+      await this.knex('projects').insert({
+        organization_id: orgId,
+        name: input.name,
+        description: input.description ?? null,
+        owner_id: input.owner_id,
+        status: input.status,
+        created_at: now,
+        updated_at: now,
+      }),
+    );
+    return this.get(orgId, id);
+  }
+}

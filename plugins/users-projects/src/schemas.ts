@@ -1,0 +1,101 @@
+import { pageQueryProperties, nullableTimestamp, timestamp } from '@switchboard/core';
+
+export const ROLES = ['admin', 'member'] as const;
+export const PROJECT_STATUSES = ['active', 'archived'] as const;
+
+const name = { type: 'string', minLength: 1, maxLength: 191 } as const;
+const email = { type: 'string', format: 'email', maxLength: 191 } as const;
+const phone = { type: ['string', 'null'], pattern: '^\\+?[0-9 ()./-]{3,32}$', maxLength: 32 } as const;
+
+export const userSchema = {
+  type: 'object',
+  required: ['id', 'name', 'email', 'role', 'phone', 'created_at', 'updated_at'],
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    email: { type: 'string', format: 'email' },
+    role: { enum: ROLES },
+    phone: { type: ['string', 'null'] },
+    created_at: timestamp,
+    updated_at: timestamp,
+  },
+} as const;
+
+export const projectSchema = {
+  type: 'object',
+  required: ['id', 'name', 'description', 'owner_id', 'status', 'created_at', 'updated_at'],
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    description: { type: ['string', 'null'] },
+    owner_id: { type: ['integer', 'null'], description: 'null once the owning user is deleted' },
+    status: { enum: PROJECT_STATUSES },
+    created_at: timestamp,
+    updated_at: nullableTimestamp,
+  },
+} as const;
+
+export const createUserBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'email'],
+  properties: { name, email, role: { enum: ROLES, default: 'member' }, phone },
+} as const;
+
+export const updateUserBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { name, email, role: { enum: ROLES }, phone },
+} as const;
+
+export const listUsersQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...pageQueryProperties,
+    role: { enum: ROLES },
+    search: { type: 'string', minLength: 1, maxLength: 191, description: 'part of the name or email' },
+  },
+} as const;
+
+export const createProjectBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'owner_id'],
+  properties: {
+    name,
+    description: { type: ['string', 'null'], maxLength: 10000 },
+    owner_id: { type: 'integer', minimum: 1 },
+    status: { enum: PROJECT_STATUSES, default: 'active' },
+  },
+} as const;
+
+export const listProjectsQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...pageQueryProperties,
+    status: { enum: PROJECT_STATUSES },
+    owner_id: { type: 'integer', minimum: 1 },
+  },
+} as const;
+
+export interface UserInput {
+  name?: string;
+  email?: string;
+  role?: (typeof ROLES)[number];
+  phone?: string | null;
+}
+
+export interface ProjectInput {
+  name: string;
+  description?: string | null;
+  owner_id: number;
+  status: (typeof PROJECT_STATUSES)[number];
+}
+
+export interface PageQuery {
+  page: number;
+  per_page: number;
+}

@@ -1,0 +1,101 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { Clock, duplicateEntry, insertedId, isUniqueViolation, notFound, toIso, TOKENS } from '@switchboard/core';
+import { normalizeUserEmail } from './normalize-email';
+import type { PageQuery, UserInput } from './schemas';
+
+export interface User {
+  id: number;
+  name: string;
+  email: string;
+  role: string;
+  phone: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMNS = ['id', 'name', 'email', 'role', 'phone', 'created_at', 'updated_at'];
+
+const toUser = (row: Record<string, unknown>): User => ({
+  id: Number(row.id),
+  name: row.name as string,
+  email: row.email as string,
+  role: row.role as string,
+  phone: (row.phone as string | null) ?? null,
+  created_at: toIso(row.created_at)!,
+  updated_at: toIso(row.updated_at)!,
+});
+
+// '!' escapes LIKE wildcards the same way on SQLite and MySQL (a backslash means different things).
+const escapeLike = (s: string) => s.replace(/[!%_]/g, (c) => `!${c}`);
+
+/** Users of one organization at a time: every query is scoped by organization_id. */
+@injectable()
+export class UsersService {
+  constructor(
+    @inject(TOKENS.Knex) private readonly knex: Knex,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  async list(orgId: number, q: PageQuery & { role?: string; search?: string }): Promise<{ items: User[]; total: number }> {
+    const filtered = this.knex('users').where({ organization_id: orgId });
+    if (q.role) filtered.andWhere({ role: q.role });
+    if (q.search) {
+      const like = `%${escapeLike(q.search.toLowerCase())}%`;
+      filtered.andWhere((w) => w.whereRaw("lower(name) like ? escape '!'", [like]).orWhereRaw("email like ? escape '!'", [like]));
+    }
+    const [{ total }] = await filtered.clone().count({ total: '*' });
+    const rows = await filtered.select(COLUMNS).orderBy('id').limit(q.per_page).offset((q.page - 1) * q.per_page);
+    return { items: rows.map(toUser), total: Number(total) };
+  }
+
+  async get(orgId: number, id: number): Promise<User> {
+    const row = await this.knex('users').where({ organization_id: orgId, id }).first(COLUMNS);
+    if (!row) throw notFound('User', id);
+    return toUser(row);
+  }
+
+  async exists(orgId: number, id: number): Promise<boolean> {
+    return !!(await this.knex('users').where({ organization_id: orgId, id }).first('id'));
+  }
+
+  async create(orgId: number, input: Required<Pick<UserInput, 'name' | 'email'>> & UserInput): Promise<User> {
+    const now = this.clock.now();
+    const id = await this.uniqueEmail(async () =>
+      insertedId(
+        await this.knex('users').insert({
+          organization_id: orgId,
+          name: input.name,
+          email: normalizeUserEmail(input.email),
+          role: input.role ?? 'member',
+          phone: input.phone ?? null,
+          created_at: now,
+          updated_at: now,
+        }),
+      ),
+    );
+    return this.get(orgId, id);
+  }
+
+  async update(orgId: number, id: number, input: UserInput): Promise<User> {
+    const changes: Record<string, unknown> = { ...input, updated_at: this.clock.now() };
+    if (input.email !== undefined) changes.email = normalizeUserEmail(input.email);
+    const updated = await this.uniqueEmail(() => this.knex('users').where({ organization_id: orgId, id }).update(changes));
+    if (!updated) throw notFound('User', id);
+    return this.get(orgId, id);
+  }
+
+  async delete(orgId: number, id: number): Promise<void> {
+    const deleted = await this.knex('users').where({ organization_id: orgId, id }).delete();
+    if (!deleted) throw notFound('User', id);
+  }
+
+  private async uniqueEmail<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw duplicateEntry('email', 'A user with this email already exists in the organization');
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import path from 'node:path';
+import request from 'supertest';
+import { createMysqlDatabase, createTestEngine, createTenant, deleteRedisKeys, uniqueSuffix } from '@switchboard/core/testing';
+import usersProjects from '@switchboard/plugin-users-projects';
+import { binPath, freePort } from '../src/cli';
+import { load } from './load';
+import { startServer, stop } from './processes';
+import type { BenchOptions } from './registry';
+
+const CONNECTIONS = 50;
+const TARGET_RATIO = 0.5;
+const TARGET_P99_MS = 25;
+
+/**
+ * Authenticated GET /api/v1/users/{id} through the full stack (token auth, rate limit in Redis,
+ * validation, envelope) against a bare Koa route doing the same select, on MariaDB + Redis.
+ */
+export async function apiBenchmark({ quick, log }: BenchOptions): Promise<Record<string, unknown>> {
+  const seconds = quick ? 5 : 15;
+  const db = await createMysqlDatabase();
+  const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const redisPrefix = `sbbench_${uniqueSuffix()}`;
+  const env = { DATABASE_URL: db.url, REDIS_URL: redisUrl, REDIS_PREFIX: redisPrefix, PLUGINS: 'users-projects', RATE_LIMIT_SCALE: '1000000' };
+  try {
+    const engine = await createTestEngine({ name: 'mysql+redis', databaseUrl: db.url, redisUrl, redisPrefix, dispose: async () => {} }, { plugins: [usersProjects] });
+    const tenant = await createTenant(engine, { name: 'Bench', permissions: ['users:*'] });
+    const user = (await request(engine.http().callback()).post('/api/v1/users').set(tenant.auth).send({ name: 'Bench User', email: 'bench@example.com' })).body.data;
+    await engine.close();
+
+    const fullPort = await freePort();
+    const barePort = await freePort();
+    const full = await startServer([binPath, 'serve', '--no-worker', '--no-scheduler', '--no-migrate'], { ...env, PORT: String(fullPort) }, `http://127.0.0.1:${fullPort}/health`);
+    const bare = await startServer([path.join(__dirname, 'bare-server.js')], { ...env, PORT: String(barePort), BENCH_ORG_ID: String(tenant.organizationId) }, `http://127.0.0.1:${barePort}/health`);
+    try {
+      const fullUrl = `http://127.0.0.1:${fullPort}/api/v1/users/${user.id}`;
+      const bareUrl = `http://127.0.0.1:${barePort}/users/${user.id}`;
+      const headers = { Authorization: `Bearer ${tenant.token}` };
+      log(`warming up (${CONNECTIONS} connections)`);
+      await load(fullUrl, { connections: CONNECTIONS, seconds: 2, headers });
+      await load(bareUrl, { connections: CONNECTIONS, seconds: 2 });
+      log(`measuring bare koa route for ${seconds}s`);
+      const baseline = await load(bareUrl, { connections: CONNECTIONS, seconds });
+      log(`measuring full stack for ${seconds}s`);
+      const measured = await load(fullUrl, { connections: CONNECTIONS, seconds, headers });
+      const ratio = Number((measured.requests_per_second / baseline.requests_per_second).toFixed(3));
+      return {
+        name: 'api',
+        sizes: { connections: CONNECTIONS, seconds, quick },
+        full_stack: measured,
+        baseline_bare_koa: baseline,
+        ratio_rps: ratio,
+        targets: { ratio_rps: TARGET_RATIO, p99_ms: TARGET_P99_MS },
+        met: { ratio_rps: ratio >= TARGET_RATIO, p99_ms: measured.p99_ms < TARGET_P99_MS, no_errors: measured.non_2xx === 0 && measured.errors === 0 },
+      };
+    } finally {
+      await stop(full);
+      await stop(bare);
+    }
+  } finally {
+    await db.drop();
+    await deleteRedisKeys(redisUrl, redisPrefix);
+  }
+}

@@ -1,0 +1,17 @@
+import { spawn, ChildProcess } from 'node:child_process';
+import { waitFor } from '@switchboard/core/testing';
+
+/** Starts a server process and waits until its health URL answers. */
+export async function startServer(args: string[], env: Record<string, string>, healthUrl: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  await waitFor(async () => (await fetch(healthUrl).catch(() => null))?.ok === true, 30_000);
+  return child;
+}
+
+export function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}

@@ -1,0 +1,12 @@
+import { apiBenchmark } from './api';
+
+export interface BenchOptions {
+  quick: boolean;
+  log(line: string): void;
+}
+
+export type Benchmark = (options: BenchOptions) => Promise<Record<string, unknown>>;
+
+export const benchmarks: Record<string, Benchmark> = {
+  api: apiBenchmark,
+};

@@ -1,0 +1,21 @@
+import 'reflect-metadata';
+import { benchmarks } from './registry';
+
+/** `npm run bench -- NAME [--quick]`: runs one benchmark; its last output line is one JSON object. */
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const quick = args.includes('--quick');
+  const name = args.find((a) => !a.startsWith('--'));
+  if (!name || !(name in benchmarks)) {
+    process.stderr.write(`usage: npm run bench -- <${Object.keys(benchmarks).join('|')}> [--quick]\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const result = await benchmarks[name]({ quick, log: (line) => process.stderr.write(`${line}\n`) });
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack ?? err}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,56 @@
+import { execFile, spawn, ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import net from 'node:net';
+
+export const repoRoot = path.resolve(__dirname, '../../..');
+export const binPath = path.join(repoRoot, 'bin/switchboard.js');
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `switchboard ARGS` as a real process, the way an operator or script would. */
+export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [binPath, ...args],
+      { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** The one JSON object a `--json` command prints. */
+export async function runJson<T = any>(args: string[], env: Record<string, string>): Promise<T> {
+  const run = await runCli([...args, '--json'], env);
+  if (run.code !== 0) throw new Error(`switchboard ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
+  return JSON.parse(run.stdout.trim()) as T;
+}
+
+export function startCli(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [binPath, ...args], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export function exitOf(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    child.once('exit', (code) => resolve(code));
+  });
+}

@@ -1,0 +1,72 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { describeEachBackend, waitFor } from '@switchboard/core/testing';
+import { exitOf, freePort, runCli, runJson, startCli } from '../src/cli';
+
+describeEachBackend('switchboard CLI', (backend) => {
+  const env = () => ({
+    DATABASE_URL: backend().databaseUrl,
+    REDIS_PREFIX: backend().redisPrefix,
+    ...(backend().redisUrl ? { REDIS_URL: backend().redisUrl! } : {}),
+    PLUGINS: 'users-projects',
+    DATA_DIR: `/tmp/switchboard-cli-${backend().redisPrefix}`,
+  });
+
+  it('migrates, reports status and rolls back per plugin', async () => {
+    const migrated = await runJson(['migrate'], env());
+    expect(migrated.migrated.map((r: { plugin: string }) => r.plugin)).to.deep.equal(['core', 'users-projects']);
+    expect(migrated.migrated[1].applied).to.deep.equal(['1.0/01-create-users', '1.0/02-create-projects']);
+    const status = await runJson(['migrate:status'], env());
+    expect(status.status.every((s: { pending: string[] }) => s.pending.length === 0)).to.equal(true);
+
+    const rolled = await runJson(['migrate:rollback', '--plugin', 'users-projects', '--to', '0'], env());
+    expect(rolled.rolledBack[0].reverted).to.have.members(['1.0/01-create-users', '1.0/02-create-projects']);
+    const after = await runJson(['migrate:status'], env());
+    expect(after.status.find((s: { plugin: string }) => s.plugin === 'users-projects').pending).to.have.length(2);
+    const again = await runJson(['migrate', '--plugin', 'users-projects'], env());
+    expect(again.migrated[0].applied).to.have.length(2);
+  });
+
+  it('creates an organization and a token that the API accepts, then revokes it', async () => {
+    await runJson(['migrate'], env());
+    const org = await runJson(['org:create', '--name', 'Acme', '--plan', 'pro'], env());
+    expect(org).to.include({ name: 'Acme', selected_plan: 'pro', subscription_status: 'active' });
+    const token = await runJson(['token:create', '--org', String(org.id), '--name', 'ci', '--permissions', 'users:read,projects:*', '--ip', '127.0.0.1,10.0.0.0/8'], env());
+    expect(token.token).to.match(/^sb_/);
+    expect(token.permissions).to.deep.equal(['users:read', 'projects:*']);
+    expect(token.ip_whitelist).to.deep.equal(['127.0.0.1', '10.0.0.0/8']);
+
+    const port = await freePort();
+    const server = startCli(['serve', '--no-scheduler'], { ...env(), PORT: String(port) });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      await waitFor(async () => (await fetch(`${base}/health`).catch(() => null))?.ok === true, 20_000);
+      await request(base).get('/api/v1/users').set('Authorization', `Bearer ${token.token}`).expect(200);
+      await request(base).post('/api/v1/users').set('Authorization', `Bearer ${token.token}`).send({ name: 'a', email: 'a@b.co' }).expect(403);
+      const revoked = await runCli(['token:revoke', String(token.id)], env());
+      expect(revoked.code).to.equal(0);
+      expect(revoked.stdout).to.contain(`Token ${token.id} revoked`);
+    } finally {
+      server.kill('SIGTERM');
+      expect(await exitOf(server)).to.equal(0);
+    }
+  });
+
+  it('explains bad input with exit code 1 and no stack trace', async () => {
+    const plan = await runCli(['org:create', '--name', 'X', '--plan', 'gold'], env());
+    expect(plan.code).to.equal(1);
+    expect(plan.stderr).to.contain('--plan must be one of free, basic, pro, enterprise');
+    const perm = await runCli(['token:create', '--org', '1', '--name', 'x', '--permissions', 'nukes:fire', '--json'], env());
+    expect(perm.code).to.equal(1);
+    expect(JSON.parse(perm.stderr)).to.deep.equal({ error: '--permissions: unknown resource "nukes" (known: subscribers, lists, messages, schedules, sender-profiles, analytics, webhooks, inbound-webhooks, changelog, users, projects)' });
+    const missing = await runCli(['token:revoke', '987654'], env());
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr).to.equal('Error: Token 987654 does not exist\n');
+  });
+
+  it('stops start-up with a message saying what to fix when a plugin is missing', async () => {
+    const run = await runCli(['migrate:status'], { ...env(), PLUGINS: 'users-projects,no-such-plugin' });
+    expect(run.code).to.equal(1);
+    expect(run.stderr).to.contain('npm install @switchboard/plugin-no-such-plugin');
+  });
+});

@@ -1,0 +1,37 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import request from 'supertest';
+import { waitFor } from '@switchboard/core/testing';
+import { exitOf, freePort, startCli } from '../src/cli';
+
+describe('npm start on a fresh machine (embedded default)', () => {
+  it('creates and migrates the SQLite file, serves every enabled plugin, prints how to get a token, stops on SIGTERM', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-start-'));
+    const port = await freePort();
+    const env: Record<string, string> = { DATA_DIR: dataDir, PORT: String(port) };
+    for (const name of ['DATABASE_URL', 'REDIS_URL', 'PLUGINS', 'APP_ENV']) env[name] = '';
+    const child = startCli(['serve'], env);
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    try {
+      await waitFor(() => output.includes('Switchboard is serving'), 30_000);
+      expect(output).to.contain('token:create');
+      expect(fs.existsSync(path.join(dataDir, 'switchboard.sqlite'))).to.equal(true);
+      const base = `http://127.0.0.1:${port}`;
+      const ready = await request(base).get('/ready').expect(200);
+      expect(ready.body.checks).to.deep.equal({ database: 'ok' });
+      const doc = await request(base).get('/api/openapi.json').expect(200);
+      expect(doc.body.paths).to.have.property('/api/v1/users');
+      await request(base).get('/api/v1/users').expect(401);
+      const docs = await request(base).get('/api/docs').expect(200);
+      expect(docs.text).to.contain('swagger-ui-bundle.js');
+      await request(base).get('/api/docs/swagger-ui-bundle.js').expect(200).expect('Content-Type', /javascript/);
+    } finally {
+      child.kill('SIGTERM');
+      expect(await exitOf(child)).to.equal(0);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
