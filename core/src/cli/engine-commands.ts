@@ -90,6 +90,18 @@ export function registerMigrationCommands(program: Command, withEngine: WithEngi
     );
 
   program
+    .command('migrate:unlock')
+    .description('clear the migration lock left by a runner that was killed mid-migration')
+    .option('--plugin <id>', 'only this plugin (or core)')
+    .option('--json', 'print one JSON object')
+    .action((opts: { plugin?: string; json?: boolean }) =>
+      withEngine(async (engine) => {
+        const unlocked = await engine.migrator().unlock(opts.plugin);
+        printResult(opts.json, { unlocked }, `Unlocked: ${unlocked.join(', ')}`);
+      }),
+    );
+
+  program
     .command('migrate:rollback')
     .description('revert the last batch, or every migration above --to')
     .option('--plugin <id>', 'only this plugin (or core)')

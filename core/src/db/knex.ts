@@ -10,8 +10,19 @@ export function dialectOf(databaseUrl: string): Dialect {
   throw new Error(`DATABASE_URL must start with sqlite: or mysql:, got "${databaseUrl}"`);
 }
 
+export interface KnexLog {
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** Routes knex's own warnings (e.g. "Can't take lock") to the engine's logger. */
+const knexLog = (log?: KnexLog) =>
+  log && { warn: (m: unknown) => log.warn(String(m)), error: (m: unknown) => log.error(String(m)), deprecate: () => undefined, debug: () => undefined };
+
 /** `sqlite:./data/x.sqlite`, `sqlite::memory:` or `mysql://user:pass@host:port/db`. */
-export function createKnex(databaseUrl: string, pool: { min?: number; max?: number } = {}): Knex {
+export function createKnex(databaseUrl: string, options: { pool?: { min?: number; max?: number }; log?: KnexLog } = {}): Knex {
+  const pool = options.pool ?? {};
+  const log = knexLog(options.log);
   if (dialectOf(databaseUrl) === 'sqlite') {
     const filename = databaseUrl.slice('sqlite:'.length) || ':memory:';
     if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
@@ -19,6 +30,7 @@ export function createKnex(databaseUrl: string, pool: { min?: number; max?: numb
       client: 'better-sqlite3',
       connection: { filename },
       useNullAsDefault: true,
+      log,
       // better-sqlite3 is synchronous: one connection serialises writes without SQLITE_BUSY.
       pool: {
         min: 1,
@@ -47,5 +59,6 @@ export function createKnex(databaseUrl: string, pool: { min?: number; max?: numb
       charset: 'utf8mb4',
     },
     pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
+    log,
   });
 }

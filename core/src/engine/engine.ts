@@ -161,6 +161,12 @@ export class Engine {
   listen(): Promise<http.Server> {
     return new Promise((resolve, reject) => {
       const server = http.createServer(this.http().callback());
+      // While closing, a keep-alive connection is closed as soon as its response is sent.
+      server.on('request', (_req, res: http.ServerResponse) =>
+        res.once('finish', () => {
+          if (!server.listening) setImmediate(() => server.closeIdleConnections());
+        }),
+      );
       server.once('error', reject);
       server.listen(this.config.port, this.config.host, () => {
         this.server = server;

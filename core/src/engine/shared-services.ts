@@ -33,7 +33,9 @@ export async function createRootContainer(config: AppConfig, overrides: SharedSe
   root.register(TOKENS.Config, { useValue: config });
   root.register(TOKENS.Logger, { useValue: logger });
   root.register(TOKENS.Clock, { useValue: overrides.clock ?? systemClock });
-  root.register(TOKENS.Knex, { useValue: createKnex(config.databaseUrl) });
+  root.register(TOKENS.Knex, {
+    useValue: createKnex(config.databaseUrl, { log: { warn: (m) => logger.warn(m), error: (m) => logger.error(m) } }),
+  });
   // tsyringe does not accept null as a value, so the absent client comes from a factory.
   root.register(TOKENS.Redis, { useFactory: () => redis });
   root.register(TOKENS.Queues, { useValue: queues });

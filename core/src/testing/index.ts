@@ -1,3 +1,4 @@
 export * from './services';
 export * from './engine';
 export * from './wait';
+export * from './schema-guard';

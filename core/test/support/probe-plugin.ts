@@ -29,6 +29,10 @@ export const probePlugin = definePlugin({
       .get('/boom', { summary: 'a bug', permission: 'users:read', response: {} }, async () => {
         throw new Error('secret internal detail');
       })
+      .get('/slow', { summary: 'a slow request', permission: 'users:read', response: {} }, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return successBody({ slow: true }, ctx.config.version);
+      })
       .get('/quota', { summary: 'a quota', permission: 'users:read', response: {} }, async () => {
         throw new AppError('QUOTA_EXCEEDED', 'Plan allows 10 things');
       });

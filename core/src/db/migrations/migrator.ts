@@ -118,7 +118,8 @@ export class Migrator {
       try {
         return await run();
       } catch (err) {
-        if (!/already locked/i.test((err as Error).message) || Date.now() > deadline) throw err;
+        const locked = (err as Error).name === 'MigrationLocked' || /already locked/i.test((err as Error).message);
+        if (!locked || Date.now() > deadline) throw err;
         await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
       }
     }

@@ -1,0 +1,41 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { describeEachBackend, createTestEngine, createTenant } from '../src/testing';
+import { Engine, TOKENS } from '../src';
+import type { JobQueues } from '../src/queue/types';
+import { probePlugin } from './support/probe-plugin';
+
+describeEachBackend('health, readiness and metrics', (backend) => {
+  let engine: Engine;
+  before(async () => {
+    engine = await createTestEngine(backend(), { plugins: [probePlugin], env: { RATE_LIMIT_SCALE: '100' } });
+  });
+  after(() => engine.close());
+
+  it('answers /health and /ready with every dependency checked', async () => {
+    const app = engine.http().callback();
+    expect((await request(app).get('/health').expect(200)).body).to.deep.equal({ status: 'ok', version: engine.config.version });
+    const ready = await request(app).get('/ready').expect(200);
+    expect(ready.body.checks).to.deep.equal(backend().redisUrl ? { database: 'ok', redis: 'ok' } : { database: 'ok' });
+  });
+
+  it('counts requests by route and status, and reports queue depths', async () => {
+    const app = engine.http().callback();
+    const tenant = await createTenant(engine);
+    await request(app).get('/api/probe/things/5').set(tenant.auth).expect(200);
+    await request(app).get('/api/probe/things/6').set(tenant.auth).expect(200);
+    await engine.container.resolve<JobQueues>(TOKENS.Queues).get('metrics-probe').add({}, { delayMs: 60_000 });
+    const text = (await request(app).get('/metrics').expect(200)).text;
+    expect(text).to.match(/switchboard_http_requests_total\{method="GET",route="\/api\/probe\/things\/:id",status="200"\} 2/);
+    expect(text).to.contain('switchboard_http_request_duration_seconds_bucket');
+    expect(text).to.match(/switchboard_queue_jobs\{queue="metrics-probe",state="delayed"\} 1/);
+  });
+
+  it('answers /ready with 503 once the database is gone', async () => {
+    const doomed = await createTestEngine(backend(), { plugins: [probePlugin], migrate: false });
+    await doomed.knex.destroy();
+    const res = await request(doomed.http().callback()).get('/ready').expect(503);
+    expect(res.body.status).to.equal('not ready');
+    expect(res.body.checks.database).not.to.equal('ok');
+  });
+});
