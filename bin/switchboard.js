@@ -3,6 +3,6 @@
 require('reflect-metadata');
 const { runCli } = require('@switchboard/core');
 
-runCli(process.argv).then((code) => {
-  process.exitCode = code;
-});
+// runCli resolves once the command is done (for serve/worker/scheduler: after a graceful shutdown),
+// so exiting here never cuts work short; it only ends a process a stray handle would keep alive.
+runCli(process.argv).then((code) => process.exit(code));

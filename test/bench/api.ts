@@ -3,7 +3,7 @@ import request from 'supertest';
 import { createMysqlDatabase, createTestEngine, createTenant, deleteRedisKeys, uniqueSuffix } from '@switchboard/core/testing';
 import usersProjects from '@switchboard/plugin-users-projects';
 import { binPath, freePort } from '../src/cli';
-import { load } from './load';
+import { load, LoadFigures, median } from './load';
 import { startServer, stop } from './processes';
 import type { BenchOptions } from './registry';
 
@@ -16,7 +16,8 @@ const TARGET_P99_MS = 25;
  * validation, envelope) against a bare Koa route doing the same select, on MariaDB + Redis.
  */
 export async function apiBenchmark({ quick, log }: BenchOptions): Promise<Record<string, unknown>> {
-  const seconds = quick ? 5 : 15;
+  const seconds = quick ? 4 : 8;
+  const rounds = quick ? 3 : 5;
   const db = await createMysqlDatabase();
   const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
   const redisPrefix = `sbbench_${uniqueSuffix()}`;
@@ -38,14 +39,20 @@ export async function apiBenchmark({ quick, log }: BenchOptions): Promise<Record
       log(`warming up (${CONNECTIONS} connections)`);
       await load(fullUrl, { connections: CONNECTIONS, seconds: 2, headers });
       await load(bareUrl, { connections: CONNECTIONS, seconds: 2 });
-      log(`measuring bare koa route for ${seconds}s`);
-      const baseline = await load(bareUrl, { connections: CONNECTIONS, seconds });
-      log(`measuring full stack for ${seconds}s`);
-      const measured = await load(fullUrl, { connections: CONNECTIONS, seconds, headers });
+      // Alternating rounds, reported by their median, so drift on a shared machine hits both sides alike.
+      const bareRounds: LoadFigures[] = [];
+      const fullRounds: LoadFigures[] = [];
+      for (let round = 1; round <= rounds; round++) {
+        log(`round ${round}/${rounds}: bare koa route, then full stack, ${seconds}s each`);
+        bareRounds.push(await load(bareUrl, { connections: CONNECTIONS, seconds }));
+        fullRounds.push(await load(fullUrl, { connections: CONNECTIONS, seconds, headers }));
+      }
+      const baseline = median(bareRounds);
+      const measured = median(fullRounds);
       const ratio = Number((measured.requests_per_second / baseline.requests_per_second).toFixed(3));
       return {
         name: 'api',
-        sizes: { connections: CONNECTIONS, seconds, quick },
+        sizes: { connections: CONNECTIONS, seconds_per_round: seconds, rounds, quick },
         full_stack: measured,
         baseline_bare_koa: baseline,
         ratio_rps: ratio,

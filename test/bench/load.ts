@@ -19,3 +19,15 @@ export async function load(url: string, options: { connections: number; seconds:
     errors: result.errors + result.timeouts,
   };
 }
+
+/** Per figure, the median over the rounds. */
+export function median(rounds: LoadFigures[]): LoadFigures {
+  const mid = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  return {
+    requests_per_second: mid(rounds.map((r) => r.requests_per_second)),
+    p50_ms: mid(rounds.map((r) => r.p50_ms)),
+    p99_ms: mid(rounds.map((r) => r.p99_ms)),
+    non_2xx: rounds.reduce((n, r) => n + r.non_2xx, 0),
+    errors: rounds.reduce((n, r) => n + r.errors, 0),
+  };
+}

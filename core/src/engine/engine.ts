@@ -51,13 +51,13 @@ export class Engine {
   static async create(config: AppConfig, options: EngineOptions = {}): Promise<Engine> {
     const plugins = loadPlugins(config.plugins, options.resolvePlugin);
     const root = await createRootContainer(config, options);
-    const logger = root.resolve<Logger>(TOKENS.Logger);
     const contexts = new Map<string, PluginContext>();
     const registry = new ApiRegistry(
       Object.fromEntries(plugins.map((l) => [l.plugin.id, l.config.rateLimits ?? l.plugin.rateLimits ?? null])),
     );
     const engine = new Engine(config, root, plugins, contexts, registry);
     try {
+      const logger = root.resolve<Logger>(TOKENS.Logger);
       for (const { plugin, options: pluginOptions } of plugins) {
         const ctx: PluginContext = {
           id: plugin.id,

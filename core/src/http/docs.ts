@@ -1,7 +1,8 @@
 import path from 'node:path';
 import Router from '@koa/router';
 import send from 'koa-send';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
+// The package main loads the whole UI bundle; absolute-path only resolves the folder.
+import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path';
 
 const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
 

@@ -74,7 +74,7 @@ export class RateLimits {
       const keyPrefix = `${this.config.redisPrefix}:rl:${pluginId}:${bucket}`;
       const memory = new RateLimiterMemory({ keyPrefix, points, duration });
       limiter = this.redis
-        ? new RateLimiterRedis({ storeClient: this.redis, useRedisPackage: true, keyPrefix, points, duration, insuranceLimiter: memory })
+        ? new RateLimiterRedis({ storeClient: this.redis, useRedisPackage: true, rejectIfRedisNotReady: true, keyPrefix, points, duration, insuranceLimiter: memory })
         : memory;
       this.limiters.set(id, limiter);
     }

@@ -12,7 +12,9 @@ export function requestContext(logger: Logger, metrics: Metrics): Middleware {
     const incoming = ctx.get('X-Request-Id');
     const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     ctx.state.requestId = requestId;
-    ctx.state.log = logger.child({ reqId: requestId });
+    // The child logger is made on first use: most requests never log.
+    let log: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', { get: () => (log ??= logger.child({ reqId: requestId })) });
     ctx.set('X-Request-Id', requestId);
     try {
       await next();
@@ -20,7 +22,7 @@ export function requestContext(logger: Logger, metrics: Metrics): Middleware {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
       metrics.observe(ctx.method, route, ctx.status, seconds);
-      ctx.state.log.debug({ method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round(seconds * 1000) }, 'request');
+      if (logger.isLevelEnabled('debug')) ctx.state.log.debug({ method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round(seconds * 1000) }, 'request');
     }
   };
 }
