@@ -1,5 +1,8 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
-import { definePlugin, loadPlugins, PluginConfig, PluginLoadError } from '../src';
+import { definePlugin, hostResolver, loadPlugins, PluginConfig, PluginLoadError } from '../src';
 
 const config = (id: string, options: Record<string, unknown> = {}): PluginConfig => ({ id, package: `pkg-${id}`, options });
 const registry = (plugins: Record<string, unknown>) => (pkg: string) => {
@@ -48,5 +51,23 @@ describe('plugin loader', () => {
 
   it('refuses a plugin enabled twice', () => {
     expect(() => loadPlugins([config('a'), config('a')], registry({ 'pkg-a': a }))).to.throw(PluginLoadError, 'enabled twice');
+  });
+
+  it("loads a third party's plugin installed as its own npm package in the host's folder", () => {
+    const host = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-host-'));
+    const dir = path.join(host, 'node_modules', 'acme-switchboard-todo');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'acme-switchboard-todo', main: 'index.js' }));
+    fs.writeFileSync(path.join(dir, 'index.js'), "exports.default = { id: 'todo', version: '1.0.0' };");
+    try {
+      const [loaded] = loadPlugins([{ id: 'todo', package: 'acme-switchboard-todo', options: {} }], hostResolver(host));
+      expect(loaded.plugin).to.deep.equal({ id: 'todo', version: '1.0.0' });
+      expect(() => loadPlugins([{ id: 'todo', package: 'acme-switchboard-todo', options: {} }], hostResolver(os.tmpdir()))).to.throw(
+        PluginLoadError,
+        'npm install acme-switchboard-todo',
+      );
+    } finally {
+      fs.rmSync(host, { recursive: true, force: true });
+    }
   });
 });

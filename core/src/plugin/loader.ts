@@ -18,10 +18,11 @@ export interface LoadedPlugin {
 
 type Resolve = (pkg: string) => unknown;
 
-const requireFromHost: Resolve = (pkg) => {
-  const resolved = require.resolve(pkg, { paths: [process.cwd(), __dirname] });
-  return require(resolved);
-};
+/** Loads plugin packages the way the host's own code would: from its folder's node_modules. */
+export const hostResolver =
+  (hostDir: string): Resolve =>
+  (pkg) =>
+    require(require.resolve(pkg, { paths: [hostDir, __dirname] }));
 
 function isPlugin(value: unknown): value is Plugin {
   const p = value as Plugin | undefined;
@@ -88,7 +89,7 @@ function orderByDependencies(loaded: LoadedPlugin[]): LoadedPlugin[] {
   return ordered;
 }
 
-export function loadPlugins(configs: PluginConfig[], resolve: Resolve = requireFromHost): LoadedPlugin[] {
+export function loadPlugins(configs: PluginConfig[], resolve: Resolve = hostResolver(process.cwd())): LoadedPlugin[] {
   const seen = new Set<string>();
   const loaded = configs.map((config) => {
     if (seen.has(config.id)) throw new PluginLoadError(`Plugin "${config.id}" is enabled twice`);

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, insertedId, notFound, toIso, TOKENS, validationError } from '@switchboard/core';
+import { Clock, paginate, insertedId, notFound, toIso, TOKENS, validationError } from '@switchboard/core';
 import { UsersService } from './users-service';
 import type { PageQuery, ProjectInput } from './schemas';
 
@@ -38,9 +38,7 @@ export class ProjectsService {
     const filtered = this.knex('projects').where({ organization_id: orgId });
     if (q.status) filtered.andWhere({ status: q.status });
     if (q.owner_id) filtered.andWhere({ owner_id: q.owner_id });
-    const [{ total }] = await filtered.clone().count({ total: '*' });
-    const rows = await filtered.select(COLUMNS).orderBy('id').limit(q.per_page).offset((q.page - 1) * q.per_page);
-    return { items: rows.map(toProject), total: Number(total) };
+    return paginate(filtered, q, COLUMNS, toProject);
   }
 
   async get(orgId: number, id: number): Promise<Project> {

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, duplicateEntry, insertedId, isUniqueViolation, notFound, toIso, TOKENS } from '@switchboard/core';
+import { Clock, paginate, duplicateEntry, insertedId, isUniqueViolation, notFound, toIso, TOKENS } from '@switchboard/core';
 import { normalizeUserEmail } from './normalize-email';
 import type { PageQuery, UserInput } from './schemas';
 
@@ -44,9 +44,7 @@ export class UsersService {
       const like = `%${escapeLike(q.search.toLowerCase())}%`;
       filtered.andWhere((w) => w.whereRaw("lower(name) like ? escape '!'", [like]).orWhereRaw("email like ? escape '!'", [like]));
     }
-    const [{ total }] = await filtered.clone().count({ total: '*' });
-    const rows = await filtered.select(COLUMNS).orderBy('id').limit(q.per_page).offset((q.page - 1) * q.per_page);
-    return { items: rows.map(toUser), total: Number(total) };
+    return paginate(filtered, q, COLUMNS, toUser);
   }
 
   async get(orgId: number, id: number): Promise<User> {
