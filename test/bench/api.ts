@@ -23,7 +23,7 @@ export async function apiBenchmark({ quick, log }: BenchOptions): Promise<Record
   const redisPrefix = `sbbench_${uniqueSuffix()}`;
   const env = { DATABASE_URL: db.url, REDIS_URL: redisUrl, REDIS_PREFIX: redisPrefix, PLUGINS: 'users-projects', RATE_LIMIT_SCALE: '1000000' };
   try {
-    const engine = await createTestEngine({ name: 'mysql+redis', databaseUrl: db.url, redisUrl, redisPrefix, dispose: async () => {} }, { plugins: [usersProjects] });
+    const engine = await createTestEngine({ name: 'mysql+redis', databaseUrl: db.url, redisUrl, redisPrefix, dataDir: '/tmp/switchboard-bench', dispose: async () => {} }, { plugins: [usersProjects] });
     const tenant = await createTenant(engine, { name: 'Bench', permissions: ['users:*'] });
     const user = (await request(engine.http().callback()).post('/api/v1/users').set(tenant.auth).send({ name: 'Bench User', email: 'bench@example.com' })).body.data;
     await engine.close();

@@ -9,7 +9,7 @@ describeEachBackend('switchboard CLI', (backend) => {
     REDIS_PREFIX: backend().redisPrefix,
     ...(backend().redisUrl ? { REDIS_URL: backend().redisUrl! } : {}),
     PLUGINS: 'users-projects',
-    DATA_DIR: `/tmp/switchboard-cli-${backend().redisPrefix}`,
+    DATA_DIR: backend().dataDir,
   });
 
   it('migrates, reports status and rolls back per plugin', async () => {

@@ -15,6 +15,8 @@ export interface RouteSpec {
   params?: object;
   query?: object;
   body?: object;
+  /** Top-level body fields whose surrounding white space is dropped before validation. */
+  trim?: string[];
   response: { status?: number; description?: string; schema?: object };
 }
 
@@ -95,13 +97,20 @@ export class ApiGroup {
       if (needsToken) requirePermission(ctx, auth, spec.permission!);
       const params = validateParams ? validateParams({ ...ctx.params }) : ctx.params;
       const query = validateQuery ? validateQuery({ ...ctx.query }) : ctx.query;
-      const body = validateBody ? validateBody((await readJsonBody(ctx)) ?? {}) : undefined;
+      const body = validateBody ? validateBody(trimFields((await readJsonBody(ctx)) ?? {}, spec.trim)) : undefined;
       const result = await handler({ params, query, body, auth: auth!, ctx });
       ctx.status = status;
       if (status !== 204) ctx.body = result;
     });
     return this;
   }
+}
+
+function trimFields(body: unknown, fields: string[] | undefined): unknown {
+  if (!fields || typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const record = body as Record<string, unknown>;
+  for (const f of fields) if (typeof record[f] === 'string') record[f] = (record[f] as string).trim();
+  return body;
 }
 
 function requirePermission(ctx: Context, auth: AuthContext | undefined, permission: string): void {

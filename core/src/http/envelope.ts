@@ -29,3 +29,31 @@ export const errorBody = (
   success: false as const,
   error: { code, message, ...(details ? { details } : {}), ...(extra ?? {}) },
 });
+
+export interface PageInfo {
+  total: number;
+  per_page: number;
+  current_page: number;
+}
+
+/**
+ * `{success, data, pagination}` with last page and neighbour urls; `pageUrl(n)` builds the link
+ * to page n (the caller keeps the other query parameters).
+ */
+export const paginatedBody = <T>(data: T[], page: PageInfo, pageUrl: (page: number) => string, version: string, extra: Record<string, unknown> = {}) => {
+  const last = lastPage(page.total, page.per_page);
+  return {
+    success: true as const,
+    data,
+    pagination: {
+      total: page.total,
+      per_page: page.per_page,
+      current_page: page.current_page,
+      last_page: last,
+      next_page_url: page.current_page < last ? pageUrl(page.current_page + 1) : null,
+      prev_page_url: page.current_page > 1 ? pageUrl(Math.min(page.current_page - 1, last)) : null,
+      ...extra,
+    },
+    meta: { timestamp: new Date().toISOString(), version },
+  };
+};

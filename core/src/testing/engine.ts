@@ -26,7 +26,7 @@ export async function createTestEngine(backend: TestBackend, options: TestEngine
       REDIS_PREFIX: backend.redisPrefix,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
       PLUGINS: plugins.map((p) => p.id).join(','),
-      DATA_DIR: `${backend.databaseUrl.startsWith('sqlite:') ? backend.databaseUrl.slice(7) : '/tmp/switchboard-test'}.data`,
+      DATA_DIR: backend.dataDir,
       ...(options.env ?? {}),
     },
     overrides: options.overrides,

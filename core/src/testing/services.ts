@@ -12,6 +12,8 @@ export interface TestBackend {
   redisUrl?: string;
   /** Unique per suite so that suites sharing one Redis never see each other's keys. */
   redisPrefix: string;
+  /** DATA_DIR of engines on this backend (outbox mail), removed by dispose(). */
+  dataDir: string;
   /** Drops the database (MySQL) or deletes the file (SQLite) and the Redis keys. */
   dispose(): Promise<void>;
 }
@@ -23,13 +25,17 @@ const testRedisUrl = () => process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379
 export const uniqueSuffix = () => `${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
 
 export function embeddedBackend(): TestBackend {
-  const file = path.join(os.tmpdir(), `switchboard-test-${uniqueSuffix()}.sqlite`);
+  const suffix = uniqueSuffix();
+  const file = path.join(os.tmpdir(), `switchboard-test-${suffix}.sqlite`);
+  const dataDir = path.join(os.tmpdir(), `switchboard-data-${suffix}`);
   return {
     name: 'embedded',
     databaseUrl: `sqlite:${file}`,
-    redisPrefix: `sbt_${uniqueSuffix()}`,
+    redisPrefix: `sbt_${suffix}`,
+    dataDir,
     async dispose() {
       for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -103,15 +109,19 @@ export async function productionBackend(): Promise<TestBackend | null> {
     return null;
   }
   const redisUrl = testRedisUrl();
-  const redisPrefix = `sbt_${uniqueSuffix()}`;
+  const suffix = uniqueSuffix();
+  const redisPrefix = `sbt_${suffix}`;
+  const dataDir = path.join(os.tmpdir(), `switchboard-data-${suffix}`);
   return {
     name: 'mysql+redis',
     databaseUrl: db.url,
     redisUrl,
     redisPrefix,
+    dataDir,
     async dispose() {
       await db.drop();
       await deleteRedisKeys(redisUrl, redisPrefix);
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,93 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { Clock, duplicateEntry, insertedId, isUniqueViolation, notFound, toIso, TOKENS, validationError } from '@switchboard/core';
+import { addMemberships, removeMemberships } from './counters';
+import type { ListInput } from './list-schemas';
+
+const COLUMNS = ['id', 'name', 'code', 'description', 'subscriber_count', 'active_count', 'created_at'];
+
+const toList = (row: Record<string, unknown>) => ({
+  id: Number(row.id),
+  name: row.name as string,
+  code: row.code as string,
+  description: (row.description as string | null) ?? null,
+  subscriber_count: Number(row.subscriber_count),
+  active_count: Number(row.active_count),
+  created_at: toIso(row.created_at)!,
+});
+
+@injectable()
+export class ListsService {
+  constructor(
+    @inject(TOKENS.Knex) private readonly knex: Knex,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  async all(orgId: number) {
+    return (await this.knex('lists').where({ organization_id: orgId }).orderBy('id').select(COLUMNS)).map(toList);
+  }
+
+  async get(orgId: number, id: number) {
+    const row = await this.knex('lists').where({ organization_id: orgId, id }).first(COLUMNS);
+    if (!row) throw notFound('List', id);
+    return toList(row);
+  }
+
+  async create(orgId: number, input: Required<Pick<ListInput, 'name' | 'code'>> & ListInput) {
+    const now = this.clock.now();
+    const id = await this.uniqueCode(async () =>
+      insertedId(
+        await this.knex('lists').insert({ organization_id: orgId, name: input.name, code: input.code, description: input.description ?? null, created_at: now, updated_at: now }),
+      ),
+    );
+    return this.get(orgId, id);
+  }
+
+  async update(orgId: number, id: number, input: ListInput) {
+    const updated = await this.uniqueCode(() => this.knex('lists').where({ organization_id: orgId, id }).update({ ...input, updated_at: this.clock.now() }));
+    if (!updated) throw notFound('List', id);
+    return this.get(orgId, id);
+  }
+
+  /** The subscribers stay; only their membership goes. */
+  async delete(orgId: number, id: number): Promise<void> {
+    const deleted = await this.knex('lists').where({ organization_id: orgId, id }).delete();
+    if (!deleted) throw notFound('List', id);
+  }
+
+  async addSubscribers(orgId: number, id: number, subscriberIds: number[]): Promise<{ added: number }> {
+    return this.knex.transaction(async (trx) => {
+      await this.lockList(trx, orgId, id);
+      const members = await trx('subscribers').where({ organization_id: orgId }).whereIn('id', subscriberIds).select('id', 'status');
+      if (members.length !== subscriberIds.length) {
+        const found = new Set(members.map((m: { id: number }) => Number(m.id)));
+        const missing = subscriberIds.find((s) => !found.has(s));
+        throw validationError('subscriber_ids', 'exists', `Subscriber ${missing} does not exist`);
+      }
+      const added = await addMemberships(trx, id, members.map((m: { id: number; status: string }) => ({ id: Number(m.id), status: m.status })), this.clock.now());
+      return { added };
+    });
+  }
+
+  async removeSubscribers(orgId: number, id: number, subscriberIds: number[]): Promise<{ removed: number }> {
+    return this.knex.transaction(async (trx) => {
+      await this.lockList(trx, orgId, id);
+      return { removed: await removeMemberships(trx, id, subscriberIds) };
+    });
+  }
+
+  private async lockList(trx: Knex.Transaction, orgId: number, id: number): Promise<void> {
+    const query = trx('lists').where({ organization_id: orgId, id }).first('id');
+    if (trx.client.config.client === 'mysql2') query.forUpdate();
+    if (!(await query)) throw notFound('List', id);
+  }
+
+  private async uniqueCode<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw duplicateEntry('code', 'A list with this code already exists');
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import { timestamp } from '@switchboard/core';
+
+const email = { type: 'string', format: 'email', maxLength: 191 } as const;
+const properties = {
+  name: { type: 'string', minLength: 1, maxLength: 191 },
+  from_name: { type: 'string', minLength: 1, maxLength: 191 },
+  from_email: email,
+  reply_to_email: { anyOf: [email, { type: 'null' }] },
+  is_default: { type: 'boolean' },
+} as const;
+
+export const createSenderProfileBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'from_name', 'from_email'],
+  properties: { ...properties, is_default: { type: 'boolean', default: false } },
+} as const;
+
+export const updateSenderProfileBody = { type: 'object', additionalProperties: false, minProperties: 1, properties } as const;
+
+export const senderProfileSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    from_name: { type: 'string' },
+    from_email: { type: 'string' },
+    reply_to_email: { type: ['string', 'null'] },
+    is_default: { type: 'boolean' },
+    created_at: timestamp,
+    updated_at: timestamp,
+  },
+} as const;
+
+export interface SenderProfileInput {
+  name?: string;
+  from_name?: string;
+  from_email?: string;
+  reply_to_email?: string | null;
+  is_default?: boolean;
+}

@@ -1,0 +1,27 @@
+import path from 'node:path';
+import { definePlugin } from '@switchboard/core';
+import { subscriberRoutes } from './http/subscriber-routes';
+import { listRoutes } from './http/list-routes';
+import { confirmRoutes } from './http/confirm-routes';
+import { senderProfileRoutes } from './http/sender-profile-routes';
+import { ConfirmationMails, CONFIRMATION_QUEUE } from './audience/confirmation-mails';
+
+const pkg = require('../../package.json') as { version: string };
+
+export default definePlugin({
+  id: 'campaign',
+  version: pkg.version,
+  migrationsDir: path.join(__dirname, '../migrations'),
+  rateLimits: { windowSeconds: 3600, perToken: { overall: 1000, GET: 500, POST: 100, DELETE: 50 }, perAddress: 100 },
+  routes(api, ctx) {
+    const group = api.group({ pluginId: ctx.id, prefix: '/api/campaign', tag: 'campaign', auth: 'token' });
+    subscriberRoutes(group, ctx);
+    listRoutes(group, ctx);
+    senderProfileRoutes(group, ctx);
+    confirmRoutes(api, ctx);
+  },
+  jobs(queues, ctx) {
+    const confirmations = ctx.container.resolve(ConfirmationMails);
+    queues.get<{ organizationId: number; subscriberId: number }>(CONFIRMATION_QUEUE).process(4, (job) => confirmations.send(job.data));
+  },
+});

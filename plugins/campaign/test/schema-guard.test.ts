@@ -1,0 +1,7 @@
+import path from 'node:path';
+import { itGuardsTheSchema } from '@switchboard/core/testing';
+import campaign from '../src';
+
+describe('campaign schema guard', () => {
+  itGuardsTheSchema({ namespace: 'campaign', plugins: [campaign], snapshotFile: path.join(__dirname, '../../schema-snapshot.json') });
+});

@@ -1,0 +1,49 @@
+import { expect } from 'chai';
+import { AppError } from '@switchboard/core';
+import { parseSearch } from '../src/audience/search';
+
+describe('campaign: subscriber search syntax', () => {
+  it('reads every operator, quoted values and plain words', () => {
+    const search = parseSearch('email:Ada@Example.COM name:"Ada Love" list:vip status:unsubscribed created:>2024-01-31 meta.plan:pro meta.tags:"early bird" hello "two words"');
+    expect(search).to.deep.equal({
+      email: 'Ada@example.com',
+      name: 'ada love',
+      listCode: 'vip',
+      status: 'unsubscribed',
+      createdAfter: new Date('2024-02-01T00:00:00Z'),
+      meta: [
+        { key: 'plan', value: 'pro' },
+        { key: 'tags', value: 'early bird' },
+      ],
+      words: ['hello', 'two words'],
+    });
+  });
+
+  it('is empty for no search', () => {
+    expect(parseSearch(undefined)).to.deep.equal({ meta: [], words: [] });
+    expect(parseSearch('   ')).to.deep.equal({ meta: [], words: [] });
+  });
+
+  const refusal = (text: string) => {
+    try {
+      parseSearch(text);
+    } catch (err) {
+      expect(err).to.be.instanceOf(AppError);
+      expect((err as AppError).code).to.equal('VALIDATION_ERROR');
+      expect((err as AppError).details?.field).to.equal('search');
+      return (err as AppError).message;
+    }
+    throw new Error(`"${text}" was accepted`);
+  };
+
+  it('refuses a malformed operator with a message naming it', () => {
+    expect(refusal('created:>yesterday')).to.contain('created:>');
+    expect(refusal('created:>2024-02-30')).to.contain('created:>');
+    expect(refusal('created:2024-01-01')).to.contain('created:');
+    expect(refusal('status:sleeping')).to.contain('status:');
+    expect(refusal('email:nope')).to.contain('email:');
+    expect(refusal('meta.:x')).to.contain('meta.');
+    expect(refusal('colour:red')).to.contain('Unknown search operator colour:');
+    expect(refusal('name:"unclosed')).to.contain('unmatched double quote');
+  });
+});
