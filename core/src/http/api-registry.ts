@@ -99,7 +99,8 @@ export class ApiGroup {
       const query = validateQuery ? validateQuery({ ...ctx.query }) : ctx.query;
       const body = validateBody ? validateBody(trimFields((await readJsonBody(ctx)) ?? {}, spec.trim)) : undefined;
       const result = await handler({ params, query, body, auth: auth!, ctx });
-      ctx.status = status;
+      // A handler may answer another success status than the documented one (e.g. 200 for "already there").
+      ctx.status = (ctx.state.responseStatus as number | undefined) ?? status;
       if (status !== 204) ctx.body = result;
     });
     return this;

@@ -4,6 +4,9 @@ import { subscriberRoutes } from './http/subscriber-routes';
 import { listRoutes } from './http/list-routes';
 import { confirmRoutes } from './http/confirm-routes';
 import { senderProfileRoutes } from './http/sender-profile-routes';
+import { messageRoutes } from './http/message-routes';
+import { scheduleRoutes } from './http/schedule-routes';
+import { changelogRoutes } from './http/changelog-routes';
 import { ConfirmationMails, CONFIRMATION_QUEUE } from './audience/confirmation-mails';
 
 const pkg = require('../../package.json') as { version: string };
@@ -18,6 +21,9 @@ export default definePlugin({
     subscriberRoutes(group, ctx);
     listRoutes(group, ctx);
     senderProfileRoutes(group, ctx);
+    messageRoutes(group, ctx);
+    scheduleRoutes(group, ctx);
+    changelogRoutes(group, ctx);
     confirmRoutes(api, ctx);
   },
   jobs(queues, ctx) {

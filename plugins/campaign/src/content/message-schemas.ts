@@ -1,0 +1,69 @@
+import { nullableTimestamp, pageQueryProperties, timestamp } from '@switchboard/core';
+
+export const MESSAGE_STATUSES = ['draft', 'pending', 'active', 'sent', 'cancelled'] as const;
+
+const properties = {
+  name: { type: 'string', minLength: 1, maxLength: 191 },
+  subject: { type: 'string', minLength: 1, maxLength: 255 },
+  preheader: { type: ['string', 'null'], maxLength: 255 },
+  content_html: { type: ['string', 'null'], maxLength: 500_000 },
+  content_text: { type: ['string', 'null'], maxLength: 500_000 },
+  from_name: { type: ['string', 'null'], maxLength: 191 },
+  from_email: { anyOf: [{ type: 'string', format: 'email', maxLength: 191 }, { type: 'null' }] },
+} as const;
+
+export const createMessageBody = { type: 'object', additionalProperties: false, required: ['name', 'subject'], properties } as const;
+export const updateMessageBody = { type: 'object', additionalProperties: false, minProperties: 1, properties } as const;
+
+export const listMessagesQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...pageQueryProperties,
+    status: { enum: MESSAGE_STATUSES },
+    from_date: { type: 'string', format: 'date', description: 'created on or after this day (UTC)' },
+    to_date: { type: 'string', format: 'date', description: 'created on or before this day (UTC)' },
+  },
+} as const;
+
+export const messageSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    subject: { type: 'string' },
+    preheader: { type: ['string', 'null'] },
+    content_html: { type: ['string', 'null'] },
+    content_text: { type: ['string', 'null'] },
+    from_name: { type: ['string', 'null'] },
+    from_email: { type: ['string', 'null'] },
+    status: { enum: MESSAGE_STATUSES },
+    sent_at: nullableTimestamp,
+    created_at: timestamp,
+    updated_at: timestamp,
+    stats: {
+      type: 'object',
+      properties: { sent: { type: 'integer' }, opened: { type: 'integer' }, clicked: { type: 'integer' }, unsubscribed: { type: 'integer' } },
+    },
+    open_rate: { type: 'number', description: 'opened / sent, in percent, two decimals' },
+    click_rate: { type: 'number', description: 'clicked / sent, in percent, two decimals' },
+  },
+} as const;
+
+export interface MessageInput {
+  name?: string;
+  subject?: string;
+  preheader?: string | null;
+  content_html?: string | null;
+  content_text?: string | null;
+  from_name?: string | null;
+  from_email?: string | null;
+}
+
+export interface MessageListQuery {
+  page: number;
+  per_page: number;
+  status?: string;
+  from_date?: string;
+  to_date?: string;
+}

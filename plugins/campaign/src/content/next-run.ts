@@ -1,0 +1,29 @@
+import { DateTime } from 'luxon';
+
+export interface Recurrence {
+  frequency: 'daily' | 'weekly';
+  /** HH:MM, wall-clock time in the timezone. */
+  send_time: string;
+  timezone: string;
+  /** 0 = Sunday ... 6 = Saturday; weekly only. */
+  day_of_week?: number | null;
+}
+
+/**
+ * The first send strictly after `after`, in UTC. Wall-clock time in the schedule's zone: across a
+ * DST change the UTC instant moves so the local time stays. A time that does not exist that day (the
+ * spring-forward gap) is moved forward by the gap; an ambiguous one (fall-back) takes the first.
+ */
+export function nextRunAt(rule: Recurrence, after: Date): Date {
+  const [hour, minute] = rule.send_time.split(':').map(Number);
+  const local = DateTime.fromJSDate(after, { zone: rule.timezone });
+  for (let days = 0; days <= 8; days++) {
+    const day = local.plus({ days }).startOf('day');
+    if (rule.frequency === 'weekly' && day.weekday % 7 !== rule.day_of_week) continue;
+    const candidate = day.set({ hour, minute, second: 0, millisecond: 0 });
+    if (candidate.toMillis() > after.getTime()) return candidate.toUTC().toJSDate();
+  }
+  throw new Error('no next run found within 8 days');
+}
+
+export const isIanaZone = (zone: string) => /^[A-Za-z]+(\/[A-Za-z0-9_+-]+)+$/.test(zone) && DateTime.local().setZone(zone).isValid;

@@ -1,0 +1,55 @@
+import { nullableTimestamp, timestamp } from '@switchboard/core';
+
+export const FREQUENCIES = ['weekly', 'daily'] as const;
+
+const properties = {
+  message_id: { type: 'integer', minimum: 1 },
+  frequency: { enum: FREQUENCIES },
+  send_time: { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:MM in the timezone' },
+  timezone: { type: 'string', minLength: 3, maxLength: 64, description: 'IANA Region/City, e.g. Europe/Berlin' },
+  day_of_week: { type: ['integer', 'null'], minimum: 0, maximum: 6, description: '0 = Sunday ... 6 = Saturday; required for weekly' },
+  max_runs: { type: ['integer', 'null'], minimum: 1 },
+} as const;
+
+export const createScheduleBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['message_id', 'frequency', 'send_time', 'timezone'],
+  properties,
+} as const;
+
+export const updateScheduleBody = { type: 'object', additionalProperties: false, minProperties: 1, properties } as const;
+
+export const listSchedulesQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { message_id: { type: 'integer', minimum: 1 }, is_active: { type: 'boolean' } },
+} as const;
+
+export const scheduleSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    message_id: { type: 'integer' },
+    frequency: { enum: FREQUENCIES },
+    send_time: { type: 'string' },
+    timezone: { type: 'string' },
+    day_of_week: { type: ['integer', 'null'] },
+    max_runs: { type: ['integer', 'null'] },
+    is_active: { type: 'boolean' },
+    run_count: { type: 'integer' },
+    next_run_at: nullableTimestamp,
+    last_run_at: nullableTimestamp,
+    created_at: timestamp,
+    updated_at: timestamp,
+  },
+} as const;
+
+export interface ScheduleInput {
+  message_id?: number;
+  frequency?: (typeof FREQUENCIES)[number];
+  send_time?: string;
+  timezone?: string;
+  day_of_week?: number | null;
+  max_runs?: number | null;
+}

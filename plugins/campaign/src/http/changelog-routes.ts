@@ -1,0 +1,23 @@
+import type { ApiGroup, PluginContext } from '@switchboard/core';
+import { ChangelogService, changelogSubscribeBody, changelogSubscriptionSchema } from '../content/changelog-service';
+import { envelopes, okSchema } from './envelope';
+
+export function changelogRoutes(group: ApiGroup, ctx: PluginContext): void {
+  const changelog = ctx.container.resolve(ChangelogService);
+  const say = envelopes(ctx.config.version, ctx.config.publicUrl);
+  group.post<unknown, { email: string; webhook_url: string }>(
+    '/changelog/subscribe',
+    {
+      summary: 'Subscribe to API change notices (201 when new, 200 when the pair was already subscribed)',
+      permission: 'changelog:write',
+      body: changelogSubscribeBody,
+      trim: ['email', 'webhook_url'],
+      response: { status: 201, schema: okSchema(changelogSubscriptionSchema) },
+    },
+    async ({ auth, body, ctx: koa }) => {
+      const { created, subscription } = await changelog.subscribe(auth.organizationId, body);
+      if (!created) koa.state.responseStatus = 200;
+      return say.ok(subscription);
+    },
+  );
+}
