@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { definePlugin } from '@switchboard/core';
 import { subscriberRoutes } from './http/subscriber-routes';
+import { batchRoutes } from './http/batch-routes';
 import { listRoutes } from './http/list-routes';
 import { confirmRoutes } from './http/confirm-routes';
 import { senderProfileRoutes } from './http/sender-profile-routes';
@@ -18,6 +19,7 @@ export default definePlugin({
   rateLimits: { windowSeconds: 3600, perToken: { overall: 1000, GET: 500, POST: 100, DELETE: 50 }, perAddress: 100 },
   routes(api, ctx) {
     const group = api.group({ pluginId: ctx.id, prefix: '/api/campaign', tag: 'campaign', auth: 'token' });
+    batchRoutes(group, ctx);
     subscriberRoutes(group, ctx);
     listRoutes(group, ctx);
     senderProfileRoutes(group, ctx);

@@ -1,0 +1,177 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { AppError, Clock, compileValidator, isUniqueViolation, TOKENS } from '@switchboard/core';
+import { addMemberships, adjustStatusCounts } from './counters';
+import { normalizeEmail } from './email';
+import { metaRows, profileColumns } from './subscriber-rows';
+import type { SubscriberProfile } from './subscriber-schemas';
+import { SubscriberWriter } from './subscriber-writer';
+import { batchRowSchema, RowError } from './batch-schemas';
+
+const CHUNK = 500;
+const INSERT_ROWS = 400;
+const validateRow = compileValidator(batchRowSchema, 'body');
+
+interface Row extends SubscriberProfile {
+  index: number;
+  email: string;
+}
+
+export interface BatchResult {
+  created: number;
+  updated: number;
+  failed: number;
+  errors: RowError[];
+  /** Ids of new unconfirmed subscribers, for their confirmation mails. */
+  unconfirmed: number[];
+}
+
+/**
+ * Creates or updates subscribers by email: rows are checked one by one, then written in chunks of
+ * 500, each chunk in one transaction with multi-row inserts and the counters adjusted once.
+ */
+@injectable()
+export class BatchImport {
+  constructor(
+    @inject(TOKENS.Knex) private readonly knex: Knex,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
+  ) {}
+
+  async run(orgId: number, input: { subscribers: object[]; lists?: number[]; skip_confirmation: boolean }): Promise<BatchResult> {
+    await this.writer.assertListsExist(this.knex, orgId, input.lists ?? []);
+    const result: BatchResult = { created: 0, updated: 0, failed: 0, errors: [], unconfirmed: [] };
+    const rows = this.checkRows(input.subscribers, result);
+    const knownLists = await this.knownLists(orgId, rows);
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      await this.writeChunkRetrying(orgId, rows.slice(i, i + CHUNK), input, knownLists, result);
+    }
+    result.failed = result.errors.length;
+    result.errors.sort((a, b) => a.index - b.index);
+    return result;
+  }
+
+  private checkRows(raw: object[], result: BatchResult): Row[] {
+    const seen = new Set<string>();
+    const rows: Row[] = [];
+    raw.forEach((candidate, index) => {
+      const email = typeof (candidate as { email?: unknown }).email === 'string' ? ((candidate as { email: string }).email).trim() : null;
+      try {
+        const row = validateRow<Row>({ ...candidate, ...(email !== null ? { email } : {}) });
+        const normalized = normalizeEmail(row.email);
+        if (seen.has(normalized)) {
+          result.errors.push({ index, email: normalized, field: 'email', rule: 'duplicate_in_batch', message: `${normalized} appears earlier in this batch` });
+          return;
+        }
+        seen.add(normalized);
+        rows.push({ ...row, email: normalized, index });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        result.errors.push({ index, email, field: err.details?.field ?? 'subscribers', rule: err.details?.rule ?? 'invalid', message: err.message });
+      }
+    });
+    return rows;
+  }
+
+  /** Row-level list ids that exist in the organization; rows naming others fail on their own. */
+  private async knownLists(orgId: number, rows: Row[]): Promise<Set<number>> {
+    const wanted = [...new Set(rows.flatMap((r) => r.lists ?? []))];
+    if (!wanted.length) return new Set();
+    return new Set(((await this.knex('lists').where({ organization_id: orgId }).whereIn('id', wanted).pluck('id')) as number[]).map(Number));
+  }
+
+  /** A concurrent batch may insert one of our new emails first: then the chunk runs again as an update. */
+  private async writeChunkRetrying(...args: Parameters<BatchImport['writeChunk']>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const [, , , , result] = args;
+      const before = { ...result, errors: [...result.errors], unconfirmed: [...result.unconfirmed] };
+      try {
+        return await this.writeChunk(...args);
+      } catch (err) {
+        if (!isUniqueViolation(err) || attempt === 3) throw err;
+        Object.assign(result, before);
+      }
+    }
+  }
+
+  private async writeChunk(
+    orgId: number,
+    chunk: Row[],
+    input: { lists?: number[]; skip_confirmation: boolean },
+    knownLists: Set<number>,
+    result: BatchResult,
+  ): Promise<void> {
+    const usable = chunk.filter((row) => {
+      const missing = (row.lists ?? []).find((id) => !knownLists.has(id));
+      if (missing === undefined) return true;
+      result.errors.push({ index: row.index, email: row.email, field: 'lists', rule: 'exists', message: `List ${missing} does not exist` });
+      return false;
+    });
+    if (!usable.length) return;
+    const now = this.clock.now();
+    const status = input.skip_confirmation ? 'active' : 'unconfirmed';
+    await this.knex.transaction(async (trx) => {
+      const existing = new Map<string, { id: number; status: string; first_name: string | null; last_name: string | null }>();
+      for (const r of await trx('subscribers').where({ organization_id: orgId }).whereIn('email', usable.map((u) => u.email)).select('id', 'email', 'status', 'first_name', 'last_name')) {
+        existing.set(r.email, { ...r, id: Number(r.id) });
+      }
+      const fresh = usable.filter((r) => !existing.has(r.email));
+      const updates = usable.filter((r) => existing.has(r.email));
+
+      for (let i = 0; i < fresh.length; i += INSERT_ROWS) {
+        await trx('subscribers').insert(
+          fresh.slice(i, i + INSERT_ROWS).map((r) => ({
+            organization_id: orgId,
+            email: r.email,
+            status,
+            confirmed_at: status === 'active' ? now : null,
+            created_at: now,
+            updated_at: now,
+            first_name: null,
+            last_name: null,
+            company_name: null,
+            phone: null,
+            job_title: null,
+            ...profileColumns(r),
+            meta_data: JSON.stringify(r.meta_data ?? {}),
+          })),
+        );
+      }
+      const ids = new Map<string, number>();
+      if (fresh.length) {
+        for (const r of await trx('subscribers').where({ organization_id: orgId }).whereIn('email', fresh.map((f) => f.email)).select('id', 'email')) {
+          ids.set(r.email, Number(r.id));
+        }
+      }
+      const meta = fresh.flatMap((r) => metaRows(orgId, ids.get(r.email)!, r.meta_data ?? {}));
+      for (let i = 0; i < meta.length; i += INSERT_ROWS) await trx('subscriber_meta').insert(meta.slice(i, i + INSERT_ROWS));
+      await adjustStatusCounts(trx, orgId, { [status]: fresh.length });
+
+      for (const r of updates) {
+        const current = existing.get(r.email)!;
+        const columns = profileColumns(r, current);
+        await trx('subscribers').where({ id: current.id }).update({ ...columns, updated_at: now });
+        if (r.meta_data !== undefined) {
+          await trx('subscriber_meta').where({ subscriber_id: current.id }).delete();
+          const rows = metaRows(orgId, current.id, r.meta_data);
+          if (rows.length) await trx('subscriber_meta').insert(rows);
+        }
+        ids.set(r.email, current.id);
+      }
+
+      // Memberships are only ever added by a batch: request lists for every row, row lists for that row.
+      const byList = new Map<number, Array<{ id: number; status: string }>>();
+      for (const r of usable) {
+        const member = { id: ids.get(r.email)!, status: existing.get(r.email)?.status ?? status };
+        for (const listId of new Set([...(input.lists ?? []), ...(r.lists ?? [])])) {
+          (byList.get(listId) ?? byList.set(listId, []).get(listId)!).push(member);
+        }
+      }
+      for (const [listId, members] of byList) await addMemberships(trx, listId, members, now);
+
+      result.created += fresh.length;
+      result.updated += updates.length;
+      if (status === 'unconfirmed') result.unconfirmed.push(...fresh.map((r) => ids.get(r.email)!));
+    });
+  }
+}

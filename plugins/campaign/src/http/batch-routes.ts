@@ -1,0 +1,39 @@
+import type { ApiGroup, PluginContext } from '@switchboard/core';
+import { BatchImport } from '../audience/batch-import';
+import { BatchChanges } from '../audience/batch-changes';
+import { ConfirmationMails } from '../audience/confirmation-mails';
+import { batchCreateBody, batchDeleteBody, batchDeleteResultSchema, batchResultSchema, batchUpdateBody } from '../audience/batch-schemas';
+import { envelopes, okSchema } from './envelope';
+
+export function batchRoutes(group: ApiGroup, ctx: PluginContext): void {
+  const importer = ctx.container.resolve(BatchImport);
+  const changes = ctx.container.resolve(BatchChanges);
+  const confirmations = ctx.container.resolve(ConfirmationMails);
+  const say = envelopes(ctx.config.version, ctx.config.publicUrl);
+
+  group
+    .post<unknown, { subscribers: object[]; lists?: number[]; skip_confirmation: boolean }>(
+      '/subscribers/batch',
+      {
+        summary: 'Create or update up to 1000 subscribers by email; each row succeeds or fails on its own',
+        permission: 'subscribers:write',
+        body: batchCreateBody,
+        response: { schema: okSchema(batchResultSchema) },
+      },
+      async ({ auth, body }) => {
+        const { unconfirmed, ...result } = await importer.run(auth.organizationId, body);
+        for (const id of unconfirmed) await confirmations.queue(auth.organizationId, id);
+        return say.ok(result);
+      },
+    )
+    .put<unknown, { subscribers: object[] }>(
+      '/subscribers/batch',
+      { summary: 'Update up to 1000 subscribers, each by id or email', permission: 'subscribers:write', body: batchUpdateBody, response: { schema: okSchema(batchResultSchema) } },
+      async ({ auth, body }) => say.ok(await changes.update(auth.organizationId, body.subscribers)),
+    )
+    .delete<unknown, { ids?: number[]; emails?: string[] }>(
+      '/subscribers/batch',
+      { summary: 'Delete up to 1000 subscribers by ids and/or emails', permission: 'subscribers:write', body: batchDeleteBody, response: { schema: okSchema(batchDeleteResultSchema) } },
+      async ({ auth, body }) => say.ok(await changes.delete(auth.organizationId, body)),
+    );
+}

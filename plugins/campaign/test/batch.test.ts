@@ -1,0 +1,93 @@
+import { expect } from 'chai';
+import { describeEachBackend } from '@switchboard/core/testing';
+import { campaignFixture, CampaignFixture } from './support';
+
+describeEachBackend('campaign: batch operations', (backend) => {
+  let f: CampaignFixture;
+  let list: number;
+  before(async () => {
+    f = await campaignFixture(backend());
+    list = (await f.api().post('/lists', { name: 'Import', code: 'import' }).expect(201)).body.data.id;
+  });
+  after(() => f.close());
+
+  it('creates and updates by email, reporting each bad row with its index, field and rule', async () => {
+    await f.api().post('/subscribers', { email: 'known@example.com', first_name: 'Old' }).expect(201);
+    const res = await f.api().post('/subscribers/batch', {
+      lists: [list],
+      skip_confirmation: true,
+      subscribers: [
+        { email: 'new1@example.com', first_name: 'New', last_name: 'One', meta_data: { plan: 'pro' } },
+        { email: 'known@EXAMPLE.COM', first_name: 'Updated' },
+        { first_name: 'No email' },
+        { email: 'not-an-email' },
+        { email: 'new1@example.com' },
+        { email: 'new2@example.com', lists: [999999] },
+        { email: ' new3@Example.com ' },
+      ],
+    }).expect(200);
+    expect(res.body.data).to.deep.include({ created: 2, updated: 1, failed: 4 });
+    expect(res.body.data.errors.map((e: { index: number; field: string; rule: string }) => [e.index, e.field, e.rule])).to.deep.equal([
+      [2, 'email', 'required'],
+      [3, 'email', 'format'],
+      [4, 'email', 'duplicate_in_batch'],
+      [5, 'lists', 'exists'],
+    ]);
+    const known = await f.api().get(`/subscribers?search=${encodeURIComponent('email:known@example.com')}`).expect(200);
+    expect(known.body.data[0]).to.include({ first_name: 'Updated' });
+    expect(known.body.data[0].lists).to.deep.equal([list]);
+    const fresh = await f.api().get(`/subscribers?search=${encodeURIComponent('meta.plan:pro list:import')}`).expect(200);
+    expect(fresh.body.data.map((s: { email: string }) => s.email)).to.deep.equal(['new1@example.com']);
+    expect(fresh.body.data[0].status).to.equal('active');
+    const stored = (await f.api().get(`/lists/${list}`).expect(200)).body.data;
+    expect(stored).to.include({ subscriber_count: 3, active_count: 3 });
+  });
+
+  it('makes new subscribers unconfirmed unless skip_confirmation, and queues their mails', async () => {
+    const res = await f.api().post('/subscribers/batch', { subscribers: [{ email: 'pending@example.com' }] }).expect(200);
+    expect(res.body.data.created).to.equal(1);
+    const unconfirmed = await f.api().get('/subscribers?status=unconfirmed').expect(200);
+    expect(unconfirmed.body.data.map((s: { email: string }) => s.email)).to.include('pending@example.com');
+    const counts = await f.engine.container.resolve<import('@switchboard/core').JobQueues>('Queues').get('campaign.confirmation-mail').counts();
+    expect(counts.waiting + counts.active).to.be.at.least(1);
+  });
+
+  it('refuses more than 1000 rows with VALIDATION_ERROR', async () => {
+    const rows = Array.from({ length: 1001 }, (_, i) => ({ email: `r${i}@example.com` }));
+    const res = await f.api().post('/subscribers/batch', { subscribers: rows }).expect(422);
+    expect(res.body.error.details).to.deep.equal({ field: 'subscribers', rule: 'maxItems' });
+  });
+
+  it('imports 1000 rows in one request with the counters right', async () => {
+    const rows = Array.from({ length: 1000 }, (_, i) => ({ email: `bulk${i}@example.org`, first_name: `Bulk${i}`, meta_data: { cohort: String(i % 3) } }));
+    const res = await f.api().post('/subscribers/batch', { subscribers: rows, lists: [list], skip_confirmation: true }).expect(200);
+    expect(res.body.data).to.deep.include({ created: 1000, updated: 0, failed: 0 });
+    expect((await f.api().get(`/lists/${list}`)).body.data.active_count).to.equal(1003);
+    const cohort = await f.api().get(`/subscribers?per_page=1&search=${encodeURIComponent('meta.cohort:1')}`).expect(200);
+    expect(cohort.body.pagination.total).to.equal(333);
+  });
+
+  it('updates many by id or email', async () => {
+    const a = (await f.api().post('/subscribers', { email: 'upd-a@example.com' }).expect(201)).body.data.id;
+    await f.api().post('/subscribers', { email: 'upd-b@example.com' }).expect(201);
+    const res = await f.api().put('/subscribers/batch', {
+      subscribers: [{ id: a, job_title: 'CTO' }, { email: 'upd-b@EXAMPLE.com', job_title: 'CEO' }, { email: 'missing@example.com', job_title: 'x' }, { job_title: 'no key' }],
+    }).expect(200);
+    expect(res.body.data).to.deep.include({ updated: 2, failed: 2 });
+    expect(res.body.data.errors.map((e: { index: number; rule: string }) => [e.index, e.rule])).to.deep.equal([
+      [2, 'exists'],
+      [3, 'required'],
+    ]);
+    expect((await f.api().get(`/subscribers/${a}`)).body.data.job_title).to.equal('CTO');
+  });
+
+  it('deletes many by ids and emails, counting what was not found', async () => {
+    const a = (await f.api().post('/subscribers', { email: 'del-a@example.com', lists: [list] }).expect(201)).body.data.id;
+    await f.api().post('/subscribers', { email: 'del-b@example.com' }).expect(201);
+    const before = (await f.api().get(`/lists/${list}`)).body.data.subscriber_count;
+    const res = await f.api().delete('/subscribers/batch', { ids: [a, 987654], emails: ['del-b@EXAMPLE.com'] }).expect(200);
+    expect(res.body.data).to.deep.equal({ deleted: 2, not_found: 1 });
+    expect((await f.api().get(`/lists/${list}`)).body.data.subscriber_count).to.equal(before - 1);
+    await f.api().delete('/subscribers/batch', {}).expect(422);
+  });
+});
