@@ -1,4 +1,5 @@
 import { apiBenchmark } from './api';
+import { audienceBenchmark } from './audience';
 
 export interface BenchOptions {
   quick: boolean;
@@ -9,4 +10,5 @@ export type Benchmark = (options: BenchOptions) => Promise<Record<string, unknow
 
 export const benchmarks: Record<string, Benchmark> = {
   api: apiBenchmark,
+  audience: audienceBenchmark,
 };

@@ -5,33 +5,54 @@ import { compareVersions, majorMinor, MigrationNamespace } from './namespace';
 export interface MigrationFile {
   /** `1.0/01-create-users`, as recorded in the tracking table. */
   name: string;
+  /** The `x.y` folder it is in. */
   version: string;
   file: string;
 }
 
 const VERSION_DIR = /^\d+\.\d+$/;
 const MIGRATION_FILE = /^(\d+)-[\w.-]+\.js$/;
+// What tsc writes beside each compiled migration, and hidden files such as .DS_Store.
+const IGNORED = /\.(d\.ts|map)$|^\./;
 
-/** The namespace's compiled migrations, versions and then file numbers sorted numerically. */
+/** The namespace's compiled migrations: version folders, then files by leading number, sorted numerically. */
 export function loadMigrationFiles(namespace: MigrationNamespace): MigrationFile[] {
-  if (!fs.existsSync(namespace.directory)) return [];
+  const { id, directory } = namespace;
+  if (!fs.existsSync(directory)) throw new Error(`Migrations folder of "${id}" not found: ${directory} (is the package built?)`);
   const versions = fs
-    .readdirSync(namespace.directory, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && VERSION_DIR.test(d.name))
-    .map((d) => d.name)
-    .sort(compareVersions);
+    .readdirSync(directory, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+  const misnamed = versions.find((v) => !VERSION_DIR.test(v));
+  if (misnamed) throw new Error(`Migrations of "${id}": folder ${path.join(directory, misnamed)} is not named like x.y (e.g. 1.2)`);
+  versions.sort(compareVersions);
+
   const newest = versions[versions.length - 1];
-  if (newest && compareVersions(newest, majorMinor(namespace.version)) > 0) {
+  const allowed = majorMinor(namespace.version);
+  if (newest && compareVersions(newest, allowed) > 0) {
     throw new Error(
-      `Migrations of "${namespace.id}" include version ${newest}, newer than its release ${namespace.version}: ` +
-        `raise the package version or move the folder.`,
+      `Migrations of "${id}" include folder ${newest}, newer than its version ${namespace.version} allows (${allowed}): ` +
+        `raise the version to ${newest} or move the migrations into an older folder.`,
     );
   }
-  return versions.flatMap((version) =>
-    fs
-      .readdirSync(path.join(namespace.directory, version))
-      .filter((f) => MIGRATION_FILE.test(f))
-      .sort((a, b) => Number(MIGRATION_FILE.exec(a)![1]) - Number(MIGRATION_FILE.exec(b)![1]))
-      .map((f) => ({ name: `${version}/${f.replace(/\.js$/, '')}`, version, file: path.join(namespace.directory, version, f) })),
-  );
+  return versions.flatMap((version) => versionFiles(id, directory, version));
+}
+
+function versionFiles(id: string, directory: string, version: string): MigrationFile[] {
+  const folder = path.join(directory, version);
+  const numbered = fs
+    .readdirSync(folder)
+    .filter((f) => !IGNORED.test(f))
+    .map((f) => {
+      const match = MIGRATION_FILE.exec(f);
+      if (!match) throw new Error(`Migrations of "${id}": ${path.join(folder, f)} is not a compiled migration named NN-name.js`);
+      return { number: Number(match[1]), f };
+    })
+    .sort((a, b) => a.number - b.number);
+  numbered.forEach(({ number, f }, i) => {
+    if (i > 0 && numbered[i - 1].number === number) {
+      throw new Error(`Migrations of "${id}": ${numbered[i - 1].f} and ${f} in ${folder} share the number ${number}, so their order is undefined`);
+    }
+  });
+  return numbered.map(({ f }) => ({ name: `${version}/${f.slice(0, -'.js'.length)}`, version, file: path.join(folder, f) }));
 }

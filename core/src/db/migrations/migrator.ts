@@ -1,68 +1,91 @@
 import type { Knex } from 'knex';
+import { retryWhileLocked } from './lock-wait';
 import { loadMigrationFiles, MigrationFile } from './migration-files';
-import { compareVersions, MigrationNamespace, trackingTable } from './namespace';
+import { assertDistinctNamespaces, assertVersion, compareVersions, MigrationNamespace, trackingTable } from './namespace';
+import { ensureTrackingTables } from './tracking-tables';
 
 export interface NamespaceStatus {
   plugin: string;
   version: string;
+  /** In the order they were applied. */
   applied: string[];
   pending: string[];
-  /** Highest x.y with an applied migration. */
+  /** Highest x.y with at least one applied migration. */
   current: string | null;
 }
 
-const LOCK_WAIT_MS = 60_000;
+export interface MigratorOptions {
+  /** How long to wait for another runner's lock before failing. Default 60 s. */
+  lockTimeoutMs?: number;
+}
+
+interface Loaded {
+  ns: MigrationNamespace;
+  files: MigrationFile[];
+}
 
 /**
- * Versioned migrations per namespace on knex's own migrator: one tracking table per namespace and
- * knex's lock table beside it, so two runners never apply the same migration.
+ * Versioned migrations per namespace on knex's own migrator: knex keeps one tracking table per namespace
+ * and a lock table beside it, so concurrent runners never apply a migration twice.
  */
 export class Migrator {
   constructor(
     private readonly knex: Knex,
     private readonly namespaces: MigrationNamespace[],
-  ) {}
+    private readonly options: MigratorOptions = {},
+  ) {
+    assertDistinctNamespaces(namespaces);
+  }
 
+  /** Applies pending migrations, namespaces in the given order; `to: 'x.y'` stops after that folder. */
   async latest(opts: { plugin?: string; to?: string } = {}): Promise<Array<{ plugin: string; applied: string[] }>> {
+    const { to } = opts;
+    if (to !== undefined) assertVersion(to, 'latest({ to })');
     const out = [];
-    for (const ns of this.select(opts.plugin)) {
-      const files = loadMigrationFiles(ns).filter((f) => !opts.to || compareVersions(f.version, opts.to) <= 0);
-      const [, applied] = await this.withLockRetry(() => this.knex.migrate.latest(this.config(ns, files)));
+    // Every namespace's files load before anything runs, so a bad folder fails before any migration.
+    for (const { ns, files } of this.load(opts.plugin)) {
+      const last = to === undefined ? files[files.length - 1] : files.filter((f) => compareVersions(f.version, to) <= 0).pop();
+      if (!last) {
+        out.push({ plugin: ns.id, applied: [] });
+        continue;
+      }
+      // knex's `to` runs the pending migrations up to and including `name`, in one batch.
+      const [, applied] = await this.locked(ns, () => this.knex.migrate.to({ ...this.config(ns, files), name: last.name }));
       out.push({ plugin: ns.id, applied: (applied as string[]).map(String) });
     }
     return out;
   }
 
+  /**
+   * Without `to`: reverts each namespace's last batch (knex semantics). With `to: 'x.y'`: reverts every
+   * applied migration of a later folder, newest first; `to: '0'` reverts everything. Namespaces go in
+   * reverse order, so plugins are reverted before what they depend on.
+   */
   async rollback(opts: { plugin?: string; to?: string } = {}): Promise<Array<{ plugin: string; reverted: string[] }>> {
+    const { to } = opts;
+    if (to !== undefined) assertVersion(to, 'rollback({ to })');
     const out = [];
-    for (const ns of [...this.select(opts.plugin)].reverse()) {
-      const files = loadMigrationFiles(ns);
-      if (opts.to === undefined) {
-        const [, reverted] = await this.withLockRetry(() => this.knex.migrate.rollback(this.config(ns, files)));
-        out.push({ plugin: ns.id, reverted: (reverted as string[]).map(String) });
-        continue;
-      }
-      const reverted: string[] = [];
-      const versionOf = new Map(files.map((f) => [f.name, f.version]));
-      for (;;) {
-        const applied = await this.appliedNames(ns);
-        const last = applied[applied.length - 1];
-        if (!last || compareVersions(versionOf.get(last) ?? last.split('/')[0], opts.to) <= 0) break;
-        const [, names] = await this.withLockRetry(() => this.knex.migrate.down(this.config(ns, files)));
-        reverted.push(...(names as string[]).map(String));
-      }
-      out.push({ plugin: ns.id, reverted });
+    for (const { ns, files } of this.load(opts.plugin).reverse()) {
+      const config = this.config(ns, files);
+      const [, reverted] = await this.locked(ns, async () => {
+        if (to === undefined) return this.knex.migrate.rollback(config);
+        // list() fails when an applied migration's file is gone; the narrowed source below cannot tell.
+        await this.knex.migrate.list(config);
+        const later = this.config(ns, files.filter((f) => compareVersions(f.version, to) > 0));
+        // rollback(all) reverts the applied migrations of its source, newest first, under one lock.
+        return this.knex.migrate.rollback({ ...later, disableMigrationsListValidation: true }, true);
+      });
+      out.push({ plugin: ns.id, reverted: (reverted as string[]).map(String) });
     }
     return out;
   }
 
   async status(): Promise<NamespaceStatus[]> {
     const out: NamespaceStatus[] = [];
-    for (const ns of this.namespaces) {
-      const files = loadMigrationFiles(ns);
+    for (const { ns, files } of this.load()) {
       const applied = await this.appliedNames(ns);
       const done = new Set(applied);
-      const versions = applied.map((n) => n.split('/')[0]).sort(compareVersions);
+      const versions = applied.map((name) => name.split('/')[0]).sort(compareVersions);
       out.push({
         plugin: ns.id,
         version: ns.version,
@@ -78,21 +101,26 @@ export class Migrator {
   async unlock(plugin?: string): Promise<string[]> {
     const cleared = [];
     for (const ns of this.select(plugin)) {
-      await this.knex.migrate.forceFreeMigrationsLock(this.config(ns, []));
+      await this.knex.migrate.forceFreeMigrationsLock({ tableName: trackingTable(ns) });
       cleared.push(ns.id);
     }
     return cleared;
   }
 
+  /** Read-only: status does not create the tracking tables. */
   private async appliedNames(ns: MigrationNamespace): Promise<string[]> {
     const table = trackingTable(ns);
     if (!(await this.knex.schema.hasTable(table))) return [];
-    const rows = await this.knex(table).select('name').orderBy('id');
-    return rows.map((r: { name: string }) => r.name);
+    const rows: Array<{ name: string }> = await this.knex(table).select('name').orderBy('id');
+    return rows.map((r) => r.name);
+  }
+
+  private load(plugin?: string): Loaded[] {
+    return this.select(plugin).map((ns) => ({ ns, files: loadMigrationFiles(ns) }));
   }
 
   private select(plugin?: string): MigrationNamespace[] {
-    if (!plugin) return this.namespaces;
+    if (plugin === undefined) return this.namespaces;
     const ns = this.namespaces.find((n) => n.id === plugin);
     if (!ns) throw new Error(`Unknown plugin "${plugin}" for migrations; known: ${this.namespaces.map((n) => n.id).join(', ')}`);
     return [ns];
@@ -101,8 +129,6 @@ export class Migrator {
   private config(ns: MigrationNamespace, files: MigrationFile[]): Knex.MigratorConfig {
     return {
       tableName: trackingTable(ns),
-      // A subset of the files (with --to) is a valid source: applied names beyond it are not an error.
-      disableMigrationsListValidation: true,
       migrationSource: {
         getMigrations: async () => files,
         getMigrationName: (m: MigrationFile) => m.name,
@@ -111,17 +137,24 @@ export class Migrator {
     };
   }
 
-  /** knex refuses at once while another runner holds the lock; wait for it instead. */
-  private async withLockRetry<T>(run: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    for (;;) {
-      try {
-        return await run();
-      } catch (err) {
-        const locked = (err as Error).name === 'MigrationLocked' || /already locked/i.test((err as Error).message);
-        if (!locked || Date.now() > deadline) throw err;
-        await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
-      }
-    }
+  private locked<T>(ns: MigrationNamespace, run: () => Promise<T>): Promise<T> {
+    const timeoutMs = this.options.lockTimeoutMs ?? 60_000;
+    const table = trackingTable(ns);
+    return retryWhileLocked(
+      async () => {
+        await ensureTrackingTables(this.knex, table);
+        return run();
+      },
+      timeoutMs,
+      (last) =>
+        new Error(
+          `Migrations of "${ns.id}" stayed locked by another runner for ${timeoutMs / 1000} s (${table}_lock; ${last.message}). ` +
+            `If no runner is migrating (one was killed mid-migration), clear the lock with ` +
+            `"switchboard migrate:unlock --plugin ${ns.id}" and migrate again.`,
+        ),
+    ).catch((err: Error) => {
+      if (err.message.startsWith(`Migrations of "${ns.id}"`)) throw err;
+      throw new Error(`Migrations of "${ns.id}": ${err.message}`, { cause: err });
+    });
   }
 }

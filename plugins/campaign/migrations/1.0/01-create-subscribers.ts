@@ -10,8 +10,6 @@ export async function up(knex: Knex): Promise<void> {
     if (mysql) email.collate('utf8mb4_bin');
     t.string('first_name', 191).nullable();
     t.string('last_name', 191).nullable();
-    // Lower-cased "first last" for the name: operator and plain-word search.
-    t.string('name_search', 383).nullable();
     t.string('company_name', 191).nullable();
     t.string('phone', 64).nullable();
     t.string('job_title', 191).nullable();

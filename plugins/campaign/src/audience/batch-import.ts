@@ -1,11 +1,12 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppError, Clock, compileValidator, isUniqueViolation, TOKENS } from '@switchboard/core';
+import { AppError, Clock, compileValidator, isUniqueViolation, TOKENS, transactionWithRetry } from '@switchboard/core';
 import { addMemberships, adjustStatusCounts } from './counters';
 import { normalizeEmail } from './email';
 import { metaRows, profileColumns } from './subscriber-rows';
 import type { SubscriberProfile } from './subscriber-schemas';
-import { SubscriberWriter } from './subscriber-writer';
+import { pickNames, SubscriberWriter } from './subscriber-writer';
+import { writeTokens } from './tokens';
 import { batchRowSchema, RowError } from './batch-schemas';
 
 const CHUNK = 500;
@@ -110,7 +111,7 @@ export class BatchImport {
     if (!usable.length) return;
     const now = this.clock.now();
     const status = input.skip_confirmation ? 'active' : 'unconfirmed';
-    await this.knex.transaction(async (trx) => {
+    await transactionWithRetry(this.knex, async (trx) => {
       const existing = new Map<string, { id: number; status: string; first_name: string | null; last_name: string | null }>();
       for (const r of await trx('subscribers').where({ organization_id: orgId }).whereIn('email', usable.map((u) => u.email)).select('id', 'email', 'status', 'first_name', 'last_name')) {
         existing.set(r.email, { ...r, id: Number(r.id) });
@@ -143,14 +144,17 @@ export class BatchImport {
           ids.set(r.email, Number(r.id));
         }
       }
+      await writeTokens(trx, orgId, fresh.map((r) => ({ id: ids.get(r.email)!, email: r.email, first_name: r.first_name, last_name: r.last_name })));
       const meta = fresh.flatMap((r) => metaRows(orgId, ids.get(r.email)!, r.meta_data ?? {}));
       for (let i = 0; i < meta.length; i += INSERT_ROWS) await trx('subscriber_meta').insert(meta.slice(i, i + INSERT_ROWS));
       await adjustStatusCounts(trx, orgId, { [status]: fresh.length });
 
       for (const r of updates) {
         const current = existing.get(r.email)!;
-        const columns = profileColumns(r, current);
-        await trx('subscribers').where({ id: current.id }).update({ ...columns, updated_at: now });
+        await trx('subscribers').where({ id: current.id }).update({ ...profileColumns(r), updated_at: now });
+        if (r.first_name !== undefined || r.last_name !== undefined) {
+          await writeTokens(trx, orgId, [{ ...current, email: r.email, ...pickNames(r) }], true);
+        }
         if (r.meta_data !== undefined) {
           await trx('subscriber_meta').where({ subscriber_id: current.id }).delete();
           const rows = metaRows(orgId, current.id, r.meta_data);
@@ -167,7 +171,7 @@ export class BatchImport {
           (byList.get(listId) ?? byList.set(listId, []).get(listId)!).push(member);
         }
       }
-      for (const [listId, members] of byList) await addMemberships(trx, listId, members, now);
+      for (const listId of [...byList.keys()].sort((a, b) => a - b)) await addMemberships(trx, listId, byList.get(listId)!, now);
 
       result.created += fresh.length;
       result.updated += updates.length;

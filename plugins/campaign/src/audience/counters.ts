@@ -4,8 +4,11 @@ export type StatusDeltas = Partial<Record<string, number>>;
 
 /** Adds to the per-organization status counts inside the caller's transaction. */
 export async function adjustStatusCounts(trx: Knex.Transaction, organizationId: number, deltas: StatusDeltas): Promise<void> {
-  for (const [status, delta] of Object.entries(deltas)) {
+  // Sorted, so concurrent transactions take the counter rows in one order and cannot deadlock on them.
+  for (const [status, delta] of Object.entries(deltas).sort(([a], [b]) => a.localeCompare(b))) {
     if (!delta) continue;
+    const updated = await trx('subscriber_counts').where({ organization_id: organizationId, status }).increment('count', delta);
+    if (updated) continue;
     await trx('subscriber_counts').insert({ organization_id: organizationId, status, count: 0 }).onConflict(['organization_id', 'status']).ignore();
     await trx('subscriber_counts').where({ organization_id: organizationId, status }).increment('count', delta);
   }

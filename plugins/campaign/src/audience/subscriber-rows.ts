@@ -40,19 +40,11 @@ export const toDetail = (row: Row, lists: Array<{ id: number; name: string; code
   updated_at: toIso(row.updated_at)!,
 });
 
-export const nameSearch = (first?: string | null, last?: string | null) => [first, last].filter(Boolean).join(' ').toLowerCase() || null;
-
 /** Columns of the profile fields present in the input. */
-export function profileColumns(input: SubscriberProfile, current?: { first_name: string | null; last_name: string | null }): Row {
+export function profileColumns(input: SubscriberProfile): Row {
   const columns: Row = {};
   for (const key of ['first_name', 'last_name', 'company_name', 'phone', 'job_title'] as const) {
     if (input[key] !== undefined) columns[key] = input[key];
-  }
-  if (input.first_name !== undefined || input.last_name !== undefined || !current) {
-    columns.name_search = nameSearch(
-      input.first_name !== undefined ? input.first_name : current?.first_name,
-      input.last_name !== undefined ? input.last_name : current?.last_name,
-    );
   }
   if (input.meta_data !== undefined) columns.meta_data = JSON.stringify(input.meta_data);
   return columns;

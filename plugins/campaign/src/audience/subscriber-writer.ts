@@ -1,10 +1,17 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, duplicateEntry, insertedId, isUniqueViolation, notFound, TOKENS, validationError } from '@switchboard/core';
+import { Clock, duplicateEntry, insertedId, isUniqueViolation, notFound, TOKENS, transactionWithRetry, validationError } from '@switchboard/core';
 import { addMemberships, adjustStatusCounts, moveMembershipStatus, removeMemberships } from './counters';
 import { normalizeEmail } from './email';
 import { metaRows, profileColumns } from './subscriber-rows';
+import { writeTokens } from './tokens';
 import type { NewSubscriber, SubscriberProfile } from './subscriber-schemas';
+
+/** The name fields present in the input. */
+export const pickNames = (input: SubscriberProfile) => ({
+  ...(input.first_name !== undefined ? { first_name: input.first_name } : {}),
+  ...(input.last_name !== undefined ? { last_name: input.last_name } : {}),
+});
 
 /** Every change to subscribers, each in one transaction that also keeps the counters right. */
 @injectable()
@@ -19,7 +26,7 @@ export class SubscriberWriter {
     const status = input.confirmed ? 'active' : 'unconfirmed';
     const now = this.clock.now();
     try {
-      return await this.knex.transaction(async (trx) => {
+      return await transactionWithRetry(this.knex, async (trx) => {
         await this.assertListsExist(trx, orgId, input.lists ?? []);
         const id = insertedId(
           await trx('subscribers').insert({
@@ -34,6 +41,7 @@ export class SubscriberWriter {
           }),
         );
         await this.writeMeta(trx, orgId, id, input.meta_data ?? {});
+        await writeTokens(trx, orgId, [{ id, email, first_name: input.first_name, last_name: input.last_name }]);
         await adjustStatusCounts(trx, orgId, { [status]: 1 });
         for (const listId of input.lists ?? []) await addMemberships(trx, listId, [{ id, status }], now);
         return { id, email, status };
@@ -46,11 +54,13 @@ export class SubscriberWriter {
 
   /** `lists` replaces the memberships; `meta_data` replaces the whole object. */
   async update(orgId: number, id: number, input: SubscriberProfile): Promise<void> {
-    await this.knex.transaction(async (trx) => {
-      const current = await trx('subscribers').where({ organization_id: orgId, id }).first('id', 'status', 'first_name', 'last_name');
+    await transactionWithRetry(this.knex, async (trx) => {
+      const current = await trx('subscribers').where({ organization_id: orgId, id }).first('id', 'email', 'status', 'first_name', 'last_name');
       if (!current) throw notFound('Subscriber', id);
-      const columns = profileColumns(input, current);
-      await trx('subscribers').where({ id }).update({ ...columns, updated_at: this.clock.now() });
+      await trx('subscribers').where({ id }).update({ ...profileColumns(input), updated_at: this.clock.now() });
+      if (input.first_name !== undefined || input.last_name !== undefined) {
+        await writeTokens(trx, orgId, [{ ...current, id, ...pickNames(input) }], true);
+      }
       if (input.meta_data !== undefined) {
         await trx('subscriber_meta').where({ subscriber_id: id }).delete();
         await this.writeMeta(trx, orgId, id, input.meta_data);
@@ -60,7 +70,7 @@ export class SubscriberWriter {
   }
 
   async delete(orgId: number, id: number): Promise<void> {
-    await this.knex.transaction(async (trx) => {
+    await transactionWithRetry(this.knex, async (trx) => {
       const current = await trx('subscribers').where({ organization_id: orgId, id }).first('id', 'status');
       if (!current) throw notFound('Subscriber', id);
       for (const listId of await trx('list_subscribers').where({ subscriber_id: id }).pluck('list_id')) {
@@ -73,7 +83,7 @@ export class SubscriberWriter {
 
   /** Moves a subscriber to a status with its timestamps, counters and list counts. */
   async setStatus(orgId: number, id: number, status: string, extra: Record<string, unknown> = {}): Promise<void> {
-    await this.knex.transaction(async (trx) => {
+    await transactionWithRetry(this.knex, async (trx) => {
       const current = await trx('subscribers').where({ organization_id: orgId, id }).first('id', 'status');
       if (!current) throw notFound('Subscriber', id);
       const now = this.clock.now();

@@ -1,0 +1,21 @@
+import type { Knex } from 'knex';
+
+/**
+ * Words of names and emails, so `name:` and plain-word search are index range scans at any audience
+ * size (a LIKE '%x%' over the subscribers table is a full scan).
+ */
+export async function up(knex: Knex): Promise<void> {
+  await knex.schema.createTable('subscriber_tokens', (t) => {
+    t.integer('organization_id').unsigned().notNullable();
+    t.integer('subscriber_id').unsigned().notNullable().references('id').inTable('subscribers').onDelete('CASCADE');
+    // n: a word of the name; e: a piece of the email.
+    t.string('kind', 1).notNullable();
+    t.string('token', 64).notNullable();
+    t.index(['organization_id', 'kind', 'token', 'subscriber_id'], 'subscriber_tokens_lookup_idx');
+    t.index(['subscriber_id'], 'subscriber_tokens_subscriber_idx');
+  });
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTable('subscriber_tokens');
+}

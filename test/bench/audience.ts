@@ -1,0 +1,149 @@
+import { createMysqlDatabase, createTestEngine, createTenant, deleteRedisKeys, uniqueSuffix } from '@switchboard/core/testing';
+import campaign from '@switchboard/plugin-campaign';
+import { binPath, freePort } from '../src/cli';
+import { startServer, stop } from './processes';
+import { timeRequests } from './timing';
+import type { BenchOptions } from './registry';
+
+const LISTS = 20;
+const BATCH = 1000;
+const PARALLEL = 4;
+const SAMPLES = 40;
+const TARGETS = { import_per_second: 20_000, p95_ms: 100, p50_ratio: 3 };
+const PLANS = ['free', 'basic', 'pro', 'enterprise', 'trial'];
+const REGIONS = ['eu', 'us', 'apac', 'latam', 'mena', 'africa', 'nordics', 'dach', 'uk', 'benelux'];
+const FIRST = ['ada', 'grace', 'alan', 'edsger', 'barbara', 'donald', 'margaret', 'ken', 'linus', 'radia', 'tim', 'frances'];
+const LAST = ['lovelace', 'hopper', 'turing', 'dijkstra', 'liskov', 'knuth', 'hamilton', 'thompson', 'torvalds', 'perlman', 'berners', 'allen'];
+
+/** Subscriber n of the synthetic audience: deterministic, spread over lists, plans, regions and names. */
+function subscriber(n: number, listIds: number[]) {
+  return {
+    email: `user${n}@example${n % 97}.com`,
+    first_name: `${FIRST[n % FIRST.length]}${n % 1000}`,
+    last_name: LAST[(n * 7) % LAST.length],
+    lists: [listIds[n % LISTS], listIds[(n * 3 + 1) % LISTS]].filter((v, i, a) => a.indexOf(v) === i),
+    meta_data: { plan: PLANS[n % PLANS.length], region: REGIONS[n % REGIONS.length], tags: [`t${n % 50}`, `t${(n * 11) % 50}`] },
+  };
+}
+
+interface Api {
+  post(path: string, body: object): Promise<any>;
+  get(path: string): Promise<any>;
+}
+
+function api(base: string, token: string): Api {
+  const call = async (method: string, path: string, body?: object) => {
+    const res = await fetch(`${base}/api/campaign${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+    return json;
+  };
+  return { post: (p, b) => call('POST', p, b), get: (p) => call('GET', p) };
+}
+
+/** Imports subscribers [from, to) through POST /subscribers/batch, PARALLEL requests at a time. */
+async function seed(client: Api, from: number, to: number, listIds: number[], log: (s: string) => void): Promise<number> {
+  const started = performance.now();
+  let next = from;
+  let done = 0;
+  const worker = async () => {
+    while (next < to) {
+      const start = next;
+      next = Math.min(to, next + BATCH);
+      const rows = [];
+      for (let n = start; n < next; n++) rows.push(subscriber(n, listIds));
+      const res = await client.post('/subscribers/batch', { subscribers: rows, skip_confirmation: true });
+      if (res.data.failed) throw new Error(`batch failed rows: ${JSON.stringify(res.data.errors.slice(0, 3))}`);
+      done += rows.length;
+      if (done % 100_000 < BATCH) log(`  imported ${from + done}`);
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker));
+  return Math.round((to - from) / ((performance.now() - started) / 1000));
+}
+
+async function measureQueries(client: Api, listIds: number[], size: number) {
+  const sample = (await client.get('/subscribers?per_page=1')).data[0].id as number;
+  const queries: Record<string, string> = {
+    'page 1': '/subscribers',
+    'page 500': '/subscribers?page=500',
+    'search email:': `/subscribers?search=${encodeURIComponent(`email:user${Math.floor(size / 2)}@example${Math.floor(size / 2) % 97}.com`)}`,
+    'search name:': `/subscribers?search=${encodeURIComponent('name:grace')}`,
+    'search list:': `/subscribers?search=${encodeURIComponent('list:list-7')}`,
+    'search status:': `/subscribers?search=${encodeURIComponent('status:active')}`,
+    'search created:>': `/subscribers?search=${encodeURIComponent('created:>2020-01-01')}`,
+    'search meta.plan:': `/subscribers?search=${encodeURIComponent('meta.plan:pro')}`,
+    'list: + status:': `/subscribers?search=${encodeURIComponent('list:list-3 status:active')}`,
+    'GET /lists': '/lists',
+    'GET /subscribers/{id}': `/subscribers/${sample}`,
+  };
+  const out: Record<string, { p50_ms: number; p95_ms: number }> = {};
+  for (const [name, path] of Object.entries(queries)) {
+    await client.get(path);
+    out[name] = await timeRequests(async () => void (await client.get(path)), SAMPLES);
+  }
+  void listIds;
+  return out;
+}
+
+/**
+ * On MariaDB: import a small and then a large audience through the batch endpoint of a running
+ * server, timing the import, and measure each listed query at both sizes.
+ */
+export async function audienceBenchmark({ quick, log }: BenchOptions): Promise<Record<string, unknown>> {
+  const small = 10_000;
+  const large = quick ? 100_000 : 1_000_000;
+  const db = await createMysqlDatabase();
+  const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const redisPrefix = `sbbench_${uniqueSuffix()}`;
+  const env = { DATABASE_URL: db.url, REDIS_URL: redisUrl, REDIS_PREFIX: redisPrefix, PLUGINS: 'campaign', RATE_LIMIT_SCALE: '1000000' };
+  try {
+    const setup = await createTestEngine({ name: 'mysql+redis', databaseUrl: db.url, redisUrl, redisPrefix, dataDir: '/tmp/switchboard-bench', dispose: async () => {} }, { plugins: [campaign] });
+    const tenant = await createTenant(setup, { name: 'Bench' });
+    await setup.close();
+    const port = await freePort();
+    const server = await startServer([binPath, 'serve', '--no-worker', '--no-scheduler', '--no-migrate'], { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/health`);
+    try {
+      const client = api(`http://127.0.0.1:${port}`, tenant.token);
+      const listIds: number[] = [];
+      for (let i = 0; i < LISTS; i++) listIds.push((await client.post('/lists', { name: `List ${i}`, code: `list-${i}` })).data.id);
+
+      log(`importing ${small} subscribers`);
+      const importSmall = await seed(client, 0, small, listIds, log);
+      log('measuring queries at the small size');
+      const atSmall = await measureQueries(client, listIds, small);
+      log(`importing up to ${large} subscribers`);
+      const importLarge = await seed(client, small, large, listIds, log);
+      log('measuring queries at the large size');
+      const atLarge = await measureQueries(client, listIds, large);
+
+      const queries = Object.fromEntries(
+        Object.keys(atLarge).map((name) => {
+          const ratio = Number((atLarge[name].p50_ms / atSmall[name].p50_ms).toFixed(2));
+          return [name, { small: atSmall[name], large: atLarge[name], p50_ratio: ratio, met: atLarge[name].p95_ms <= TARGETS.p95_ms && ratio <= TARGETS.p50_ratio }];
+        }),
+      );
+      return {
+        name: 'audience',
+        sizes: { small, large, lists: LISTS, batch: BATCH, parallel_requests: PARALLEL, samples_per_query: SAMPLES, quick },
+        import_per_second: { small: importSmall, large: importLarge },
+        baseline: { listmonk_import_per_second: 10_000 },
+        queries,
+        targets: TARGETS,
+        met: {
+          import_per_second: importLarge >= TARGETS.import_per_second,
+          queries: Object.values(queries).every((q) => q.met),
+        },
+      };
+    } finally {
+      await stop(server);
+    }
+  } finally {
+    await db.drop();
+    await deleteRedisKeys(redisUrl, redisPrefix);
+  }
+}
