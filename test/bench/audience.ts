@@ -19,7 +19,7 @@ const LAST = ['lovelace', 'hopper', 'turing', 'dijkstra', 'liskov', 'knuth', 'ha
 function subscriber(n: number, listIds: number[]) {
   return {
     email: `user${n}@example${n % 97}.com`,
-    first_name: `${FIRST[n % FIRST.length]}${n % 1000}`,
+    first_name: FIRST[n % FIRST.length],
     last_name: LAST[(n * 7) % LAST.length],
     lists: [listIds[n % LISTS], listIds[(n * 3 + 1) % LISTS]].filter((v, i, a) => a.indexOf(v) === i),
     meta_data: { plan: PLANS[n % PLANS.length], region: REGIONS[n % REGIONS.length], tags: [`t${n % 50}`, `t${(n * 11) % 50}`] },

@@ -43,7 +43,9 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('subscriber_id').unsigned().notNullable().references('id').inTable('subscribers').onDelete('CASCADE');
     t.string('meta_key', 64).notNullable();
     t.string('meta_value', 191).notNullable();
-    t.index(['organization_id', 'meta_key', 'meta_value', 'subscriber_id'], 'subscriber_meta_lookup_idx');
+    // The subscriber's status, copied so "meta value and status" is one index range in id order.
+    t.string('subscriber_status', 16).notNullable();
+    t.index(['organization_id', 'meta_key', 'meta_value', 'subscriber_status', 'subscriber_id'], 'subscriber_meta_lookup_idx');
     t.index(['subscriber_id'], 'subscriber_meta_subscriber_idx');
   });
 }

@@ -11,7 +11,8 @@ export async function up(knex: Knex): Promise<void> {
     // n: a word of the name; e: a piece of the email.
     t.string('kind', 1).notNullable();
     t.string('token', 64).notNullable();
-    t.index(['organization_id', 'kind', 'token', 'subscriber_id'], 'subscriber_tokens_lookup_idx');
+    t.string('subscriber_status', 16).notNullable();
+    t.index(['organization_id', 'kind', 'token', 'subscriber_status', 'subscriber_id'], 'subscriber_tokens_lookup_idx');
     t.index(['subscriber_id'], 'subscriber_tokens_subscriber_idx');
   });
 }

@@ -7,10 +7,10 @@ import { metaRows, profileColumns } from './subscriber-rows';
 import type { SubscriberProfile } from './subscriber-schemas';
 import { pickNames, SubscriberWriter } from './subscriber-writer';
 import { writeTokens } from './tokens';
+import { insertInChunks } from './insert-chunks';
 import { batchRowSchema, RowError } from './batch-schemas';
 
-const CHUNK = 500;
-const INSERT_ROWS = 400;
+const CHUNK = 1000;
 const validateRow = compileValidator(batchRowSchema, 'body');
 
 interface Row extends SubscriberProfile {
@@ -119,9 +119,10 @@ export class BatchImport {
       const fresh = usable.filter((r) => !existing.has(r.email));
       const updates = usable.filter((r) => existing.has(r.email));
 
-      for (let i = 0; i < fresh.length; i += INSERT_ROWS) {
-        await trx('subscribers').insert(
-          fresh.slice(i, i + INSERT_ROWS).map((r) => ({
+      await insertInChunks(
+        trx,
+        'subscribers',
+        fresh.map((r) => ({
             organization_id: orgId,
             email: r.email,
             status,
@@ -136,17 +137,16 @@ export class BatchImport {
             ...profileColumns(r),
             meta_data: JSON.stringify(r.meta_data ?? {}),
           })),
-        );
-      }
+      );
       const ids = new Map<string, number>();
       if (fresh.length) {
         for (const r of await trx('subscribers').where({ organization_id: orgId }).whereIn('email', fresh.map((f) => f.email)).select('id', 'email')) {
           ids.set(r.email, Number(r.id));
         }
       }
-      await writeTokens(trx, orgId, fresh.map((r) => ({ id: ids.get(r.email)!, email: r.email, first_name: r.first_name, last_name: r.last_name })));
-      const meta = fresh.flatMap((r) => metaRows(orgId, ids.get(r.email)!, r.meta_data ?? {}));
-      for (let i = 0; i < meta.length; i += INSERT_ROWS) await trx('subscriber_meta').insert(meta.slice(i, i + INSERT_ROWS));
+      await writeTokens(trx, orgId, fresh.map((r) => ({ id: ids.get(r.email)!, email: r.email, status, first_name: r.first_name, last_name: r.last_name })));
+      const meta = fresh.flatMap((r) => metaRows(orgId, ids.get(r.email)!, status, r.meta_data ?? {}));
+      await insertInChunks(trx, 'subscriber_meta', meta);
       await adjustStatusCounts(trx, orgId, { [status]: fresh.length });
 
       for (const r of updates) {
@@ -157,7 +157,7 @@ export class BatchImport {
         }
         if (r.meta_data !== undefined) {
           await trx('subscriber_meta').where({ subscriber_id: current.id }).delete();
-          const rows = metaRows(orgId, current.id, r.meta_data);
+          const rows = metaRows(orgId, current.id, current.status, r.meta_data);
           if (rows.length) await trx('subscriber_meta').insert(rows);
         }
         ids.set(r.email, current.id);
@@ -171,7 +171,8 @@ export class BatchImport {
           (byList.get(listId) ?? byList.set(listId, []).get(listId)!).push(member);
         }
       }
-      for (const listId of [...byList.keys()].sort((a, b) => a - b)) await addMemberships(trx, listId, byList.get(listId)!, now);
+      const freshIds = new Set(fresh.map((r) => ids.get(r.email)!));
+      for (const listId of [...byList.keys()].sort((a, b) => a - b)) await addMemberships(trx, listId, byList.get(listId)!, now, freshIds);
 
       result.created += fresh.length;
       result.updated += updates.length;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { insertInChunks } from './insert-chunks';
 
 export type StatusDeltas = Partial<Record<string, number>>;
 
@@ -19,9 +20,14 @@ export async function statusCount(knex: Knex, organizationId: number, status: st
   return Number(row?.count ?? 0);
 }
 
-/** Moves a subscriber's memberships to a new status and keeps each list's active_count right. */
+/**
+ * Moves the status copies (memberships, meta and search words) to a new status and keeps each
+ * list's active_count right.
+ */
 export async function moveMembershipStatus(trx: Knex.Transaction, subscriberId: number, from: string, to: string): Promise<void> {
   if (from === to) return;
+  await trx('subscriber_meta').where({ subscriber_id: subscriberId }).update({ subscriber_status: to });
+  await trx('subscriber_tokens').where({ subscriber_id: subscriberId }).update({ subscriber_status: to });
   const listIds = (await trx('list_subscribers').where({ subscriber_id: subscriberId }).pluck('list_id')) as number[];
   if (!listIds.length) return;
   await trx('list_subscribers').where({ subscriber_id: subscriberId }).update({ subscriber_status: to });
@@ -35,17 +41,20 @@ export async function addMemberships(
   listId: number,
   members: Array<{ id: number; status: string }>,
   now: Date,
+  /** Subscribers created in this transaction: they cannot be members yet, so they are not looked up. */
+  created: Set<number> = new Set(),
 ): Promise<number> {
   if (!members.length) return 0;
+  const lookup = members.filter((m) => !created.has(m.id)).map((m) => m.id);
   const existing = new Set(
-    ((await trx('list_subscribers').where({ list_id: listId }).whereIn('subscriber_id', members.map((m) => m.id)).pluck('subscriber_id')) as number[]).map(Number),
+    lookup.length ? ((await trx('list_subscribers').where({ list_id: listId }).whereIn('subscriber_id', lookup).pluck('subscriber_id')) as number[]).map(Number) : [],
   );
   const fresh = members.filter((m) => !existing.has(m.id));
-  for (let i = 0; i < fresh.length; i += 400) {
-    await trx('list_subscribers').insert(
-      fresh.slice(i, i + 400).map((m) => ({ list_id: listId, subscriber_id: m.id, subscriber_status: m.status, created_at: now })),
-    );
-  }
+  await insertInChunks(
+    trx,
+    'list_subscribers',
+    fresh.map((m) => ({ list_id: listId, subscriber_id: m.id, subscriber_status: m.status, created_at: now })),
+  );
   const active = fresh.filter((m) => m.status === 'active').length;
   if (fresh.length) {
     await trx('lists').where({ id: listId }).update({

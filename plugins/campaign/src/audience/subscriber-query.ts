@@ -4,7 +4,7 @@ import { notFound, TOKENS, validationError } from '@switchboard/core';
 import { statusCount } from './counters';
 import { parseSearch, SubscriberSearch } from './search';
 import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './subscriber-rows';
-import { nameWords, plainToken } from './tokens';
+import { nameMatches, plainMatch, TokenMatch } from './tokens';
 
 /** Above this many matches a search reports this number as its total (and says so). */
 export const SEARCH_COUNT_CAP = 10_000;
@@ -80,38 +80,70 @@ export class SubscriberQuery {
     return ids.length ? ids : undefined;
   }
 
-  /** With a list, the membership index (list, status, subscriber) leads; else (organization, status, id). */
+  /**
+   * One index leads, in subscriber id order, so a page stops after its rows whatever the audience
+   * size: a list's members (list, status, subscriber), else a meta value (organization, key, value,
+   * subscriber), else an exact word (organization, kind, token, subscriber), else (organization,
+   * status, id). The other filters check each candidate through their own index.
+   */
   private filter(orgId: number, status: string, listIds: number[] | undefined, search: SubscriberSearch) {
+    const tokenFilters = [
+      ...(search.name ? nameMatches(search.name).map((m) => ({ kinds: ['n'], m })) : []),
+      ...search.words.map((w) => ({ kinds: ['n', 'e'], m: plainMatch(w) })),
+    ];
+    const meta = [...search.meta];
     let query: Knex.QueryBuilder;
     let idColumn: string;
+    let statusChecked = false;
+    let leadKinds = 0;
     if (listIds) {
-      query = this.knex('list_subscribers as ls').where('ls.list_id', listIds[0]).andWhere('ls.subscriber_status', status);
-      idColumn = 'ls.subscriber_id';
-      for (const [i, listId] of listIds.slice(1).entries()) {
-        query.join(`list_subscribers as lx${i}`, (j) => j.on(`lx${i}.subscriber_id`, 'ls.subscriber_id').andOnVal(`lx${i}.list_id`, listId));
+      query = this.knex('list_subscribers as d').where('d.list_id', listIds[0]).andWhere('d.subscriber_status', status);
+      statusChecked = true;
+      for (const listId of listIds.slice(1)) {
+        query.whereIn('d.subscriber_id', this.knex('list_subscribers').select('subscriber_id').where({ list_id: listId }));
       }
+      idColumn = 'd.subscriber_id';
+    } else if (meta.length) {
+      const { key, value } = meta.shift()!;
+      query = this.knex('subscriber_meta as d').where({ 'd.organization_id': orgId, 'd.meta_key': key, 'd.meta_value': value, 'd.subscriber_status': status });
+      statusChecked = true;
+      idColumn = 'd.subscriber_id';
+    } else if (tokenFilters.some((t) => !t.m.prefix)) {
+      const lead = tokenFilters.splice(tokenFilters.findIndex((t) => !t.m.prefix), 1)[0];
+      query = this.knex('subscriber_tokens as d')
+        .where('d.organization_id', orgId)
+        .whereIn('d.kind', lead.kinds)
+        .andWhere('d.token', lead.m.token)
+        .andWhere('d.subscriber_status', status);
+      statusChecked = true;
+      leadKinds = lead.kinds.length;
+      idColumn = 'd.subscriber_id';
     } else {
       query = this.knex('subscribers as s').where('s.organization_id', orgId).andWhere('s.status', status);
+      statusChecked = true;
       idColumn = 's.id';
     }
-    const needsRow = search.email !== undefined || search.createdAfter !== undefined;
-    if (listIds && needsRow) query.join('subscribers as s', 's.id', 'ls.subscriber_id');
+    const needsRow = !statusChecked || search.email !== undefined || search.createdAfter !== undefined;
+    if (idColumn !== 's.id' && needsRow) query.join('subscribers as s', 's.id', idColumn);
+    if (!statusChecked) query.andWhere('s.status', status);
     if (search.email) query.andWhere('s.email', search.email);
     if (search.createdAfter) query.andWhere('s.created_at', '>=', search.createdAfter);
-    for (const { key, value } of search.meta) {
-      query.whereIn(idColumn, this.knex('subscriber_meta').select('subscriber_id').where({ organization_id: orgId, meta_key: key, meta_value: value }));
+    for (const { key, value } of meta) {
+      query.whereIn(
+        idColumn,
+        this.knex('subscriber_meta').select('subscriber_id').where({ organization_id: orgId, meta_key: key, meta_value: value, subscriber_status: status }),
+      );
     }
-    for (const word of search.name ? nameWords(search.name) : []) query.whereIn(idColumn, this.tokens(orgId, ['n'], word));
-    for (const word of search.words) query.whereIn(idColumn, this.tokens(orgId, ['n', 'e'], plainToken(word)));
+    for (const { kinds, m } of tokenFilters) query.whereIn(idColumn, this.tokens(orgId, kinds, m, status));
+    // A plain word may be both a name word and an email piece of one subscriber: one match.
+    if (leadKinds > 1) query.distinct();
     return { query, idColumn };
   }
 
-  private tokens(orgId: number, kinds: string[], start: string): Knex.QueryBuilder {
-    return this.knex('subscriber_tokens')
-      .select('subscriber_id')
-      .where('organization_id', orgId)
-      .whereIn('kind', kinds)
-      .andWhereRaw("token like ? escape '!'", [prefix(start)]);
+  private tokens(orgId: number, kinds: string[], m: TokenMatch, status: string): Knex.QueryBuilder {
+    const query = this.knex('subscriber_tokens').select('subscriber_id').where('organization_id', orgId).whereIn('kind', kinds);
+    const matching = m.prefix ? query.andWhereRaw("token like ? escape '!'", [prefix(m.token)]) : query.andWhere('token', m.token);
+    return matching.andWhere('subscriber_status', status);
   }
 
   /**

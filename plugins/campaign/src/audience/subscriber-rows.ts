@@ -51,7 +51,13 @@ export function profileColumns(input: SubscriberProfile): Row {
 }
 
 /** One searchable row per meta value (each element of an array value). */
-export const metaRows = (organizationId: number, subscriberId: number, meta: MetaData) =>
+export const metaRows = (organizationId: number, subscriberId: number, status: string, meta: MetaData) =>
   Object.entries(meta).flatMap(([key, value]) =>
-    (Array.isArray(value) ? value : [value]).map((v) => ({ organization_id: organizationId, subscriber_id: subscriberId, meta_key: key, meta_value: v })),
+    [...new Set(Array.isArray(value) ? value : [value])].map((v) => ({
+      organization_id: organizationId,
+      subscriber_id: subscriberId,
+      meta_key: key,
+      meta_value: v,
+      subscriber_status: status,
+    })),
   );

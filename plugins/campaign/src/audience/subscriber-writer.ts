@@ -5,6 +5,7 @@ import { addMemberships, adjustStatusCounts, moveMembershipStatus, removeMembers
 import { normalizeEmail } from './email';
 import { metaRows, profileColumns } from './subscriber-rows';
 import { writeTokens } from './tokens';
+import { insertInChunks } from './insert-chunks';
 import type { NewSubscriber, SubscriberProfile } from './subscriber-schemas';
 
 /** The name fields present in the input. */
@@ -40,8 +41,8 @@ export class SubscriberWriter {
             ...profileColumns(input),
           }),
         );
-        await this.writeMeta(trx, orgId, id, input.meta_data ?? {});
-        await writeTokens(trx, orgId, [{ id, email, first_name: input.first_name, last_name: input.last_name }]);
+        await this.writeMeta(trx, orgId, id, status, input.meta_data ?? {});
+        await writeTokens(trx, orgId, [{ id, email, status, first_name: input.first_name, last_name: input.last_name }]);
         await adjustStatusCounts(trx, orgId, { [status]: 1 });
         for (const listId of input.lists ?? []) await addMemberships(trx, listId, [{ id, status }], now);
         return { id, email, status };
@@ -63,7 +64,7 @@ export class SubscriberWriter {
       }
       if (input.meta_data !== undefined) {
         await trx('subscriber_meta').where({ subscriber_id: id }).delete();
-        await this.writeMeta(trx, orgId, id, input.meta_data);
+        await this.writeMeta(trx, orgId, id, current.status, input.meta_data);
       }
       if (input.lists !== undefined) await this.replaceLists(trx, orgId, id, current.status, input.lists);
     });
@@ -98,9 +99,9 @@ export class SubscriberWriter {
     });
   }
 
-  private async writeMeta(trx: Knex.Transaction, orgId: number, id: number, meta: Record<string, string | string[]>): Promise<void> {
-    const rows = metaRows(orgId, id, meta);
-    for (let i = 0; i < rows.length; i += 400) await trx('subscriber_meta').insert(rows.slice(i, i + 400));
+  private async writeMeta(trx: Knex.Transaction, orgId: number, id: number, status: string, meta: Record<string, string | string[]>): Promise<void> {
+    const rows = metaRows(orgId, id, status, meta);
+    await insertInChunks(trx, 'subscriber_meta', rows);
   }
 
   private async replaceLists(trx: Knex.Transaction, orgId: number, id: number, status: string, lists: number[]): Promise<void> {

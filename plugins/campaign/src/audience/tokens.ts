@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { insertInChunks } from './insert-chunks';
 
 const WORD = /[\p{L}\p{N}]+/gu;
 const MAX = 64;
@@ -15,26 +16,42 @@ export function subscriberTokens(s: { email: string; first_name?: string | null;
   const email = s.email.toLowerCase();
   const at = email.lastIndexOf('@');
   const local = email.slice(0, at);
-  add('e', email);
   add('e', local);
   add('e', email.slice(at + 1));
-  for (const w of words(local)) add('e', w);
+  // Pieces of a local part like ada.lovelace, so "lovelace" finds it too.
+  const pieces = words(local);
+  if (pieces.length > 1) for (const w of pieces) add('e', w);
   return [...out.values()];
 }
 
-/** The words of a name search, as the token index stores them. */
-export const nameWords = (text: string) => words(text).map((w) => w.slice(0, MAX));
+export interface TokenMatch {
+  token: string;
+  /** A trailing * asks for every token starting with the text (not index-ordered: slower). */
+  prefix: boolean;
+}
 
-/** A plain search word is matched whole (`example.com`, `ada@`) against the start of any token. */
-export const plainToken = (word: string) => word.toLowerCase().slice(0, MAX);
+const match = (text: string): TokenMatch =>
+  text.endsWith('*') ? { token: text.slice(0, -1).slice(0, MAX), prefix: true } : { token: text.slice(0, MAX), prefix: false };
+
+/** The words of a name search: each must be a word of the name. */
+export const nameMatches = (text: string): TokenMatch[] =>
+  text
+    .toLowerCase()
+    .split(/\s+/)
+    .flatMap((part) => (part.endsWith('*') ? words(part).map((w) => match(`${w}*`)) : words(part).map((w) => match(w))));
+
+/** A plain search word is matched whole (`example.com`, `ada`) against name words and email pieces. */
+export const plainMatch = (word: string): TokenMatch => match(word.toLowerCase());
 
 export async function writeTokens(
   trx: Knex.Transaction,
   organizationId: number,
-  subscribers: Array<{ id: number; email: string; first_name?: string | null; last_name?: string | null }>,
+  subscribers: Array<{ id: number; email: string; status: string; first_name?: string | null; last_name?: string | null }>,
   replace = false,
 ): Promise<void> {
   if (replace && subscribers.length) await trx('subscriber_tokens').whereIn('subscriber_id', subscribers.map((s) => s.id)).delete();
-  const rows = subscribers.flatMap((s) => subscriberTokens(s).map((t) => ({ organization_id: organizationId, subscriber_id: s.id, ...t })));
-  for (let i = 0; i < rows.length; i += 400) await trx('subscriber_tokens').insert(rows.slice(i, i + 400));
+  const rows = subscribers.flatMap((s) =>
+    subscriberTokens(s).map((t) => ({ organization_id: organizationId, subscriber_id: s.id, subscriber_status: s.status, ...t })),
+  );
+  await insertInChunks(trx, 'subscriber_tokens', rows);
 }
