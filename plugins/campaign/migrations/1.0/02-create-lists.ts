@@ -16,7 +16,9 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.schema.createTable('list_subscribers', (t) => {
-    t.integer('list_id').unsigned().notNullable().references('id').inTable('lists').onDelete('CASCADE');
+    // No foreign key to lists: InnoDB's check would share-lock the list row on every insert, and the
+    // import's closing update of the list counters would deadlock with it. Deleting a list deletes these.
+    t.integer('list_id').unsigned().notNullable();
     t.integer('subscriber_id').unsigned().notNullable().references('id').inTable('subscribers').onDelete('CASCADE');
     // The subscriber's status, copied here so "members of a list with a status" is one index range.
     t.string('subscriber_status', 16).notNullable();

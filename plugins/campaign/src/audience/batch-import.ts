@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { AppError, Clock, compileValidator, isUniqueViolation, TOKENS, transactionWithRetry } from '@switchboard/core';
-import { addMemberships, adjustStatusCounts } from './counters';
+import { adjustStatusCounts, applyListDeltas, ensureStatusCountRows, insertMemberships, ListDelta } from './counters';
 import { normalizeEmail } from './email';
 import { metaRows, profileColumns } from './subscriber-rows';
 import type { SubscriberProfile } from './subscriber-schemas';
@@ -41,6 +41,7 @@ export class BatchImport {
 
   async run(orgId: number, input: { subscribers: object[]; lists?: number[]; skip_confirmation: boolean }): Promise<BatchResult> {
     await this.writer.assertListsExist(this.knex, orgId, input.lists ?? []);
+    await ensureStatusCountRows(this.knex, orgId);
     const result: BatchResult = { created: 0, updated: 0, failed: 0, errors: [], unconfirmed: [] };
     const rows = this.checkRows(input.subscribers, result);
     const knownLists = await this.knownLists(orgId, rows);
@@ -147,7 +148,6 @@ export class BatchImport {
       await writeTokens(trx, orgId, fresh.map((r) => ({ id: ids.get(r.email)!, email: r.email, status, first_name: r.first_name, last_name: r.last_name })));
       const meta = fresh.flatMap((r) => metaRows(orgId, ids.get(r.email)!, status, r.meta_data ?? {}));
       await insertInChunks(trx, 'subscriber_meta', meta);
-      await adjustStatusCounts(trx, orgId, { [status]: fresh.length });
 
       for (const r of updates) {
         const current = existing.get(r.email)!;
@@ -172,7 +172,12 @@ export class BatchImport {
         }
       }
       const freshIds = new Set(fresh.map((r) => ids.get(r.email)!));
-      for (const listId of [...byList.keys()].sort((a, b) => a - b)) await addMemberships(trx, listId, byList.get(listId)!, now, freshIds);
+      const deltas = new Map<number, ListDelta>();
+      for (const [listId, members] of byList) deltas.set(listId, await insertMemberships(trx, listId, members, now, freshIds));
+
+      // Counters last: their rows are shared by every concurrent import and stay locked until commit.
+      await adjustStatusCounts(trx, orgId, { [status]: fresh.length });
+      await applyListDeltas(trx, deltas);
 
       result.created += fresh.length;
       result.updated += updates.length;

@@ -3,15 +3,31 @@ import { insertInChunks } from './insert-chunks';
 
 export type StatusDeltas = Partial<Record<string, number>>;
 
-/** Adds to the per-organization status counts inside the caller's transaction. */
+const STATUSES = ['active', 'unconfirmed', 'unsubscribed', 'bounced'];
+/** Per database (knex instance): organizations whose counter rows exist. */
+const prepared = new WeakMap<Knex, Set<number>>();
+
+/**
+ * Creates the organization's counter rows, outside any transaction: creating them inside concurrent
+ * transactions (update finds nothing, then insert) deadlocks on InnoDB's gap locks.
+ */
+export async function ensureStatusCountRows(knex: Knex, organizationId: number): Promise<void> {
+  const done = prepared.get(knex) ?? prepared.set(knex, new Set()).get(knex)!;
+  if (done.has(organizationId)) return;
+  await knex('subscriber_counts')
+    .insert(STATUSES.map((status) => ({ organization_id: organizationId, status, count: 0 })))
+    .onConflict(['organization_id', 'status'])
+    .ignore();
+  done.add(organizationId);
+}
+
+/** Adds to the per-organization status counts inside the caller's transaction (rows made beforehand). */
 export async function adjustStatusCounts(trx: Knex.Transaction, organizationId: number, deltas: StatusDeltas): Promise<void> {
-  // Sorted, so concurrent transactions take the counter rows in one order and cannot deadlock on them.
+  // Sorted, so concurrent transactions take the counter rows in one order.
   for (const [status, delta] of Object.entries(deltas).sort(([a], [b]) => a.localeCompare(b))) {
     if (!delta) continue;
     const updated = await trx('subscriber_counts').where({ organization_id: organizationId, status }).increment('count', delta);
-    if (updated) continue;
-    await trx('subscriber_counts').insert({ organization_id: organizationId, status, count: 0 }).onConflict(['organization_id', 'status']).ignore();
-    await trx('subscriber_counts').where({ organization_id: organizationId, status }).increment('count', delta);
+    if (!updated) throw new Error(`status counter row missing for organization ${organizationId}, ${status}: call ensureStatusCountRows first`);
   }
 }
 
@@ -35,16 +51,21 @@ export async function moveMembershipStatus(trx: Knex.Transaction, subscriberId: 
   if (to === 'active') await trx('lists').whereIn('id', listIds).increment('active_count', 1);
 }
 
-/** Adds memberships that do not exist yet; returns how many were added. */
-export async function addMemberships(
+export interface ListDelta {
+  subscribers: number;
+  active: number;
+}
+
+/** Inserts the memberships that do not exist yet, leaving the list counters to applyListDeltas. */
+export async function insertMemberships(
   trx: Knex.Transaction,
   listId: number,
   members: Array<{ id: number; status: string }>,
   now: Date,
   /** Subscribers created in this transaction: they cannot be members yet, so they are not looked up. */
   created: Set<number> = new Set(),
-): Promise<number> {
-  if (!members.length) return 0;
+): Promise<ListDelta> {
+  if (!members.length) return { subscribers: 0, active: 0 };
   const lookup = members.filter((m) => !created.has(m.id)).map((m) => m.id);
   const existing = new Set(
     lookup.length ? ((await trx('list_subscribers').where({ list_id: listId }).whereIn('subscriber_id', lookup).pluck('subscriber_id')) as number[]).map(Number) : [],
@@ -55,14 +76,34 @@ export async function addMemberships(
     'list_subscribers',
     fresh.map((m) => ({ list_id: listId, subscriber_id: m.id, subscriber_status: m.status, created_at: now })),
   );
-  const active = fresh.filter((m) => m.status === 'active').length;
-  if (fresh.length) {
+  return { subscribers: fresh.length, active: fresh.filter((m) => m.status === 'active').length };
+}
+
+/**
+ * Adds to list counters, lists in id order so concurrent transactions lock them in one order. Callers
+ * apply counters last: the counter rows stay locked only from here to the commit.
+ */
+export async function applyListDeltas(trx: Knex.Transaction, deltas: Map<number, ListDelta>): Promise<void> {
+  for (const listId of [...deltas.keys()].sort((a, b) => a - b)) {
+    const { subscribers, active } = deltas.get(listId)!;
+    if (!subscribers && !active) continue;
     await trx('lists').where({ id: listId }).update({
-      subscriber_count: trx.raw('subscriber_count + ?', [fresh.length]),
+      subscriber_count: trx.raw('subscriber_count + ?', [subscribers]),
       active_count: trx.raw('active_count + ?', [active]),
     });
   }
-  return fresh.length;
+}
+
+/** Adds memberships that do not exist yet; returns how many were added. */
+export async function addMemberships(
+  trx: Knex.Transaction,
+  listId: number,
+  members: Array<{ id: number; status: string }>,
+  now: Date,
+): Promise<number> {
+  const delta = await insertMemberships(trx, listId, members, now);
+  await applyListDeltas(trx, new Map([[listId, delta]]));
+  return delta.subscribers;
 }
 
 /** Removes memberships; returns how many there were. */

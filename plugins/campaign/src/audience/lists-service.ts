@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, duplicateEntry, insertedId, isUniqueViolation, notFound, toIso, TOKENS, validationError } from '@switchboard/core';
+import { Clock, duplicateEntry, insertedId, isUniqueViolation, notFound, toIso, TOKENS, transactionWithRetry, validationError } from '@switchboard/core';
 import { addMemberships, removeMemberships } from './counters';
 import type { ListInput } from './list-schemas';
 
@@ -51,12 +51,15 @@ export class ListsService {
 
   /** The subscribers stay; only their membership goes. */
   async delete(orgId: number, id: number): Promise<void> {
-    const deleted = await this.knex('lists').where({ organization_id: orgId, id }).delete();
-    if (!deleted) throw notFound('List', id);
+    await transactionWithRetry(this.knex, async (trx) => {
+      await this.lockList(trx, orgId, id);
+      await trx('list_subscribers').where({ list_id: id }).delete();
+      await trx('lists').where({ organization_id: orgId, id }).delete();
+    });
   }
 
   async addSubscribers(orgId: number, id: number, subscriberIds: number[]): Promise<{ added: number }> {
-    return this.knex.transaction(async (trx) => {
+    return transactionWithRetry(this.knex, async (trx) => {
       await this.lockList(trx, orgId, id);
       const members = await trx('subscribers').where({ organization_id: orgId }).whereIn('id', subscriberIds).select('id', 'status');
       if (members.length !== subscriberIds.length) {
@@ -70,7 +73,7 @@ export class ListsService {
   }
 
   async removeSubscribers(orgId: number, id: number, subscriberIds: number[]): Promise<{ removed: number }> {
-    return this.knex.transaction(async (trx) => {
+    return transactionWithRetry(this.knex, async (trx) => {
       await this.lockList(trx, orgId, id);
       return { removed: await removeMemberships(trx, id, subscriberIds) };
     });

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, duplicateEntry, insertedId, isUniqueViolation, notFound, TOKENS, transactionWithRetry, validationError } from '@switchboard/core';
-import { addMemberships, adjustStatusCounts, moveMembershipStatus, removeMemberships } from './counters';
+import { addMemberships, adjustStatusCounts, ensureStatusCountRows, moveMembershipStatus, removeMemberships } from './counters';
 import { normalizeEmail } from './email';
 import { metaRows, profileColumns } from './subscriber-rows';
 import { writeTokens } from './tokens';
@@ -23,6 +23,7 @@ export class SubscriberWriter {
   ) {}
 
   async create(orgId: number, input: NewSubscriber): Promise<{ id: number; email: string; status: string }> {
+    await ensureStatusCountRows(this.knex, orgId);
     const email = normalizeEmail(input.email);
     const status = input.confirmed ? 'active' : 'unconfirmed';
     const now = this.clock.now();
@@ -71,6 +72,7 @@ export class SubscriberWriter {
   }
 
   async delete(orgId: number, id: number): Promise<void> {
+    await ensureStatusCountRows(this.knex, orgId);
     await transactionWithRetry(this.knex, async (trx) => {
       const current = await trx('subscribers').where({ organization_id: orgId, id }).first('id', 'status');
       if (!current) throw notFound('Subscriber', id);
@@ -84,6 +86,7 @@ export class SubscriberWriter {
 
   /** Moves a subscriber to a status with its timestamps, counters and list counts. */
   async setStatus(orgId: number, id: number, status: string, extra: Record<string, unknown> = {}): Promise<void> {
+    await ensureStatusCountRows(this.knex, orgId);
     await transactionWithRetry(this.knex, async (trx) => {
       const current = await trx('subscribers').where({ organization_id: orgId, id }).first('id', 'status');
       if (!current) throw notFound('Subscriber', id);

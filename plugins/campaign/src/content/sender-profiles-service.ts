@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, insertedId, notFound, toBool, toIso, TOKENS } from '@switchboard/core';
+import { Clock, insertedId, notFound, toBool, toIso, TOKENS, transactionWithRetry } from '@switchboard/core';
 import type { SenderProfileInput } from './sender-profile-schemas';
 
 const COLUMNS = ['id', 'name', 'from_name', 'from_email', 'reply_to_email', 'is_default', 'created_at', 'updated_at'];
@@ -36,7 +36,7 @@ export class SenderProfilesService {
 
   async create(orgId: number, input: SenderProfileInput) {
     const now = this.clock.now();
-    const id = await this.knex.transaction(async (trx) => {
+    const id = await transactionWithRetry(this.knex, async (trx) => {
       if (input.is_default) await this.clearDefault(trx, orgId);
       return insertedId(await trx('sender_profiles').insert({ ...input, organization_id: orgId, created_at: now, updated_at: now }));
     });
@@ -44,7 +44,7 @@ export class SenderProfilesService {
   }
 
   async update(orgId: number, id: number, input: SenderProfileInput) {
-    await this.knex.transaction(async (trx) => {
+    await transactionWithRetry(this.knex, async (trx) => {
       if (!(await trx('sender_profiles').where({ organization_id: orgId, id }).first('id'))) throw notFound('Sender profile', id);
       if (input.is_default) await this.clearDefault(trx, orgId);
       await trx('sender_profiles').where({ id }).update({ ...input, updated_at: this.clock.now() });
