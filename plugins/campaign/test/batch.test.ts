@@ -90,4 +90,27 @@ describeEachBackend('campaign: batch operations', (backend) => {
     expect((await f.api().get(`/lists/${list}`)).body.data.subscriber_count).to.equal(before - 1);
     await f.api().delete('/subscribers/batch', {}).expect(422);
   });
+
+  it('keeps counters exact when imports with overlapping rows run at the same time', async () => {
+    const shared = (await f.api().post('/lists', { name: 'Shared', code: 'shared' }).expect(201)).body.data.id;
+    const request = (from: number) =>
+      f.api().post('/subscribers/batch', {
+        lists: [shared],
+        skip_confirmation: true,
+        subscribers: Array.from({ length: 300 }, (_, i) => ({ email: `par${from + i}@example.net`, meta_data: { batch: String(from) } })),
+      });
+    // Four requests, each overlapping half of the next one's emails.
+    const results = await Promise.all([0, 150, 300, 450].map((from) => request(from)));
+    for (const res of results) expect(res.status).to.equal(200);
+    const created = results.reduce((n, r) => n + r.body.data.created, 0);
+    const updated = results.reduce((n, r) => n + r.body.data.updated, 0);
+    expect(created).to.equal(750);
+    expect(created + updated).to.equal(1200);
+    const list = (await f.api().get(`/lists/${shared}`)).body.data;
+    const [{ n }] = await f.engine.knex('list_subscribers').where({ list_id: shared }).count({ n: '*' });
+    expect(list.subscriber_count).to.equal(750);
+    expect(Number(n)).to.equal(750);
+    const [{ active }] = await f.engine.knex('subscribers').where({ organization_id: f.tenant.organizationId, status: 'active' }).count({ active: '*' });
+    expect((await f.api().get('/subscribers?per_page=1')).body.pagination.total).to.equal(Number(active));
+  });
 });
