@@ -1,0 +1,71 @@
+import type { Knex } from 'knex';
+import { createMysqlDatabase, createTestEngine, createTenant } from '@switchboard/core/testing';
+import campaign from '@switchboard/plugin-campaign';
+
+type Row = { email: string; first_name: string; last_name: string; lists: number[]; meta_data: Record<string, string | string[]> };
+
+/**
+ * The import's baseline: the same table rows (subscriber, search words, meta values, memberships)
+ * written straight with knex, 1000 subscribers per transaction and 4 at a time, with no HTTP, no
+ * validation, no lookups and no counters. What MariaDB itself manages on this machine.
+ */
+export async function rawImportRate(count: number, makeRow: (n: number, lists: number[]) => Row): Promise<number> {
+  const db = await createMysqlDatabase();
+  const engine = await createTestEngine(
+    { name: 'mysql+redis', databaseUrl: db.url, redisPrefix: 'sbraw', dataDir: '/tmp/switchboard-bench-raw', dispose: async () => {} },
+    { plugins: [campaign] },
+  );
+  try {
+    const { organizationId: org } = await createTenant(engine);
+    const knex = engine.knex;
+    const listIds: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const [id] = await knex('lists').insert({ organization_id: org, name: `L${i}`, code: `l${i}`, created_at: new Date(), updated_at: new Date() });
+      listIds.push(Number(id));
+    }
+    const started = performance.now();
+    let next = 0;
+    const worker = async () => {
+      while (next < count) {
+        const from = next;
+        next = Math.min(count, next + 1000);
+        const rows = Array.from({ length: next - from }, (_, i) => makeRow(from + i, listIds));
+        await knex.transaction((trx) => writeRows(trx, org, rows));
+      }
+    };
+    await Promise.all(Array.from({ length: 4 }, worker));
+    return Math.round(count / ((performance.now() - started) / 1000));
+  } finally {
+    await engine.close();
+    await db.drop();
+  }
+}
+
+async function writeRows(trx: Knex.Transaction, org: number, rows: Row[]): Promise<void> {
+  const now = new Date();
+  await trx('subscribers').insert(
+    rows.map((r) => ({ organization_id: org, email: r.email, first_name: r.first_name, last_name: r.last_name, status: 'active', meta_data: JSON.stringify(r.meta_data), created_at: now, updated_at: now })),
+  );
+  const ids = new Map<string, number>();
+  for (const r of await trx('subscribers').where({ organization_id: org }).whereIn('email', rows.map((r) => r.email)).select('id', 'email')) ids.set(r.email, Number(r.id));
+  const base = (r: Row) => ({ organization_id: org, subscriber_id: ids.get(r.email)!, subscriber_status: 'active' });
+  await trx('subscriber_tokens').insert(
+    rows.flatMap((r) => {
+      const [l, d] = r.email.split('@');
+      return [
+        { ...base(r), kind: 'n', token: r.first_name.toLowerCase() },
+        { ...base(r), kind: 'n', token: r.last_name.toLowerCase() },
+        { ...base(r), kind: 'e', token: l },
+        { ...base(r), kind: 'e', token: d },
+      ];
+    }),
+  );
+  await trx('subscriber_meta').insert(
+    rows.flatMap((r) =>
+      Object.entries(r.meta_data).flatMap(([key, value]) => (Array.isArray(value) ? value : [value]).map((v) => ({ ...base(r), meta_key: key, meta_value: v }))),
+    ),
+  );
+  await trx('list_subscribers').insert(
+    rows.flatMap((r) => r.lists.map((list) => ({ list_id: list, subscriber_id: ids.get(r.email)!, subscriber_status: 'active', created_at: now }))),
+  );
+}
