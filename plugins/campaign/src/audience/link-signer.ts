@@ -14,7 +14,12 @@ export class LinkSigner {
     this.secret ??= this.knex('campaign_settings')
       .where({ name: 'link_signing_secret' })
       .first('value')
-      .then((row) => row.value as string);
+      .then((row) => row.value as string)
+      .catch((err) => {
+        // A failed read is not remembered: the next link tries again.
+        this.secret = undefined;
+        throw err;
+      });
     return this.secret;
   }
 
