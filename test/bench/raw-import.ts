@@ -62,7 +62,7 @@ async function writeRows(trx: Knex.Transaction, org: number, rows: Row[]): Promi
   );
   await trx('subscriber_meta').insert(
     rows.flatMap((r) =>
-      Object.entries(r.meta_data).flatMap(([key, value]) => (Array.isArray(value) ? value : [value]).map((v) => ({ ...base(r), meta_key: key, meta_value: v }))),
+      Object.entries(r.meta_data).flatMap(([key, value]) => [...new Set(Array.isArray(value) ? value : [value])].map((v) => ({ ...base(r), meta_key: key, meta_value: v }))),
     ),
   );
   await trx('list_subscribers').insert(

@@ -10,11 +10,14 @@ export class MemoryLocks implements Locks {
     if (current && current.expiresAt > Date.now()) return null;
     const token = crypto.randomUUID();
     this.held.set(key, { token, expiresAt: Date.now() + ttlMs });
-    const ours = () => this.held.get(key)?.token === token && this.held.get(key)!.expiresAt > Date.now();
+    const ours = () => {
+      const entry = this.held.get(key);
+      return entry !== undefined && entry.token === token && entry.expiresAt > Date.now();
+    };
     return {
       key,
       release: async () => {
-        if (this.held.get(key)?.token === token) this.held.delete(key);
+        if (ours()) this.held.delete(key);
       },
       extend: async (ms: number) => {
         if (!ours()) return false;

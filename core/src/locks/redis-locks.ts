@@ -1,22 +1,35 @@
 import crypto from 'node:crypto';
-import type { RedisClientType } from 'redis';
+import { createClient, RedisClientType } from 'redis';
 import type { LockHandle, Locks } from './types';
 
 // Release and extend only while the stored token is still ours, atomically.
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 const EXTEND = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
+const CONNECT_TIMEOUT_MS = 2000;
 
 /** Locks across processes: SET NX PX with a random token per holder. */
 export class RedisLocks implements Locks {
+  private connecting?: Promise<unknown>;
+
+  /** With ownsClient the locks connect the client on first use and close it in close(). */
   constructor(
     private readonly redis: RedisClientType,
     private readonly prefix: string,
+    private readonly ownsClient = false,
   ) {}
 
+  /** Locks on a client of their own; commands fail at once while Redis is away, so acquire never waits. */
+  static fromUrl(url: string, prefix: string, onError: (err: Error) => void = () => undefined): RedisLocks {
+    const client = createClient({ url, disableOfflineQueue: true }) as RedisClientType;
+    client.on('error', onError);
+    return new RedisLocks(client, prefix, true);
+  }
+
   async acquire(key: string, ttlMs: number): Promise<LockHandle | null> {
+    await this.ready();
     const redisKey = `${this.prefix}:lock:${key}`;
     const token = crypto.randomUUID();
-    const ok = await this.redis.set(redisKey, token, { condition: 'NX', expiration: { type: 'PX', value: ttlMs } });
+    const ok = await this.redis.set(redisKey, token, { condition: 'NX', expiration: { type: 'PX', value: wholeMs(ttlMs) } });
     if (ok !== 'OK') return null;
     return {
       key,
@@ -24,11 +37,31 @@ export class RedisLocks implements Locks {
         await this.redis.eval(RELEASE, { keys: [redisKey], arguments: [token] });
       },
       extend: async (ms: number) =>
-        Number(await this.redis.eval(EXTEND, { keys: [redisKey], arguments: [token, String(ms)] })) === 1,
+        Number(await this.redis.eval(EXTEND, { keys: [redisKey], arguments: [token, String(wholeMs(ms))] })) === 1,
     };
   }
 
   async close(): Promise<void> {
-    // The Redis client belongs to the engine, which closes it.
+    // A borrowed client belongs to whoever made it.
+    if (!this.ownsClient) return;
+    if (this.redis.isReady) await this.redis.close();
+    else if (this.redis.isOpen) this.redis.destroy();
+  }
+
+  private async ready(): Promise<void> {
+    if (!this.ownsClient || this.redis.isReady) return;
+    // node-redis keeps retrying a first connection forever; callers get an error after a deadline.
+    this.connecting ??= this.redis.connect();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('redis for locks does not answer')), CONNECT_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([this.connecting, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
+
+const wholeMs = (ms: number) => Math.max(1, Math.round(ms));

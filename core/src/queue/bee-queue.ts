@@ -1,5 +1,6 @@
 import BeeQueue from 'bee-queue';
-import type { AddJobOptions, JobHandler, JobQueue, JobQueues, QueueCounts } from './types';
+import { assertJobId } from './types';
+import type { AddJobOptions, JobHandler, JobQueue, JobQueues, QueueCounts, QueueLogger } from './types';
 
 /** Stored job payload: the data plus the retries it started with, to tell the attempt number. */
 interface Envelope<T> {
@@ -9,73 +10,133 @@ interface Envelope<T> {
 
 export interface BeeQueueSettings {
   redisUrl: string;
+  /** Every key lives under `<prefix>:bq:<queue name>:`. */
   prefix: string;
   /** A job whose worker stopped renewing its lease this long ago is given to another worker. */
   stallIntervalMs: number;
-  onError(err: Error, queue: string): void;
+  logger?: QueueLogger;
+}
+
+/** bee-queue 2 brings node-redis 3, which takes connection options rather than our URLs. */
+export function beeRedisOptions(redisUrl: string): Record<string, unknown> {
+  const url = new URL(redisUrl);
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error(`not a redis:// URL: ${url.protocol}`);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1';
+  const db = url.pathname.slice(1);
+  return {
+    host,
+    port: Number(url.port || 6379),
+    ...(url.username && { user: decodeURIComponent(url.username) }),
+    ...(url.password && { password: decodeURIComponent(url.password) }),
+    ...(db && { db: Number(db) }),
+    ...(url.protocol === 'rediss:' && { tls: { servername: host } }),
+    // node-redis 3 otherwise waits longer and longer between reconnects (x1.7 each time).
+    retry_strategy: ({ attempt }: { attempt: number }) => Math.min(attempt * 250, 5000),
+  };
 }
 
 /**
- * The Redis driver. A process that only adds jobs never becomes a worker; a worker renews a lease
- * on each active job, so a job whose worker was killed is taken up again after stallIntervalMs.
+ * The Redis driver. One bee-queue instance per queue, created on first use; it opens a worker
+ * connection but takes no job before process() is called, so producers never process. A worker
+ * renews a lease on each active job, so the job of a killed worker is run again after the stall
+ * interval by another worker (at-least-once: handlers must be idempotent).
  */
 export class BeeJobQueue<T = unknown> implements JobQueue<T> {
-  private producer?: BeeQueue<Envelope<T>>;
-  private worker?: BeeQueue<Envelope<T>>;
+  private instance?: BeeQueue<Envelope<T>>;
+  private processing = false;
 
   constructor(
     readonly name: string,
     private readonly settings: BeeQueueSettings,
   ) {}
 
-  private create(isWorker: boolean): BeeQueue<Envelope<T>> {
+  private get queue(): BeeQueue<Envelope<T>> {
+    return (this.instance ??= this.create());
+  }
+
+  private create(): BeeQueue<Envelope<T>> {
     const queue = new BeeQueue<Envelope<T>>(this.name, {
-      redis: { url: this.settings.redisUrl } as BeeQueue.QueueSettings['redis'],
+      redis: beeRedisOptions(this.settings.redisUrl),
       prefix: `${this.settings.prefix}:bq`,
-      isWorker,
+      isWorker: true,
+      // Delayed jobs and retries waiting for their backoff only move on where this is set.
+      activateDelayedJobs: true,
+      removeOnSuccess: true,
       getEvents: false,
       sendEvents: false,
+      // Otherwise bee-queue keeps every job it created in a Map for the life of the process.
       storeJobs: false,
-      activateDelayedJobs: isWorker,
-      removeOnSuccess: true,
       stallInterval: this.settings.stallIntervalMs,
     });
-    queue.on('error', (err) => this.settings.onError(err, this.name));
+    const log = this.settings.logger;
+    const fields = (job: BeeQueue.Job<Envelope<T>>, err: Error) => ({ queue: this.name, jobId: job.id, err });
+    queue.on('error', (err) => log?.error({ queue: this.name, err }, 'queue error'));
+    queue.on('retrying', (job, err) => log?.warn(fields(job, err), 'job failed; retrying'));
+    // bee-queue also emits 'failed' before each retry; only the last one has the status failed.
+    queue.on('failed', (job, err) => job.status === 'failed' && log?.error(fields(job, err), 'job failed for good'));
+    queue.on('stalled', (jobId) => log?.warn({ queue: this.name, jobId }, 'job stalled; queued again'));
     return queue;
   }
 
-  private get client(): BeeQueue<Envelope<T>> {
-    return (this.producer ??= this.create(false));
+  async add(data: T, options: AddJobOptions = {}): Promise<string> {
+    const { jobId } = options;
+    if (jobId === undefined) {
+      const id = await this.save(data, options);
+      if (id === null) throw new Error(`queue ${this.name}: bee-queue refused a job without id`);
+      return id;
+    }
+    assertJobId(jobId);
+    if ((await this.save(data, options)) !== null) return jobId;
+    // The id exists. A failed job keeps its id in bee-queue; the contract lets such an id be added anew.
+    const existing = await this.queue.getJob(jobId);
+    if (existing?.status !== 'failed') return jobId;
+    await this.queue.removeJob(jobId);
+    await this.save(data, options);
+    return jobId;
   }
 
-  async add(data: T, options: AddJobOptions = {}): Promise<string> {
+  /** The new job's id, or null when bee-queue found the id taken and added nothing. */
+  private async save(data: T, options: AddJobOptions): Promise<string | null> {
     const retries = options.retries ?? 0;
-    const job = this.client.createJob({ d: data, r: retries });
-    if (options.jobId) job.setId(options.jobId);
-    if (retries > 0) job.retries(retries).backoff('exponential', options.backoffMs ?? 1000);
+    const job = this.queue.createJob({ d: data, r: retries });
+    if (options.jobId !== undefined) job.setId(options.jobId);
+    if (retries > 0) {
+      const backoffMs = Math.round(options.backoffMs ?? 1000);
+      job.retries(retries);
+      if (backoffMs > 0) job.backoff('exponential', backoffMs);
+      else job.backoff('immediate');
+    }
     if (options.delayMs && options.delayMs > 0) job.delayUntil(Date.now() + options.delayMs);
-    const saved = await job.save();
-    // bee-queue answers a duplicate id with a null id and adds nothing.
-    return saved.id ?? options.jobId!;
+    return (await job.save()).id ?? null;
   }
 
   process(concurrency: number, handler: JobHandler<T>): void {
-    if (this.worker) throw new Error(`queue ${this.name} already has a processor`);
-    const worker = (this.worker = this.create(true));
-    worker.process(concurrency, async (job) => {
+    if (this.processing) throw new Error(`queue ${this.name} already has a processor`);
+    this.processing = true;
+    this.queue.process(Math.max(1, Math.floor(concurrency)), async (job) => {
       const { d, r } = job.data;
       return handler({ id: job.id, data: d, attempt: r - (job.options.retries ?? 0) + 1 });
     });
-    worker.checkStalledJobs(this.settings.stallIntervalMs);
+    // process() checks once; this keeps checking. Half the interval, as bee-queue advises: a check
+    // skipped because the previous one ran less than stallInterval ago would double the delay.
+    this.queue
+      .checkStalledJobs(Math.max(1, Math.floor(this.settings.stallIntervalMs / 2)))
+      .catch((err) => this.settings.logger?.error({ queue: this.name, err }, 'stalled job check failed'));
   }
 
   async counts(): Promise<QueueCounts> {
-    const health = await this.client.checkHealth();
+    const health = await this.queue.checkHealth();
     return { waiting: health.waiting, active: health.active, delayed: health.delayed, failed: health.failed };
   }
 
   async close(timeoutMs = 5000): Promise<void> {
-    await Promise.all([this.worker?.close(timeoutMs), this.producer?.close(timeoutMs)]);
+    if (!this.instance) return;
+    try {
+      await this.instance.close(Math.max(1, Math.round(timeoutMs)));
+    } catch (err) {
+      // bee-queue rejects when jobs outlive the timeout, though it has closed its connections.
+      this.settings.logger?.warn({ queue: this.name, err }, 'queue not closed in time; its unfinished jobs run again once they stall');
+    }
   }
 }
 

@@ -1,23 +1,25 @@
 import { BeeJobQueues } from './bee-queue';
 import { MemoryJobQueues } from './memory-queue';
-import type { JobQueues } from './types';
+import type { JobQueues, QueueLogger } from './types';
 
 export * from './types';
 
 export interface JobQueuesOptions {
+  /** bee-queue on this Redis when set, else the in-process driver. */
   redisUrl?: string;
+  /** Namespace of every Redis key of the queues. */
   prefix: string;
+  /** How long a job may go without its worker's heartbeat before another worker runs it (default 5000). */
   stallIntervalMs?: number;
-  logger?: { error(obj: unknown, msg?: string): void };
+  logger?: QueueLogger;
 }
 
-/** bee-queue on Redis when redisUrl is set, else the in-process driver. */
 export function createJobQueues(options: JobQueuesOptions): JobQueues {
-  if (!options.redisUrl) return new MemoryJobQueues();
+  if (!options.redisUrl) return new MemoryJobQueues(options.logger);
   return new BeeJobQueues({
     redisUrl: options.redisUrl,
     prefix: options.prefix,
     stallIntervalMs: options.stallIntervalMs ?? 5000,
-    onError: (err, queue) => options.logger?.error({ err, queue }, 'queue error'),
+    logger: options.logger,
   });
 }

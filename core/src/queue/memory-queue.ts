@@ -1,4 +1,5 @@
-import type { AddJobOptions, JobHandler, JobQueue, JobQueues, QueueCounts } from './types';
+import { assertJobId } from './types';
+import type { AddJobOptions, JobHandler, JobQueue, JobQueues, QueueCounts, QueueLogger } from './types';
 
 interface Entry<T> {
   id: string;
@@ -11,7 +12,7 @@ interface Entry<T> {
 /** The in-process driver of the embedded default: same semantics as bee-queue, jobs live in memory. */
 export class MemoryQueue<T = unknown> implements JobQueue<T> {
   private readonly waiting: Entry<T>[] = [];
-  private readonly delayed = new Map<string, { entry: Entry<T>; timer: NodeJS.Timeout }>();
+  private readonly delayed = new Map<string, NodeJS.Timeout>();
   private readonly active = new Map<string, Promise<void>>();
   private failed = 0;
   private sequence = 0;
@@ -19,13 +20,19 @@ export class MemoryQueue<T = unknown> implements JobQueue<T> {
   private concurrency = 1;
   private closed = false;
 
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    private readonly logger?: QueueLogger,
+  ) {}
 
   async add(data: T, options: AddJobOptions = {}): Promise<string> {
     if (this.closed) throw new Error(`queue ${this.name} is closed`);
+    if (options.jobId !== undefined) {
+      assertJobId(options.jobId);
+      if (this.has(options.jobId)) return options.jobId;
+    }
     const id = options.jobId ?? String(++this.sequence);
-    if (options.jobId && this.has(id)) return id;
-    const entry: Entry<T> = { id, data, attempt: 1, retries: options.retries ?? 0, backoffMs: options.backoffMs ?? 1000 };
+    const entry: Entry<T> = { id, data: asStored(data), attempt: 1, retries: options.retries ?? 0, backoffMs: options.backoffMs ?? 1000 };
     if (options.delayMs && options.delayMs > 0) this.delay(entry, options.delayMs);
     else this.enqueue(entry);
     return id;
@@ -33,8 +40,9 @@ export class MemoryQueue<T = unknown> implements JobQueue<T> {
 
   process(concurrency: number, handler: JobHandler<T>): void {
     if (this.handler) throw new Error(`queue ${this.name} already has a processor`);
+    if (this.closed) throw new Error(`queue ${this.name} is closed`);
     this.handler = handler;
-    this.concurrency = Math.max(1, concurrency);
+    this.concurrency = Math.max(1, Math.floor(concurrency));
     this.pump();
   }
 
@@ -44,7 +52,8 @@ export class MemoryQueue<T = unknown> implements JobQueue<T> {
 
   async close(timeoutMs = 5000): Promise<void> {
     this.closed = true;
-    for (const { timer } of this.delayed.values()) clearTimeout(timer);
+    // Waiting and delayed jobs die with the process anyway; only running ones get to finish.
+    for (const timer of this.delayed.values()) clearTimeout(timer);
     this.delayed.clear();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
@@ -66,7 +75,7 @@ export class MemoryQueue<T = unknown> implements JobQueue<T> {
       this.delayed.delete(entry.id);
       this.enqueue(entry);
     }, ms);
-    this.delayed.set(entry.id, { entry, timer });
+    this.delayed.set(entry.id, timer);
   }
 
   private pump(): void {
@@ -77,29 +86,39 @@ export class MemoryQueue<T = unknown> implements JobQueue<T> {
   }
 
   private async run(entry: Entry<T>, handler: JobHandler<T>): Promise<void> {
+    // Lets pump() register the job as active before it can finish.
+    await Promise.resolve();
     try {
       await handler({ id: entry.id, data: entry.data, attempt: entry.attempt });
-    } catch {
+      this.active.delete(entry.id);
+    } catch (err) {
+      this.active.delete(entry.id);
+      const job = { queue: this.name, jobId: entry.id, attempt: entry.attempt, err };
       if (entry.attempt <= entry.retries && !this.closed) {
-        const wait = entry.backoffMs * 2 ** (entry.attempt - 1);
-        this.active.delete(entry.id);
-        this.delay({ ...entry, attempt: entry.attempt + 1 }, wait);
+        this.logger?.warn(job, 'job failed; retrying');
+        this.delay({ ...entry, attempt: entry.attempt + 1 }, entry.backoffMs * 2 ** (entry.attempt - 1));
       } else {
         this.failed += 1;
+        this.logger?.error(job, 'job failed for good');
       }
-    } finally {
-      this.active.delete(entry.id);
-      setImmediate(() => this.pump());
     }
+    setImmediate(() => this.pump());
   }
+}
+
+/** Redis keeps job data as JSON; so does this driver, so a Date arrives as a string in both. */
+function asStored<T>(data: T): T {
+  return data === undefined ? data : (JSON.parse(JSON.stringify(data)) as T);
 }
 
 export class MemoryJobQueues implements JobQueues {
   private readonly queues = new Map<string, MemoryQueue<any>>();
 
+  constructor(private readonly logger?: QueueLogger) {}
+
   get<T = unknown>(name: string): MemoryQueue<T> {
     let queue = this.queues.get(name);
-    if (!queue) this.queues.set(name, (queue = new MemoryQueue<T>(name)));
+    if (!queue) this.queues.set(name, (queue = new MemoryQueue<T>(name, this.logger)));
     return queue;
   }
 

@@ -6,7 +6,10 @@ export interface Job<T = unknown> {
 }
 
 export interface AddJobOptions {
-  /** A job id that already exists (waiting, delayed or active) is not added again. */
+  /**
+   * A job id that is waiting, delayed or active is not added again; once the job succeeded or
+   * failed for good, the id can be added anew. Must contain a non-digit.
+   */
   jobId?: string;
   /** Run no earlier than this many milliseconds from now. */
   delayMs?: number;
@@ -33,8 +36,25 @@ export interface JobQueue<T = unknown> {
   /** Starts processing in this process. Call once per queue. */
   process(concurrency: number, handler: JobHandler<T>): void;
   counts(): Promise<QueueCounts>;
-  /** Stops taking jobs and waits up to timeoutMs for active ones to finish. */
+  /**
+   * Stops taking jobs and waits up to timeoutMs (default 5000) for active ones to finish, then
+   * resolves anyway. On Redis a job still running then is given to another worker once it stalls.
+   */
   close(timeoutMs?: number): Promise<void>;
+}
+
+/** Where drivers report retries, final failures, stalled jobs and connection errors. */
+export interface QueueLogger {
+  warn(obj: unknown, msg?: string): void;
+  error(obj: unknown, msg?: string): void;
+}
+
+/**
+ * Both drivers number their own jobs 1, 2, 3...; a caller's all-digit id would collide with one of
+ * those, and bee-queue would then silently drop the numbered job.
+ */
+export function assertJobId(jobId: string): void {
+  if (jobId === '' || /^\d+$/.test(jobId)) throw new Error(`job id "${jobId}" must contain a non-digit`);
 }
 
 export interface JobQueues {

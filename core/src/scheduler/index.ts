@@ -1,1 +1,2 @@
 export { Scheduler } from './scheduler';
+export type { ScheduledTask, SchedulerOptions } from './scheduler';

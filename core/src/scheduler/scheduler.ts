@@ -1,16 +1,24 @@
 import { Cron } from 'croner';
 import type { Logger } from 'pino';
-import type { Locks, LockHandle } from '../locks/types';
+import type { LockHandle, Locks } from '../locks/types';
 import { Clock, systemClock } from '../clock';
-import type { RecurringTask } from '../plugin/types';
 
 const LEADER_KEY = 'scheduler:leader';
-const LEADER_TTL_MS = 30_000;
 const TASK_TTL_MS = 60_000;
 
-interface Registered {
-  task: RecurringTask;
-  cron: Cron;
+export interface ScheduledTask {
+  name: string;
+  /** croner pattern (5 fields, or 6 with seconds first), evaluated in UTC. */
+  cron: string;
+  run(now: Date): Promise<void>;
+}
+
+export interface SchedulerOptions {
+  locks: Locks;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  clock?: Clock;
+  /** How long a dead leader blocks the others (default 30 s); renewed on every tick. */
+  leaderTtlMs?: number;
 }
 
 /**
@@ -19,32 +27,68 @@ interface Registered {
  * run also holds a lock of its task, so a slow run never overlaps the next one.
  */
 export class Scheduler {
-  private readonly tasks: Registered[] = [];
+  private readonly tasks: Array<{ task: ScheduledTask; cron: Cron }> = [];
   private readonly running = new Set<Promise<unknown>>();
   private readonly locks: Locks;
-  private readonly logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  private readonly logger: SchedulerOptions['logger'];
   private readonly clock: Clock;
+  private readonly leaderTtlMs: number;
   private previous?: Date;
   private leader: LockHandle | null = null;
+  private leadership: Promise<boolean> = Promise.resolve(false);
   private timer?: NodeJS.Timeout;
   private stopped = false;
 
-  constructor(options: { locks: Locks; logger: Pick<Logger, 'info' | 'warn' | 'error'>; clock?: Clock }) {
+  constructor(options: SchedulerOptions) {
     this.locks = options.locks;
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
+    this.leaderTtlMs = options.leaderTtlMs ?? 30_000;
   }
 
-  register(task: RecurringTask): void {
+  register(task: ScheduledTask): void {
     if (this.tasks.some((t) => t.task.name === task.name)) throw new Error(`recurring task "${task.name}" is registered twice`);
     this.tasks.push({ task, cron: new Cron(task.cron, { timezone: 'UTC', paused: true }) });
   }
 
-  /** Runs every task due since the previous tick; the first tick only sets the starting point. */
-  async tick(now: Date): Promise<string[]> {
+  /** Runs every task due since the previous tick and resolves with their names; the first tick only sets the starting point. */
+  tick(now: Date): Promise<string[]> {
+    return this.track(this.runDue(now));
+  }
+
+  /** Ticks at the start of every second until stop(). */
+  start(): void {
+    if (this.timer) return;
+    this.stopped = false;
+    const schedule = () => {
+      this.timer = setTimeout(
+        () => {
+          if (this.stopped) return;
+          this.tick(this.clock.now()).catch((err) => this.logger.error({ err }, 'scheduler tick failed'));
+          schedule();
+        },
+        1000 - (this.clock.now().getTime() % 1000),
+      );
+    };
+    schedule();
+  }
+
+  /** Stops ticking, waits for running tasks and hands leadership over at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await Promise.allSettled([...this.running]);
+    await this.leadership.catch(() => false);
+    const leader = this.leader;
+    this.leader = null;
+    await leader?.release().catch((err) => this.logger.warn({ err }, 'could not release the scheduler leader lock'));
+  }
+
+  private async runDue(now: Date): Promise<string[]> {
     const since = this.previous;
     this.previous = now;
-    if (!since || !(await this.holdLeadership())) return [];
+    if (!since || this.stopped || !(await this.holdLeadership())) return [];
     const due = this.tasks.filter(({ cron }) => {
       const next = cron.nextRun(since);
       return next !== null && next <= now;
@@ -53,52 +97,58 @@ export class Scheduler {
     return due.filter((_, i) => ran[i]).map(({ task }) => task.name);
   }
 
-  start(): void {
-    this.stopped = false;
-    const schedule = () => {
-      if (this.stopped) return;
-      const now = this.clock.now().getTime();
-      this.timer = setTimeout(() => {
-        const run = this.tick(this.clock.now()).catch((err) => this.logger.error({ err }, 'scheduler tick failed'));
-        this.running.add(run);
-        void run.finally(() => this.running.delete(run));
-        schedule();
-      }, 1000 - (now % 1000));
-    };
-    schedule();
+  /** One check at a time: two at once could each take the lock and lose track of one handle. */
+  private holdLeadership(): Promise<boolean> {
+    this.leadership = this.leadership.catch(() => false).then(() => this.renewLeadership());
+    return this.leadership;
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await Promise.allSettled([...this.running]);
-    await this.leader?.release();
-    this.leader = null;
-  }
-
-  private async holdLeadership(): Promise<boolean> {
-    if (this.leader && (await this.leader.extend(LEADER_TTL_MS))) return true;
-    this.leader = await this.locks.acquire(LEADER_KEY, LEADER_TTL_MS);
+  private async renewLeadership(): Promise<boolean> {
+    if (this.leader) {
+      if (await this.leader.extend(this.leaderTtlMs)) return true;
+      this.logger.warn('scheduler lost its leader lock');
+      this.leader = null;
+    }
+    this.leader = await this.locks.acquire(LEADER_KEY, this.leaderTtlMs);
     if (this.leader) this.logger.info('scheduler is now the active one');
     return this.leader !== null;
   }
 
-  /** False when the previous run of the task still holds its lock. */
-  private async runExclusive(task: RecurringTask, now: Date): Promise<boolean> {
-    const lock = await this.locks.acquire(`scheduler:task:${task.name}`, TASK_TTL_MS);
+  /** False when the task did not start: its previous run still holds its lock. */
+  private async runExclusive(task: ScheduledTask, now: Date): Promise<boolean> {
+    let lock: LockHandle | null;
+    try {
+      lock = await this.locks.acquire(`scheduler:task:${task.name}`, TASK_TTL_MS);
+    } catch (err) {
+      this.logger.error({ err, task: task.name }, 'could not take the lock of a recurring task');
+      return false;
+    }
     if (!lock) {
       this.logger.warn({ task: task.name }, 'previous run still going; skipped');
       return false;
     }
-    const keepAlive = setInterval(() => void lock.extend(TASK_TTL_MS), TASK_TTL_MS / 3);
+    const held = lock;
+    const keepAlive = setInterval(() => {
+      held.extend(TASK_TTL_MS).then(
+        (ok) => ok || this.logger.warn({ task: task.name }, 'recurring task lost its lock while running'),
+        (err) => this.logger.warn({ err, task: task.name }, 'could not extend the lock of a recurring task'),
+      );
+    }, TASK_TTL_MS / 3);
     try {
       await task.run(now);
     } catch (err) {
       this.logger.error({ err, task: task.name }, 'recurring task failed');
     } finally {
       clearInterval(keepAlive);
-      await lock.release();
+      await held.release().catch((err) => this.logger.warn({ err, task: task.name }, 'could not release the lock of a recurring task'));
     }
     return true;
+  }
+
+  private track<T>(promise: Promise<T>): Promise<T> {
+    this.running.add(promise);
+    const forget = () => this.running.delete(promise);
+    promise.then(forget, forget);
+    return promise;
   }
 }

@@ -45,7 +45,9 @@ export async function up(knex: Knex): Promise<void> {
     t.string('meta_value', 191).notNullable();
     // The subscriber's status, copied so "meta value and status" is one index range in id order.
     t.string('subscriber_status', 16).notNullable();
-    t.index(['organization_id', 'meta_key', 'meta_value', 'subscriber_status', 'subscriber_id'], 'subscriber_meta_lookup_idx');
+    // The lookup order is the primary key: InnoDB then keeps one tree fewer per row than with a
+    // hidden row id plus a secondary index, which is most of an import's write work.
+    t.primary(['organization_id', 'meta_key', 'meta_value', 'subscriber_status', 'subscriber_id'], 'subscriber_meta_pk');
     t.index(['subscriber_id'], 'subscriber_meta_subscriber_idx');
   });
 }

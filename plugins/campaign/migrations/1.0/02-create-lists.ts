@@ -23,8 +23,10 @@ export async function up(knex: Knex): Promise<void> {
     // The subscriber's status, copied here so "members of a list with a status" is one index range.
     t.string('subscriber_status', 16).notNullable();
     t.datetime('created_at', { precision: 3 }).notNullable();
-    t.primary(['list_id', 'subscriber_id']);
-    t.index(['list_id', 'subscriber_status', 'subscriber_id'], 'list_subscribers_status_idx');
+    // Members by status in id order is what listing reads; uniqueness of (list, subscriber) is kept by
+    // the unique index below.
+    t.primary(['list_id', 'subscriber_status', 'subscriber_id'], 'list_subscribers_pk');
+    t.unique(['list_id', 'subscriber_id'], { indexName: 'list_subscribers_member_unique' });
     t.index(['subscriber_id'], 'list_subscribers_subscriber_idx');
   });
 }
