@@ -12,6 +12,7 @@ export type { Dialect } from './db/knex';
 export * from './db/values';
 export { isUniqueViolation } from './db/errors';
 export { paginate } from './db/paginate';
+export { ownedRow, deleteOwnedRow } from './db/owned-rows';
 export { transactionWithRetry, isRetryableConflict } from './db/retry-transaction';
 export { schemaFingerprint, checkSchemaSnapshot, listTables } from './db/schema-fingerprint';
 export { Migrator, loadMigrationFiles } from './db/migrations';

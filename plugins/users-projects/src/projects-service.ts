@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, paginate, insertedId, notFound, toIso, TOKENS, validationError } from '@switchboard/core';
+import { Clock, insertedId, ownedRow, paginate, toIso, TOKENS, validationError } from '@switchboard/core';
 import { UsersService } from './users-service';
 import type { PageQuery, ProjectInput } from './schemas';
 
@@ -42,9 +42,7 @@ export class ProjectsService {
   }
 
   async get(orgId: number, id: number): Promise<Project> {
-    const row = await this.knex('projects').where({ organization_id: orgId, id }).first(COLUMNS);
-    if (!row) throw notFound('Project', id);
-    return toProject(row);
+    return toProject(await ownedRow(this.knex, 'projects', orgId, id, COLUMNS, 'Project'));
   }
 
   async create(orgId: number, input: ProjectInput): Promise<Project> {

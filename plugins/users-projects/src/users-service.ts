@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, paginate, duplicateEntry, insertedId, isUniqueViolation, notFound, toIso, TOKENS } from '@switchboard/core';
+import { Clock, deleteOwnedRow, duplicateEntry, insertedId, isUniqueViolation, notFound, ownedRow, paginate, toIso, TOKENS } from '@switchboard/core';
 import { normalizeUserEmail } from './normalize-email';
 import type { PageQuery, UserInput } from './schemas';
 
@@ -48,9 +48,7 @@ export class UsersService {
   }
 
   async get(orgId: number, id: number): Promise<User> {
-    const row = await this.knex('users').where({ organization_id: orgId, id }).first(COLUMNS);
-    if (!row) throw notFound('User', id);
-    return toUser(row);
+    return toUser(await ownedRow(this.knex, 'users', orgId, id, COLUMNS, 'User'));
   }
 
   async exists(orgId: number, id: number): Promise<boolean> {
@@ -84,8 +82,7 @@ export class UsersService {
   }
 
   async delete(orgId: number, id: number): Promise<void> {
-    const deleted = await this.knex('users').where({ organization_id: orgId, id }).delete();
-    if (!deleted) throw notFound('User', id);
+    await deleteOwnedRow(this.knex, 'users', orgId, id, 'User');
   }
 
   private async uniqueEmail<T>(write: () => Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, duplicateEntry, insertedId, isUniqueViolation, notFound, toIso, TOKENS, transactionWithRetry, validationError } from '@switchboard/core';
+import { Clock, duplicateEntry, insertedId, isUniqueViolation, notFound, ownedRow, toIso, TOKENS, transactionWithRetry, validationError } from '@switchboard/core';
 import { addMemberships, removeMemberships } from './counters';
 import type { ListInput } from './list-schemas';
 
@@ -28,9 +28,7 @@ export class ListsService {
   }
 
   async get(orgId: number, id: number) {
-    const row = await this.knex('lists').where({ organization_id: orgId, id }).first(COLUMNS);
-    if (!row) throw notFound('List', id);
-    return toList(row);
+    return toList(await ownedRow(this.knex, 'lists', orgId, id, COLUMNS, 'List'));
   }
 
   async create(orgId: number, input: Required<Pick<ListInput, 'name' | 'code'>> & ListInput) {

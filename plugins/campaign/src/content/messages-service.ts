@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, insertedId, notFound, paginate, toIso, TOKENS, validationError } from '@switchboard/core';
+import { Clock, insertedId, ownedRow, paginate, toIso, TOKENS, validationError } from '@switchboard/core';
 import type { MessageInput, MessageListQuery } from './message-schemas';
 
 const COLUMNS = [
@@ -53,9 +53,7 @@ export class MessagesService {
   }
 
   async get(orgId: number, id: number) {
-    const row = await this.knex('messages').where({ organization_id: orgId, id }).first(COLUMNS);
-    if (!row) throw notFound('Message', id);
-    return toMessage(row);
+    return toMessage(await ownedRow(this.knex, 'messages', orgId, id, COLUMNS, 'Message'));
   }
 
   async create(orgId: number, input: MessageInput) {

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, insertedId, notFound, toBool, toIso, TOKENS, validationError } from '@switchboard/core';
+import { Clock, deleteOwnedRow, insertedId, ownedRow, toBool, toIso, TOKENS, validationError } from '@switchboard/core';
 import { isIanaZone, nextRunAt, Recurrence } from './next-run';
 import type { ScheduleInput } from './schedule-schemas';
 
@@ -40,9 +40,7 @@ export class SchedulesService {
   }
 
   async get(orgId: number, id: number): Promise<Schedule> {
-    const row = await this.knex('message_schedules').where({ organization_id: orgId, id }).first(COLUMNS);
-    if (!row) throw notFound('Schedule', id);
-    return toSchedule(row);
+    return toSchedule(await ownedRow(this.knex, 'message_schedules', orgId, id, COLUMNS, 'Schedule'));
   }
 
   async create(orgId: number, input: Required<Pick<ScheduleInput, 'message_id' | 'frequency' | 'send_time' | 'timezone'>> & ScheduleInput) {
@@ -102,7 +100,7 @@ export class SchedulesService {
   }
 
   async delete(orgId: number, id: number): Promise<void> {
-    if (!(await this.knex('message_schedules').where({ organization_id: orgId, id }).delete())) throw notFound('Schedule', id);
+    await deleteOwnedRow(this.knex, 'message_schedules', orgId, id, 'Schedule');
   }
 
   private async checked(orgId: number, input: ScheduleInput & Pick<Recurrence, 'frequency' | 'send_time' | 'timezone'>): Promise<Recurrence> {

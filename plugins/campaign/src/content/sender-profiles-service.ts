@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, insertedId, notFound, toBool, toIso, TOKENS, transactionWithRetry } from '@switchboard/core';
+import { Clock, deleteOwnedRow, insertedId, notFound, ownedRow, toBool, toIso, TOKENS, transactionWithRetry } from '@switchboard/core';
 import type { SenderProfileInput } from './sender-profile-schemas';
 
 const COLUMNS = ['id', 'name', 'from_name', 'from_email', 'reply_to_email', 'is_default', 'created_at', 'updated_at'];
@@ -29,9 +29,7 @@ export class SenderProfilesService {
   }
 
   async get(orgId: number, id: number) {
-    const row = await this.knex('sender_profiles').where({ organization_id: orgId, id }).first(COLUMNS);
-    if (!row) throw notFound('Sender profile', id);
-    return toProfile(row);
+    return toProfile(await ownedRow(this.knex, 'sender_profiles', orgId, id, COLUMNS, 'Sender profile'));
   }
 
   async create(orgId: number, input: SenderProfileInput) {
@@ -53,7 +51,7 @@ export class SenderProfilesService {
   }
 
   async delete(orgId: number, id: number): Promise<void> {
-    if (!(await this.knex('sender_profiles').where({ organization_id: orgId, id }).delete())) throw notFound('Sender profile', id);
+    await deleteOwnedRow(this.knex, 'sender_profiles', orgId, id, 'Sender profile');
   }
 
   private clearDefault(trx: Knex.Transaction, orgId: number) {
