@@ -49,6 +49,11 @@ async function writeRows(trx: Knex.Transaction, org: number, rows: Row[]): Promi
   const ids = new Map<string, number>();
   for (const r of await trx('subscribers').where({ organization_id: org }).whereIn('email', rows.map((r) => r.email)).select('id', 'email')) ids.set(r.email, Number(r.id));
   const base = (r: Row) => ({ organization_id: org, subscriber_id: ids.get(r.email)!, subscriber_status: 'active' });
+  // Sorted by primary key, as the API does: the baseline is the best plain way to write these rows.
+  const byKey = <T extends Record<string, unknown>>(keys: string[]) => (a: T, b: T) => {
+    for (const k of keys) if (a[k] !== b[k]) return (a[k] as string | number) < (b[k] as string | number) ? -1 : 1;
+    return 0;
+  };
   await trx('subscriber_tokens').insert(
     rows.flatMap((r) => {
       const [l, d] = r.email.split('@');
@@ -58,12 +63,12 @@ async function writeRows(trx: Knex.Transaction, org: number, rows: Row[]): Promi
         { ...base(r), kind: 'e', token: l },
         { ...base(r), kind: 'e', token: d },
       ];
-    }),
+    }).sort(byKey(['kind', 'token', 'subscriber_id'])),
   );
   await trx('subscriber_meta').insert(
     rows.flatMap((r) =>
       Object.entries(r.meta_data).flatMap(([key, value]) => [...new Set(Array.isArray(value) ? value : [value])].map((v) => ({ ...base(r), meta_key: key, meta_value: v }))),
-    ),
+    ).sort(byKey(['meta_key', 'meta_value', 'subscriber_id'])),
   );
   await trx('list_subscribers').insert(
     rows.flatMap((r) => r.lists.map((list) => ({ list_id: list, subscriber_id: ids.get(r.email)!, subscriber_status: 'active', created_at: now }))),

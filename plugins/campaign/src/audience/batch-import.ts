@@ -146,7 +146,10 @@ export class BatchImport {
         }
       }
       await writeTokens(trx, orgId, fresh.map((r) => ({ id: ids.get(r.email)!, email: r.email, status, first_name: r.first_name, last_name: r.last_name })));
-      const meta = fresh.flatMap((r) => metaRows(orgId, ids.get(r.email)!, status, r.meta_data ?? {}));
+      // In primary-key order: InnoDB then appends within each key range instead of jumping between them.
+      const meta = fresh
+        .flatMap((r) => metaRows(orgId, ids.get(r.email)!, status, r.meta_data ?? {}))
+        .sort((a, b) => (a.meta_key === b.meta_key ? (a.meta_value === b.meta_value ? a.subscriber_id - b.subscriber_id : a.meta_value < b.meta_value ? -1 : 1) : a.meta_key < b.meta_key ? -1 : 1));
       await insertInChunks(trx, 'subscriber_meta', meta);
 
       for (const r of updates) {

@@ -50,8 +50,9 @@ export async function writeTokens(
   replace = false,
 ): Promise<void> {
   if (replace && subscribers.length) await trx('subscriber_tokens').whereIn('subscriber_id', subscribers.map((s) => s.id)).delete();
-  const rows = subscribers.flatMap((s) =>
-    subscriberTokens(s).map((t) => ({ organization_id: organizationId, subscriber_id: s.id, subscriber_status: s.status, ...t })),
-  );
+  // In primary-key order (kind, token, status, subscriber): InnoDB appends within each key range.
+  const rows = subscribers
+    .flatMap((s) => subscriberTokens(s).map((t) => ({ organization_id: organizationId, subscriber_id: s.id, subscriber_status: s.status, ...t })))
+    .sort((a, b) => (a.kind !== b.kind ? (a.kind < b.kind ? -1 : 1) : a.token !== b.token ? (a.token < b.token ? -1 : 1) : a.subscriber_id - b.subscriber_id));
   await insertInChunks(trx, 'subscriber_tokens', rows);
 }
