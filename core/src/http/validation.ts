@@ -40,8 +40,13 @@ export type Validator = <T>(value: unknown) => T;
 
 export function compileValidator(schema: object, kind: 'body' | 'text'): Validator {
   const validate: ValidateFunction = (kind === 'body' ? bodyAjv : textAjv).compile(schema);
+  const minProperties = (schema as { minProperties?: number }).minProperties;
   return <T>(value: unknown): T => {
     if (!validate(value)) throw toValidationError(validate.errors![0]);
+    // ajv counts members before it drops the unknown ones: {"typo": 1} must not pass as a change.
+    if (minProperties && Object.keys(value as object).length < minProperties) {
+      throw new AppError('VALIDATION_ERROR', `body must name at least ${minProperties} known field`, { field: 'body', rule: 'minProperties' });
+    }
     return value as T;
   };
 }
