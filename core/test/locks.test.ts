@@ -1,20 +1,12 @@
 import { expect } from 'chai';
 import { createLocks } from '../src/locks';
 import type { LockHandle, Locks } from '../src/locks/types';
-import { deleteRedisKeys, redisAnswers, servicesRequired, uniqueSuffix, waitFor } from '../src/testing';
+import { deleteRedisKeys, requiredRedisUrl, uniqueSuffix, waitFor } from '../src/testing';
 
-const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-/** The Redis to test on, or null to skip; with REQUIRE_SERVICES=1 a Redis that does not answer fails. */
-async function testRedis(): Promise<string | null> {
-  if (await redisAnswers(TEST_REDIS_URL)) return TEST_REDIS_URL;
-  if (servicesRequired()) throw new Error(`REQUIRE_SERVICES=1 but Redis at ${TEST_REDIS_URL} does not answer`);
-  return null;
-}
 
 const drivers: Array<{ name: string; redisUrl(): Promise<string | null | undefined> }> = [
   { name: 'in-process', redisUrl: async () => undefined },
-  { name: 'Redis', redisUrl: testRedis },
+  { name: 'Redis', redisUrl: requiredRedisUrl },
 ];
 
 for (const driver of drivers) {

@@ -4,17 +4,9 @@ import { expect } from 'chai';
 import { createJobQueues } from '../src/queue';
 import { beeRedisOptions } from '../src/queue/bee-queue';
 import type { Job, JobQueue, JobQueues } from '../src/queue/types';
-import { deleteRedisKeys, redisAnswers, servicesRequired, uniqueSuffix, waitFor } from '../src/testing';
+import { deleteRedisKeys, requiredRedisUrl, uniqueSuffix, waitFor } from '../src/testing';
 
-const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const STALL_INTERVAL_MS = 1000;
-
-/** The Redis to test on, or null to skip; with REQUIRE_SERVICES=1 a Redis that does not answer fails. */
-async function testRedis(): Promise<string | null> {
-  if (await redisAnswers(TEST_REDIS_URL)) return TEST_REDIS_URL;
-  if (servicesRequired()) throw new Error(`REQUIRE_SERVICES=1 but Redis at ${TEST_REDIS_URL} does not answer`);
-  return null;
-}
 
 function gate(): { opened: Promise<void>; open(): void } {
   let open!: () => void;
@@ -24,7 +16,7 @@ function gate(): { opened: Promise<void>; open(): void } {
 
 const drivers: Array<{ name: string; redisUrl(): Promise<string | null | undefined> }> = [
   { name: 'in-process', redisUrl: async () => undefined },
-  { name: 'bee-queue on Redis', redisUrl: testRedis },
+  { name: 'bee-queue on Redis', redisUrl: requiredRedisUrl },
 ];
 
 for (const driver of drivers) {

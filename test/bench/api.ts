@@ -1,10 +1,10 @@
 import path from 'node:path';
 import request from 'supertest';
-import { createMysqlDatabase, createTestEngine, createTenant, deleteRedisKeys, uniqueSuffix } from '@switchboard/core/testing';
 import usersProjects from '@switchboard/plugin-users-projects';
-import { binPath, freePort } from '../src/cli';
+import { freePort } from '../src/cli';
 import { load, LoadFigures, median } from './load';
 import { startServer, stop } from './processes';
+import { benchBackend, serveSwitchboard } from './backend';
 import type { BenchOptions } from './registry';
 
 const CONNECTIONS = 50;
@@ -18,22 +18,16 @@ const TARGET_P99_MS = 25;
 export async function apiBenchmark({ quick, log }: BenchOptions): Promise<Record<string, unknown>> {
   const seconds = quick ? 4 : 8;
   const rounds = quick ? 3 : 5;
-  const db = await createMysqlDatabase();
-  const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const redisPrefix = `sbbench_${uniqueSuffix()}`;
-  const env = { DATABASE_URL: db.url, REDIS_URL: redisUrl, REDIS_PREFIX: redisPrefix, PLUGINS: 'users-projects', RATE_LIMIT_SCALE: '1000000' };
+  const { backend, engine, tenant, env } = await benchBackend([usersProjects]);
   try {
-    const engine = await createTestEngine({ name: 'mysql+redis', databaseUrl: db.url, redisUrl, redisPrefix, dataDir: '/tmp/switchboard-bench', dispose: async () => {} }, { plugins: [usersProjects] });
-    const tenant = await createTenant(engine, { name: 'Bench', permissions: ['users:*'] });
     const user = (await request(engine.http().callback()).post('/api/v1/users').set(tenant.auth).send({ name: 'Bench User', email: 'bench@example.com' })).body.data;
     await engine.close();
 
-    const fullPort = await freePort();
     const barePort = await freePort();
-    const full = await startServer([binPath, 'serve', '--no-worker', '--no-scheduler', '--no-migrate'], { ...env, PORT: String(fullPort) }, `http://127.0.0.1:${fullPort}/health`);
+    const full = await serveSwitchboard(env);
     const bare = await startServer([path.join(__dirname, 'bare-server.js')], { ...env, PORT: String(barePort), BENCH_ORG_ID: String(tenant.organizationId) }, `http://127.0.0.1:${barePort}/health`);
     try {
-      const fullUrl = `http://127.0.0.1:${fullPort}/api/v1/users/${user.id}`;
+      const fullUrl = `${full.url}/api/v1/users/${user.id}`;
       const bareUrl = `http://127.0.0.1:${barePort}/users/${user.id}`;
       const headers = { Authorization: `Bearer ${tenant.token}` };
       log(`warming up (${CONNECTIONS} connections)`);
@@ -60,11 +54,10 @@ export async function apiBenchmark({ quick, log }: BenchOptions): Promise<Record
         met: { ratio_rps: ratio >= TARGET_RATIO, p99_ms: measured.p99_ms < TARGET_P99_MS, no_errors: measured.non_2xx === 0 && measured.errors === 0 },
       };
     } finally {
-      await stop(full);
+      await full.stop();
       await stop(bare);
     }
   } finally {
-    await db.drop();
-    await deleteRedisKeys(redisUrl, redisPrefix);
+    await backend.dispose();
   }
 }

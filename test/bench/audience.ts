@@ -1,7 +1,5 @@
-import { createMysqlDatabase, createTestEngine, createTenant, deleteRedisKeys, uniqueSuffix } from '@switchboard/core/testing';
 import campaign from '@switchboard/plugin-campaign';
-import { binPath, freePort } from '../src/cli';
-import { startServer, stop } from './processes';
+import { benchBackend, serveSwitchboard } from './backend';
 import { timeRequests } from './timing';
 import { rawImportRate } from './raw-import';
 import type { BenchOptions } from './registry';
@@ -67,7 +65,7 @@ async function seed(client: Api, from: number, to: number, listIds: number[], lo
   return Math.round((to - from) / ((performance.now() - started) / 1000));
 }
 
-async function measureQueries(client: Api, listIds: number[], size: number) {
+async function measureQueries(client: Api, size: number) {
   const sample = (await client.get('/subscribers?per_page=1')).data[0].id as number;
   const queries: Record<string, string> = {
     'page 1': '/subscribers',
@@ -87,7 +85,6 @@ async function measureQueries(client: Api, listIds: number[], size: number) {
     await client.get(path);
     out[name] = await timeRequests(async () => void (await client.get(path)), SAMPLES);
   }
-  void listIds;
   return out;
 }
 
@@ -98,29 +95,23 @@ async function measureQueries(client: Api, listIds: number[], size: number) {
 export async function audienceBenchmark({ quick, log }: BenchOptions): Promise<Record<string, unknown>> {
   const small = 10_000;
   const large = quick ? 100_000 : 1_000_000;
-  const db = await createMysqlDatabase();
-  const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const redisPrefix = `sbbench_${uniqueSuffix()}`;
-  const env = { DATABASE_URL: db.url, REDIS_URL: redisUrl, REDIS_PREFIX: redisPrefix, PLUGINS: 'campaign', RATE_LIMIT_SCALE: '1000000' };
+  const { backend, engine, tenant, env } = await benchBackend([campaign]);
   try {
-    const setup = await createTestEngine({ name: 'mysql+redis', databaseUrl: db.url, redisUrl, redisPrefix, dataDir: '/tmp/switchboard-bench', dispose: async () => {} }, { plugins: [campaign] });
-    const tenant = await createTenant(setup, { name: 'Bench' });
-    await setup.close();
-    const port = await freePort();
-    const server = await startServer([binPath, 'serve', '--no-worker', '--no-scheduler', '--no-migrate'], { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/health`);
+    await engine.close();
+    const server = await serveSwitchboard(env);
     try {
-      const client = api(`http://127.0.0.1:${port}`, tenant.token);
+      const client = api(server.url, tenant.token);
       const listIds: number[] = [];
       for (let i = 0; i < LISTS; i++) listIds.push((await client.post('/lists', { name: `List ${i}`, code: `list-${i}` })).data.id);
 
       log(`importing ${small} subscribers`);
       const importSmall = await seed(client, 0, small, listIds, log);
       log('measuring queries at the small size');
-      const atSmall = await measureQueries(client, listIds, small);
+      const atSmall = await measureQueries(client, small);
       log(`importing up to ${large} subscribers`);
       const importLarge = await seed(client, small, large, listIds, log);
       log('measuring queries at the large size');
-      const atLarge = await measureQueries(client, listIds, large);
+      const atLarge = await measureQueries(client, large);
 
       log('measuring the baseline: the same rows written straight with knex');
       const rawRate = await rawImportRate(quick ? 20_000 : 100_000, subscriber);
@@ -144,10 +135,9 @@ export async function audienceBenchmark({ quick, log }: BenchOptions): Promise<R
         },
       };
     } finally {
-      await stop(server);
+      await server.stop();
     }
   } finally {
-    await db.drop();
-    await deleteRedisKeys(redisUrl, redisPrefix);
+    await backend.dispose();
   }
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { createMysqlDatabase, createTestEngine, createTenant } from '@switchboard/core/testing';
 import campaign from '@switchboard/plugin-campaign';
+import { benchBackend } from './backend';
 
 type Row = { email: string; first_name: string; last_name: string; lists: number[]; meta_data: Record<string, string | string[]> };
 
@@ -10,13 +10,9 @@ type Row = { email: string; first_name: string; last_name: string; lists: number
  * validation, no lookups and no counters. What MariaDB itself manages on this machine.
  */
 export async function rawImportRate(count: number, makeRow: (n: number, lists: number[]) => Row): Promise<number> {
-  const db = await createMysqlDatabase();
-  const engine = await createTestEngine(
-    { name: 'mysql+redis', databaseUrl: db.url, redisPrefix: 'sbraw', dataDir: '/tmp/switchboard-bench-raw', dispose: async () => {} },
-    { plugins: [campaign] },
-  );
+  const { backend, engine, tenant } = await benchBackend([campaign]);
   try {
-    const { organizationId: org } = await createTenant(engine);
+    const org = tenant.organizationId;
     const knex = engine.knex;
     const listIds: number[] = [];
     for (let i = 0; i < 20; i++) {
@@ -37,7 +33,7 @@ export async function rawImportRate(count: number, makeRow: (n: number, lists: n
     return Math.round(count / ((performance.now() - started) / 1000));
   } finally {
     await engine.close();
-    await db.drop();
+    await backend.dispose();
   }
 }
 

@@ -1,6 +1,7 @@
 import BeeQueue from 'bee-queue';
 import { assertJobId } from './types';
-import type { AddJobOptions, JobHandler, JobQueue, JobQueues, QueueCounts, QueueLogger } from './types';
+import { QueueRegistry } from './queue-registry';
+import type { AddJobOptions, JobHandler, JobQueue, QueueCounts, QueueLogger } from './types';
 
 /** Stored job payload: the data plus the retries it started with, to tell the attempt number. */
 interface Envelope<T> {
@@ -140,22 +141,8 @@ export class BeeJobQueue<T = unknown> implements JobQueue<T> {
   }
 }
 
-export class BeeJobQueues implements JobQueues {
-  private readonly queues = new Map<string, BeeJobQueue<any>>();
-
-  constructor(private readonly settings: BeeQueueSettings) {}
-
-  get<T = unknown>(name: string): BeeJobQueue<T> {
-    let queue = this.queues.get(name);
-    if (!queue) this.queues.set(name, (queue = new BeeJobQueue<T>(name, this.settings)));
-    return queue;
-  }
-
-  names(): string[] {
-    return [...this.queues.keys()];
-  }
-
-  async closeAll(timeoutMs?: number): Promise<void> {
-    await Promise.all([...this.queues.values()].map((q) => q.close(timeoutMs)));
+export class BeeJobQueues extends QueueRegistry<BeeJobQueue<any>> {
+  constructor(settings: BeeQueueSettings) {
+    super((name) => new BeeJobQueue(name, settings));
   }
 }

@@ -1,5 +1,6 @@
 import { assertJobId } from './types';
-import type { AddJobOptions, JobHandler, JobQueue, JobQueues, QueueCounts, QueueLogger } from './types';
+import { QueueRegistry } from './queue-registry';
+import type { AddJobOptions, JobHandler, JobQueue, QueueCounts, QueueLogger } from './types';
 
 interface Entry<T> {
   id: string;
@@ -111,22 +112,8 @@ function asStored<T>(data: T): T {
   return data === undefined ? data : (JSON.parse(JSON.stringify(data)) as T);
 }
 
-export class MemoryJobQueues implements JobQueues {
-  private readonly queues = new Map<string, MemoryQueue<any>>();
-
-  constructor(private readonly logger?: QueueLogger) {}
-
-  get<T = unknown>(name: string): MemoryQueue<T> {
-    let queue = this.queues.get(name);
-    if (!queue) this.queues.set(name, (queue = new MemoryQueue<T>(name, this.logger)));
-    return queue;
-  }
-
-  names(): string[] {
-    return [...this.queues.keys()];
-  }
-
-  async closeAll(timeoutMs?: number): Promise<void> {
-    await Promise.all([...this.queues.values()].map((q) => q.close(timeoutMs)));
+export class MemoryJobQueues extends QueueRegistry<MemoryQueue<any>> {
+  constructor(logger?: QueueLogger) {
+    super((name) => new MemoryQueue(name, logger));
   }
 }

@@ -91,6 +91,13 @@ export async function redisAnswers(redisUrl = testRedisUrl()): Promise<boolean> 
   }
 }
 
+/** The Redis to test on, or null to skip; with REQUIRE_SERVICES=1 a Redis that does not answer throws. */
+export async function requiredRedisUrl(): Promise<string | null> {
+  if (await redisAnswers()) return testRedisUrl();
+  if (servicesRequired()) throw new Error(`REQUIRE_SERVICES=1 but Redis at ${testRedisUrl()} does not answer`);
+  return null;
+}
+
 /**
  * MySQL + Redis backend, or null when they do not answer (then the caller skips the suite).
  * With REQUIRE_SERVICES=1 an unreachable server throws, so CI cannot pass by skipping.
@@ -103,12 +110,14 @@ export async function productionBackend(): Promise<TestBackend | null> {
     if (servicesRequired()) throw new Error(`REQUIRE_SERVICES=1 but MySQL at ${testMysqlUrl()} failed: ${(err as Error).message}`);
     return null;
   }
-  if (!(await redisAnswers())) {
+  const redisUrl = await requiredRedisUrl().catch(async (err) => {
     await db.drop();
-    if (servicesRequired()) throw new Error(`REQUIRE_SERVICES=1 but Redis at ${testRedisUrl()} does not answer`);
+    throw err;
+  });
+  if (!redisUrl) {
+    await db.drop();
     return null;
   }
-  const redisUrl = testRedisUrl();
   const suffix = uniqueSuffix();
   const redisPrefix = `sbt_${suffix}`;
   const dataDir = path.join(os.tmpdir(), `switchboard-data-${suffix}`);

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { AppConfig, AppError, JobQueues, Mailer, TOKENS } from '@switchboard/core';
 import { LinkSigner } from './link-signer';
 import { SubscriberWriter } from './subscriber-writer';
+import { SenderProfilesService } from '../content/sender-profiles-service';
 
 export const CONFIRMATION_QUEUE = 'campaign.confirmation-mail';
 
@@ -16,6 +17,7 @@ export class ConfirmationMails {
     @inject(TOKENS.Config) private readonly config: AppConfig,
     @inject(LinkSigner) private readonly signer: LinkSigner,
     @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
+    @inject(SenderProfilesService) private readonly senders: SenderProfilesService,
   ) {}
 
   /** True once the mail is queued; the job id makes a second request for the same subscriber a no-op. */
@@ -27,7 +29,7 @@ export class ConfirmationMails {
   async send(job: { organizationId: number; subscriberId: number }): Promise<void> {
     const subscriber = await this.knex('subscribers').where({ id: job.subscriberId, organization_id: job.organizationId, status: 'unconfirmed' }).first('email', 'first_name');
     if (!subscriber) return;
-    const sender = await this.knex('sender_profiles').where({ organization_id: job.organizationId, is_default: true }).first('from_name', 'from_email');
+    const sender = await this.senders.defaultFor(job.organizationId);
     const token = await this.signer.sign('confirm', [job.organizationId, job.subscriberId]);
     const link = `${this.config.publicUrl}/api/campaign/confirm?token=${encodeURIComponent(token)}`;
     const from = sender ? `"${sender.from_name}" <${sender.from_email}>` : `no-reply@${new URL(this.config.publicUrl).hostname}`;

@@ -32,6 +32,12 @@ export class SenderProfilesService {
     return toProfile(await ownedRow(this.knex, 'sender_profiles', orgId, id, COLUMNS, 'Sender profile'));
   }
 
+  /** The organization's default sender, if it has one. */
+  async defaultFor(orgId: number) {
+    const row = await this.knex('sender_profiles').where({ organization_id: orgId, is_default: true }).first(COLUMNS);
+    return row ? toProfile(row) : null;
+  }
+
   async create(orgId: number, input: SenderProfileInput) {
     const now = this.clock.now();
     const id = await transactionWithRetry(this.knex, async (trx) => {
