@@ -6,7 +6,7 @@ import type { BenchOptions } from './registry';
 
 const LISTS = 20;
 const BATCH = 1000;
-const PARALLEL = 4;
+const PARALLEL = Number(process.env.BENCH_IMPORT_PARALLEL ?? 4);
 const SAMPLES = 40;
 const TARGETS = { import_per_second: 20_000, p95_ms: 100, p50_ratio: 3 };
 const PLANS = ['free', 'basic', 'pro', 'enterprise', 'trial'];

@@ -1,13 +1,12 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppError, Clock, compileValidator, isUniqueViolation, TOKENS, transactionWithRetry } from '@switchboard/core';
-import { adjustStatusCounts, applyListDeltas, ensureStatusCountRows, insertMemberships, ListDelta } from './counters';
+import { AppError, Clock, compileValidator, insertRowsReturningIds, isUniqueViolation, TOKENS, transactionWithRetry } from '@switchboard/core';
+import { adjustStatusCounts, applyListDeltas, ensureStatusCountRows, insertMemberships, Membership } from './counters';
 import { normalizeEmail } from './email';
-import { metaRows, profileColumns } from './subscriber-rows';
+import { profileColumns } from './subscriber-rows';
 import type { SubscriberProfile } from './subscriber-schemas';
-import { pickNames, SubscriberWriter } from './subscriber-writer';
-import { writeTokens } from './tokens';
-import { insertInChunks } from './insert-chunks';
+import { SubscriberWriter, withProfile } from './subscriber-writer';
+import { insertSearchRows, replaceSearchRows, SEARCH_SOURCE_COLUMNS, SearchSource } from './search-rows';
 import { batchRowSchema, RowError } from './batch-schemas';
 
 const CHUNK = 1000;
@@ -113,70 +112,59 @@ export class BatchImport {
     const now = this.clock.now();
     const status = input.skip_confirmation ? 'active' : 'unconfirmed';
     await transactionWithRetry(this.knex, async (trx) => {
-      const existing = new Map<string, { id: number; status: string; first_name: string | null; last_name: string | null }>();
-      for (const r of await trx('subscribers').where({ organization_id: orgId }).whereIn('email', usable.map((u) => u.email)).select('id', 'email', 'status', 'first_name', 'last_name')) {
+      const existing = new Map<string, SearchSource>();
+      for (const r of await trx('subscribers').where({ organization_id: orgId }).whereIn('email', usable.map((u) => u.email)).select(SEARCH_SOURCE_COLUMNS)) {
         existing.set(r.email, { ...r, id: Number(r.id) });
       }
       const fresh = usable.filter((r) => !existing.has(r.email));
       const updates = usable.filter((r) => existing.has(r.email));
 
-      await insertInChunks(
+      const freshIds = await insertRowsReturningIds(
         trx,
         'subscribers',
         fresh.map((r) => ({
-            organization_id: orgId,
-            email: r.email,
-            status,
-            confirmed_at: status === 'active' ? now : null,
-            created_at: now,
-            updated_at: now,
-            first_name: null,
-            last_name: null,
-            company_name: null,
-            phone: null,
-            job_title: null,
-            ...profileColumns(r),
-            meta_data: JSON.stringify(r.meta_data ?? {}),
-          })),
+          organization_id: orgId,
+          email: r.email,
+          status,
+          confirmed_at: status === 'active' ? now : null,
+          created_at: now,
+          updated_at: now,
+          first_name: null,
+          last_name: null,
+          company_name: null,
+          phone: null,
+          job_title: null,
+          ...profileColumns(r),
+          meta_data: JSON.stringify(r.meta_data ?? {}),
+        })),
+        { uniqueColumn: 'email', scope: { organization_id: orgId } },
       );
-      const ids = new Map<string, number>();
-      if (fresh.length) {
-        for (const r of await trx('subscribers').where({ organization_id: orgId }).whereIn('email', fresh.map((f) => f.email)).select('id', 'email')) {
-          ids.set(r.email, Number(r.id));
-        }
-      }
-      await writeTokens(trx, orgId, fresh.map((r) => ({ id: ids.get(r.email)!, email: r.email, status, first_name: r.first_name, last_name: r.last_name })));
-      // In primary-key order: InnoDB then appends within each key range instead of jumping between them.
-      const meta = fresh
-        .flatMap((r) => metaRows(orgId, ids.get(r.email)!, status, r.meta_data ?? {}))
-        .sort((a, b) => (a.meta_key === b.meta_key ? (a.meta_value === b.meta_value ? a.subscriber_id - b.subscriber_id : a.meta_value < b.meta_value ? -1 : 1) : a.meta_key < b.meta_key ? -1 : 1));
-      await insertInChunks(trx, 'subscriber_meta', meta);
+      const ids = new Map<string, number>(fresh.map((r, i) => [r.email, freshIds[i]]));
+      await insertSearchRows(
+        trx,
+        orgId,
+        fresh.map((r) => ({ id: ids.get(r.email)!, email: r.email, status, first_name: r.first_name, last_name: r.last_name, meta_data: r.meta_data })),
+      );
 
       for (const r of updates) {
         const current = existing.get(r.email)!;
         await trx('subscribers').where({ id: current.id }).update({ ...profileColumns(r), updated_at: now });
-        if (r.first_name !== undefined || r.last_name !== undefined) {
-          await writeTokens(trx, orgId, [{ ...current, email: r.email, ...pickNames(r) }], true);
-        }
-        if (r.meta_data !== undefined) {
-          await trx('subscriber_meta').where({ subscriber_id: current.id }).delete();
-          const rows = metaRows(orgId, current.id, current.status, r.meta_data);
-          if (rows.length) await trx('subscriber_meta').insert(rows);
-        }
         ids.set(r.email, current.id);
       }
+      await replaceSearchRows(
+        trx,
+        orgId,
+        updates.map((r) => existing.get(r.email)!),
+        updates.map((r) => withProfile(existing.get(r.email)!, r)),
+      );
 
       // Memberships are only ever added by a batch: request lists for every row, row lists for that row.
-      const byList = new Map<number, Array<{ id: number; status: string }>>();
+      const memberships: Membership[] = [];
       for (const r of usable) {
         const member = { id: ids.get(r.email)!, status: existing.get(r.email)?.status ?? status };
-        for (const listId of new Set([...(input.lists ?? []), ...(r.lists ?? [])])) {
-          (byList.get(listId) ?? byList.set(listId, []).get(listId)!).push(member);
-        }
+        for (const listId of new Set([...(input.lists ?? []), ...(r.lists ?? [])])) memberships.push({ listId, ...member });
       }
-      const freshIds = new Set(fresh.map((r) => ids.get(r.email)!));
-      const deltas = new Map<number, ListDelta>();
-      for (const [listId, members] of byList) deltas.set(listId, await insertMemberships(trx, listId, members, now, freshIds));
+      const deltas = await insertMemberships(trx, memberships, now, new Set(freshIds));
 
       // Counters last: their rows are shared by every concurrent import and stay locked until commit.
       await adjustStatusCounts(trx, orgId, { [status]: fresh.length });

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { insertInChunks } from './insert-chunks';
+import { insertRows } from '@switchboard/core';
 
 export type StatusDeltas = Partial<Record<string, number>>;
 
@@ -36,14 +36,9 @@ export async function statusCount(knex: Knex, organizationId: number, status: st
   return Number(row?.count ?? 0);
 }
 
-/**
- * Moves the status copies (memberships, meta and search words) to a new status and keeps each
- * list's active_count right.
- */
+/** Moves the status copies in memberships to a new status and keeps each list's active_count right. */
 export async function moveMembershipStatus(trx: Knex.Transaction, subscriberId: number, from: string, to: string): Promise<void> {
   if (from === to) return;
-  await trx('subscriber_meta').where({ subscriber_id: subscriberId }).update({ subscriber_status: to });
-  await trx('subscriber_tokens').where({ subscriber_id: subscriberId }).update({ subscriber_status: to });
   const listIds = (await trx('list_subscribers').where({ subscriber_id: subscriberId }).pluck('list_id')) as number[];
   if (!listIds.length) return;
   await trx('list_subscribers').where({ subscriber_id: subscriberId }).update({ subscriber_status: to });
@@ -56,42 +51,63 @@ export interface ListDelta {
   active: number;
 }
 
-/** Inserts the memberships that do not exist yet, leaving the list counters to applyListDeltas. */
-export async function insertMemberships(
-  trx: Knex.Transaction,
-  listId: number,
-  members: Array<{ id: number; status: string }>,
-  now: Date,
-  /** Subscribers created in this transaction: they cannot be members yet, so they are not looked up. */
-  created: Set<number> = new Set(),
-): Promise<ListDelta> {
-  if (!members.length) return { subscribers: 0, active: 0 };
-  const lookup = members.filter((m) => !created.has(m.id)).map((m) => m.id);
-  const existing = new Set(
-    lookup.length ? ((await trx('list_subscribers').where({ list_id: listId }).whereIn('subscriber_id', lookup).pluck('subscriber_id')) as number[]).map(Number) : [],
-  );
-  const fresh = members.filter((m) => !existing.has(m.id));
-  await insertInChunks(
-    trx,
-    'list_subscribers',
-    fresh.map((m) => ({ list_id: listId, subscriber_id: m.id, subscriber_status: m.status, created_at: now })),
-  );
-  return { subscribers: fresh.length, active: fresh.filter((m) => m.status === 'active').length };
+export interface Membership {
+  listId: number;
+  id: number;
+  status: string;
 }
 
 /**
- * Adds to list counters, lists in id order so concurrent transactions lock them in one order. Callers
- * apply counters last: the counter rows stay locked only from here to the commit.
+ * Inserts the memberships that do not exist yet in one statement, in primary-key order, and returns
+ * what they add to each list's counters (for applyListDeltas).
+ */
+export async function insertMemberships(
+  trx: Knex.Transaction,
+  memberships: Membership[],
+  now: Date,
+  /** Subscribers created in this transaction: they cannot be members yet, so they are not looked up. */
+  created: Set<number> = new Set(),
+): Promise<Map<number, ListDelta>> {
+  const lookup = [...new Set(memberships.filter((m) => !created.has(m.id)).map((m) => m.id))];
+  const existing = new Set(
+    lookup.length
+      ? ((await trx('list_subscribers').whereIn('subscriber_id', lookup).select('list_id', 'subscriber_id')) as Array<{ list_id: number; subscriber_id: number }>).map(
+          (r) => `${r.list_id}:${r.subscriber_id}`,
+        )
+      : [],
+  );
+  const fresh = memberships
+    .filter((m) => !existing.has(`${m.listId}:${m.id}`))
+    .sort((a, b) => a.listId - b.listId || (a.status < b.status ? -1 : a.status > b.status ? 1 : a.id - b.id));
+  await insertRows(
+    trx,
+    'list_subscribers',
+    fresh.map((m) => ({ list_id: m.listId, subscriber_id: m.id, subscriber_status: m.status, created_at: now })),
+  );
+  const deltas = new Map<number, ListDelta>();
+  for (const m of fresh) {
+    const delta = deltas.get(m.listId) ?? deltas.set(m.listId, { subscribers: 0, active: 0 }).get(m.listId)!;
+    delta.subscribers += 1;
+    if (m.status === 'active') delta.active += 1;
+  }
+  return deltas;
+}
+
+/**
+ * Adds to list counters in one statement; it locks the list rows in id order, the same order in every
+ * concurrent transaction. Callers apply counters last: the rows stay locked only from here to the commit.
  */
 export async function applyListDeltas(trx: Knex.Transaction, deltas: Map<number, ListDelta>): Promise<void> {
-  for (const listId of [...deltas.keys()].sort((a, b) => a - b)) {
-    const { subscribers, active } = deltas.get(listId)!;
-    if (!subscribers && !active) continue;
-    await trx('lists').where({ id: listId }).update({
-      subscriber_count: trx.raw('subscriber_count + ?', [subscribers]),
-      active_count: trx.raw('active_count + ?', [active]),
+  const changed = [...deltas].filter(([, d]) => d.subscribers || d.active);
+  if (!changed.length) return;
+  const byId = (pick: (d: ListDelta) => number) =>
+    trx.raw(`CASE id ${changed.map(() => 'WHEN ? THEN ?').join(' ')} ELSE 0 END`, changed.flatMap(([id, d]) => [id, pick(d)]));
+  await trx('lists')
+    .whereIn('id', changed.map(([id]) => id))
+    .update({
+      subscriber_count: trx.raw('subscriber_count + ?', [byId((d) => d.subscribers)]),
+      active_count: trx.raw('active_count + ?', [byId((d) => d.active)]),
     });
-  }
 }
 
 /** Adds memberships that do not exist yet; returns how many were added. */
@@ -101,9 +117,9 @@ export async function addMemberships(
   members: Array<{ id: number; status: string }>,
   now: Date,
 ): Promise<number> {
-  const delta = await insertMemberships(trx, listId, members, now);
-  await applyListDeltas(trx, new Map([[listId, delta]]));
-  return delta.subscribers;
+  const deltas = await insertMemberships(trx, members.map((m) => ({ listId, ...m })), now);
+  await applyListDeltas(trx, deltas);
+  return deltas.get(listId)?.subscribers ?? 0;
 }
 
 /** Removes memberships; returns how many there were. */

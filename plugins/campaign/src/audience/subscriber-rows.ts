@@ -49,15 +49,3 @@ export function profileColumns(input: SubscriberProfile): Row {
   if (input.meta_data !== undefined) columns.meta_data = JSON.stringify(input.meta_data);
   return columns;
 }
-
-/** One searchable row per meta value (each element of an array value). */
-export const metaRows = (organizationId: number, subscriberId: number, status: string, meta: MetaData) =>
-  Object.entries(meta).flatMap(([key, value]) =>
-    [...new Set(Array.isArray(value) ? value : [value])].map((v) => ({
-      organization_id: organizationId,
-      subscriber_id: subscriberId,
-      meta_key: key,
-      meta_value: v,
-      subscriber_status: status,
-    })),
-  );

@@ -3,15 +3,21 @@ import type { Knex } from 'knex';
 import { Clock, duplicateEntry, insertedId, isUniqueViolation, notFound, TOKENS, transactionWithRetry, validationError } from '@switchboard/core';
 import { addMemberships, adjustStatusCounts, ensureStatusCountRows, moveMembershipStatus, removeMemberships } from './counters';
 import { normalizeEmail } from './email';
-import { metaRows, profileColumns } from './subscriber-rows';
-import { writeTokens } from './tokens';
-import { insertInChunks } from './insert-chunks';
+import { profileColumns } from './subscriber-rows';
+import { deleteSearchRows, insertSearchRows, replaceSearchRows, SEARCH_SOURCE_COLUMNS, SearchSource } from './search-rows';
 import type { NewSubscriber, SubscriberProfile } from './subscriber-schemas';
 
 /** The name fields present in the input. */
 export const pickNames = (input: SubscriberProfile) => ({
   ...(input.first_name !== undefined ? { first_name: input.first_name } : {}),
   ...(input.last_name !== undefined ? { last_name: input.last_name } : {}),
+});
+
+/** The search source after a profile update: names and meta_data as given, the rest as stored. */
+export const withProfile = (current: SearchSource, input: SubscriberProfile): SearchSource => ({
+  ...current,
+  ...pickNames(input),
+  ...(input.meta_data !== undefined ? { meta_data: input.meta_data } : {}),
 });
 
 /** Every change to subscribers, each in one transaction that also keeps the counters right. */
@@ -42,8 +48,7 @@ export class SubscriberWriter {
             ...profileColumns(input),
           }),
         );
-        await this.writeMeta(trx, orgId, id, status, input.meta_data ?? {});
-        await writeTokens(trx, orgId, [{ id, email, status, first_name: input.first_name, last_name: input.last_name }]);
+        await insertSearchRows(trx, orgId, [{ id, email, status, first_name: input.first_name, last_name: input.last_name, meta_data: input.meta_data }]);
         await adjustStatusCounts(trx, orgId, { [status]: 1 });
         for (const listId of input.lists ?? []) await addMemberships(trx, listId, [{ id, status }], now);
         return { id, email, status };
@@ -57,16 +62,9 @@ export class SubscriberWriter {
   /** `lists` replaces the memberships; `meta_data` replaces the whole object. */
   async update(orgId: number, id: number, input: SubscriberProfile): Promise<void> {
     await transactionWithRetry(this.knex, async (trx) => {
-      const current = await trx('subscribers').where({ organization_id: orgId, id }).first('id', 'email', 'status', 'first_name', 'last_name');
-      if (!current) throw notFound('Subscriber', id);
+      const current = await this.current(trx, orgId, id);
       await trx('subscribers').where({ id }).update({ ...profileColumns(input), updated_at: this.clock.now() });
-      if (input.first_name !== undefined || input.last_name !== undefined) {
-        await writeTokens(trx, orgId, [{ ...current, id, ...pickNames(input) }], true);
-      }
-      if (input.meta_data !== undefined) {
-        await trx('subscriber_meta').where({ subscriber_id: id }).delete();
-        await this.writeMeta(trx, orgId, id, current.status, input.meta_data);
-      }
+      await replaceSearchRows(trx, orgId, [current], [withProfile(current, input)]);
       if (input.lists !== undefined) await this.replaceLists(trx, orgId, id, current.status, input.lists);
     });
   }
@@ -74,11 +72,11 @@ export class SubscriberWriter {
   async delete(orgId: number, id: number): Promise<void> {
     await ensureStatusCountRows(this.knex, orgId);
     await transactionWithRetry(this.knex, async (trx) => {
-      const current = await trx('subscribers').where({ organization_id: orgId, id }).first('id', 'status');
-      if (!current) throw notFound('Subscriber', id);
+      const current = await this.current(trx, orgId, id);
       for (const listId of await trx('list_subscribers').where({ subscriber_id: id }).pluck('list_id')) {
         await removeMemberships(trx, Number(listId), [id]);
       }
+      await deleteSearchRows(trx, orgId, [current]);
       await trx('subscribers').where({ id }).delete();
       await adjustStatusCounts(trx, orgId, { [current.status]: -1 });
     });
@@ -88,8 +86,7 @@ export class SubscriberWriter {
   async setStatus(orgId: number, id: number, status: string, extra: Record<string, unknown> = {}): Promise<void> {
     await ensureStatusCountRows(this.knex, orgId);
     await transactionWithRetry(this.knex, async (trx) => {
-      const current = await trx('subscribers').where({ organization_id: orgId, id }).first('id', 'status');
-      if (!current) throw notFound('Subscriber', id);
+      const current = await this.current(trx, orgId, id);
       const now = this.clock.now();
       const stamps: Record<string, unknown> = {};
       if (status === 'unsubscribed' && current.status !== 'unsubscribed') stamps.unsubscribed_at = now;
@@ -97,14 +94,17 @@ export class SubscriberWriter {
       await trx('subscribers').where({ id }).update({ status, ...stamps, ...extra, updated_at: now });
       if (current.status !== status) {
         await adjustStatusCounts(trx, orgId, { [current.status]: -1, [status]: 1 });
+        await replaceSearchRows(trx, orgId, [current], [{ ...current, status }]);
         await moveMembershipStatus(trx, id, current.status, status);
       }
     });
   }
 
-  private async writeMeta(trx: Knex.Transaction, orgId: number, id: number, status: string, meta: Record<string, string | string[]>): Promise<void> {
-    const rows = metaRows(orgId, id, status, meta);
-    await insertInChunks(trx, 'subscriber_meta', rows);
+  /** The stored row the search rows were derived from. */
+  private async current(trx: Knex.Transaction, orgId: number, id: number): Promise<SearchSource> {
+    const row = await trx('subscribers').where({ organization_id: orgId, id }).first(SEARCH_SOURCE_COLUMNS);
+    if (!row) throw notFound('Subscriber', id);
+    return { ...row, id: Number(row.id) };
   }
 
   private async replaceLists(trx: Knex.Transaction, orgId: number, id: number, status: string, lists: number[]): Promise<void> {

@@ -1,6 +1,3 @@
-import type { Knex } from 'knex';
-import { insertInChunks } from './insert-chunks';
-
 const WORD = /[\p{L}\p{N}]+/gu;
 const MAX = 64;
 
@@ -42,17 +39,3 @@ export const nameMatches = (text: string): TokenMatch[] =>
 
 /** A plain search word is matched whole (`example.com`, `ada`) against name words and email pieces. */
 export const plainMatch = (word: string): TokenMatch => match(word.toLowerCase());
-
-export async function writeTokens(
-  trx: Knex.Transaction,
-  organizationId: number,
-  subscribers: Array<{ id: number; email: string; status: string; first_name?: string | null; last_name?: string | null }>,
-  replace = false,
-): Promise<void> {
-  if (replace && subscribers.length) await trx('subscriber_tokens').whereIn('subscriber_id', subscribers.map((s) => s.id)).delete();
-  // In primary-key order (kind, token, status, subscriber): InnoDB appends within each key range.
-  const rows = subscribers
-    .flatMap((s) => subscriberTokens(s).map((t) => ({ organization_id: organizationId, subscriber_id: s.id, subscriber_status: s.status, ...t })))
-    .sort((a, b) => (a.kind !== b.kind ? (a.kind < b.kind ? -1 : 1) : a.token !== b.token ? (a.token < b.token ? -1 : 1) : a.subscriber_id - b.subscriber_id));
-  await insertInChunks(trx, 'subscriber_tokens', rows);
-}

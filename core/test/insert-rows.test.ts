@@ -1,0 +1,86 @@
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { createKnex } from '../src/db/knex';
+import { dialectOfKnex } from '../src/db/dialect';
+import { insertRows, insertRowsReturningIds } from '../src/db/insert-rows';
+import { describeEachBackend } from '../src/testing/services';
+
+const rowsOf = (count: number, scope: number, prefix = 'code') =>
+  Array.from({ length: count }, (_, i) => ({ scope, code: `${prefix}-${i}`, note: `note ${i}`, at: new Date(Date.UTC(2026, 0, 1, 0, 0, i % 60, i % 1000)) }));
+
+describeEachBackend('insertRows and insertRowsReturningIds', (backend) => {
+  let knex: Knex;
+  before(async () => {
+    knex = createKnex(backend().databaseUrl);
+    await knex.schema.createTable('ir_items', (t) => {
+      t.increments('id').primary();
+      t.integer('scope').notNullable();
+      t.string('code', 64).notNullable();
+      t.text('note').nullable();
+      t.datetime('at', { precision: 3 }).nullable();
+      t.unique(['scope', 'code']);
+    });
+  });
+  after(async () => {
+    await knex.schema.dropTableIfExists('ir_items');
+    await knex.destroy();
+  });
+
+  const stored = async (scope: number) =>
+    (await knex('ir_items').where({ scope }).orderBy('id').select('id', 'code', 'note', 'at')).map((r: { id: number; code: string; note: string | null; at: unknown }) => ({
+      ...r,
+      id: Number(r.id),
+      at: r.at === null ? null : new Date(r.at as string | number | Date).toISOString(),
+    }));
+
+  it('returns the id of every row in row order, over several statements', async () => {
+    const rows = rowsOf(2500, 1);
+    const ids = await knex.transaction((trx) => insertRowsReturningIds(trx, 'ir_items', rows, { uniqueColumn: 'code', scope: { scope: 1 } }));
+    const inDb = await stored(1);
+    expect(ids).to.have.length(2500);
+    expect(ids).to.deep.equal(inDb.map((r) => r.id));
+    expect(inDb.map((r) => r.code)).to.deep.equal(rows.map((r) => r.code));
+  });
+
+  it('writes quotes, placeholders, percent signs, backslashes, unicode, nulls and UTC times as given', async () => {
+    const awkward = ["it's", 'a ? b ?? c', '100% %s', 'back\\slash', 'zero\u0000byte', 'naïve 🚀', null];
+    const rows = awkward.map((note, i) => ({ scope: 2, code: `a${i}`, note, at: i === 0 ? null : new Date(Date.UTC(2026, 2, 29, 1, 30, 15, 250)) }));
+    await insertRows(knex, 'ir_items', rows);
+    const inDb = await stored(2);
+    expect(inDb.map((r) => r.note)).to.deep.equal(awkward);
+    expect(inDb[0].at).to.equal(null);
+    expect(inDb[1].at).to.equal('2026-03-29T01:30:15.250Z');
+  });
+
+  it('skips rows whose key exists when asked, and fails on them otherwise', async () => {
+    await insertRows(knex, 'ir_items', rowsOf(3, 3));
+    await insertRows(knex, 'ir_items', [...rowsOf(5, 3)].reverse(), { ignoreExisting: true });
+    expect((await stored(3)).map((r) => r.code)).to.deep.equal(['code-0', 'code-1', 'code-2', 'code-4', 'code-3']);
+    let failure: Error | null = null;
+    await insertRows(knex, 'ir_items', rowsOf(1, 3)).catch((err: Error) => (failure = err));
+    expect(failure).to.be.instanceOf(Error);
+  });
+
+  it('looks the ids up when the database did not number the rows consecutively', async () => {
+    // MySQL numbers in steps of 2 under auto_increment_increment = 2 (as in multi-primary setups); on
+    // SQLite a trigger interleaves a row of its own after each insert.
+    const rows = rowsOf(50, 4);
+    const ids = await knex.transaction(async (trx) => {
+      if (dialectOfKnex(trx) === 'mysql') {
+        await trx.raw('SET SESSION auto_increment_increment = 2');
+      } else {
+        await trx.raw(
+          "CREATE TRIGGER ir_interleave AFTER INSERT ON ir_items WHEN NEW.scope = 4 BEGIN INSERT INTO ir_items (scope, code) VALUES (5, 'x' || NEW.id); END",
+        );
+      }
+      try {
+        return await insertRowsReturningIds(trx, 'ir_items', rows, { uniqueColumn: 'code', scope: { scope: 4 } });
+      } finally {
+        await trx.raw(dialectOfKnex(trx) === 'mysql' ? 'SET SESSION auto_increment_increment = 1' : 'DROP TRIGGER ir_interleave');
+      }
+    });
+    const inDb = await stored(4);
+    expect(ids).to.deep.equal(inDb.map((r) => r.id));
+    expect(ids[1] - ids[0]).to.equal(2);
+  });
+});

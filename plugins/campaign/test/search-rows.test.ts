@@ -1,0 +1,118 @@
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import request from 'supertest';
+import { createTenant, createTestEngine, describeEachBackend } from '@switchboard/core/testing';
+import { dialectOfKnex, Engine } from '@switchboard/core';
+import campaign from '../src';
+import { campaignFixture, CampaignFixture } from './support';
+
+/** The rows that carry a subscriber into search, read without any index on subscriber_id. */
+async function searchRowsOf(knex: Knex, subscriberId: number) {
+  const tokens = (await knex('subscriber_tokens').where({ subscriber_id: subscriberId }).select('kind', 'token', 'subscriber_status'))
+    .map((r: { kind: string; token: string; subscriber_status: string }) => `${r.kind}:${r.token}:${r.subscriber_status}`)
+    .sort();
+  const meta = (await knex('subscriber_meta').where({ subscriber_id: subscriberId }).select('meta_key', 'meta_value', 'subscriber_status'))
+    .map((r: { meta_key: string; meta_value: string; subscriber_status: string }) => `${r.meta_key}=${r.meta_value}:${r.subscriber_status}`)
+    .sort();
+  const lists = (await knex('list_subscribers').where({ subscriber_id: subscriberId }).select('subscriber_status')).map((r: { subscriber_status: string }) => r.subscriber_status);
+  return { tokens, meta, lists };
+}
+
+/** Ids that a search finds (searches without status: look at active subscribers). */
+const foundBy = async (get: (path: string) => request.Test, search: string) =>
+  (await get(`/subscribers?search=${encodeURIComponent(search)}`).expect(200)).body.data.map((s: { id: number }) => s.id);
+
+describeEachBackend('campaign: search rows follow every change of a subscriber', (backend) => {
+  let f: CampaignFixture;
+  let list: number;
+  before(async () => {
+    f = await campaignFixture(backend());
+    list = (await f.api().post('/lists', { name: 'Readers', code: 'readers' }).expect(201)).body.data.id;
+  });
+  after(() => f.close());
+
+  it('creates, updates, unsubscribes, re-imports and deletes with exactly the derived rows left', async () => {
+    const created = await f.api()
+      .post('/subscribers', { email: 'ada.lovelace@example.com', first_name: 'Ada', last_name: 'Lovelace', lists: [list], meta_data: { plan: 'pro', tags: ['poetry', 'math'] } })
+      .expect(201);
+    const id = created.body.data.id as number;
+    expect(await searchRowsOf(f.engine.knex, id)).to.deep.equal({
+      tokens: ['e:ada.lovelace:active', 'e:ada:active', 'e:example.com:active', 'e:lovelace:active', 'n:ada:active', 'n:lovelace:active'],
+      meta: ['plan=pro:active', 'tags=math:active', 'tags=poetry:active'],
+      lists: ['active'],
+    });
+
+    await f.api().put(`/subscribers/${id}`, { first_name: 'Augusta', meta_data: { plan: 'basic' } }).expect(200);
+    expect((await searchRowsOf(f.engine.knex, id)).tokens).to.include('n:augusta:active').and.not.include('n:ada:active');
+    expect((await searchRowsOf(f.engine.knex, id)).meta).to.deep.equal(['plan=basic:active']);
+    expect(await foundBy(f.api().get, 'name:ada')).to.deep.equal([]);
+    expect(await foundBy(f.api().get, 'name:augusta')).to.deep.equal([id]);
+    expect(await foundBy(f.api().get, 'meta.plan:pro')).to.deep.equal([]);
+
+    await f.api().post('/subscribers/batch', { subscribers: [{ email: 'ada.lovelace@example.com', last_name: 'King', meta_data: { plan: 'pro' } }], skip_confirmation: true }).expect(200);
+    const afterImport = await searchRowsOf(f.engine.knex, id);
+    expect(afterImport.tokens).to.include('n:king:active').and.not.include('n:lovelace:active');
+    expect(afterImport.meta).to.deep.equal(['plan=pro:active']);
+
+    await f.api().post(`/subscribers/${id}/unsubscribe`, { reason: 'too many mails' }).expect(200);
+    const unsubscribed = await searchRowsOf(f.engine.knex, id);
+    expect(unsubscribed.tokens.every((t) => t.endsWith(':unsubscribed'))).to.equal(true);
+    expect(unsubscribed.tokens).to.have.length(6);
+    expect(unsubscribed.meta).to.deep.equal(['plan=pro:unsubscribed']);
+    expect(unsubscribed.lists).to.deep.equal(['unsubscribed']);
+    expect(await foundBy(f.api().get, 'status:unsubscribed name:augusta')).to.deep.equal([id]);
+
+    await f.api().delete(`/subscribers/${id}`).expect(200);
+    expect(await searchRowsOf(f.engine.knex, id)).to.deep.equal({ tokens: [], meta: [], lists: [] });
+    const readers = await f.api().get(`/lists/${list}`).expect(200);
+    expect(readers.body.data).to.deep.include({ subscriber_count: 0, active_count: 0 });
+  });
+
+  it('takes meta values that differ only in case (one key on MySQL, two on SQLite) and finds them', async () => {
+    const res = await f.api().post('/subscribers', { email: 'grace@example.com', meta_data: { tags: ['Navy', 'navy'] } }).expect(201);
+    const { meta } = await searchRowsOf(f.engine.knex, res.body.data.id);
+    expect(meta).to.deep.equal(dialectOfKnex(f.engine.knex) === 'mysql' ? ['tags=Navy:active'] : ['tags=Navy:active', 'tags=navy:active']);
+    expect(await foundBy(f.api().get, 'meta.tags:Navy')).to.deep.equal([res.body.data.id]);
+    await f.api().put(`/subscribers/${res.body.data.id}`, { meta_data: { tags: ['navy'] } }).expect(200);
+    expect((await searchRowsOf(f.engine.knex, res.body.data.id)).meta).to.deep.equal(['tags=navy:active']);
+  });
+});
+
+describeEachBackend('campaign: upgrading a 1.0 database to 1.1', (backend) => {
+  let engine: Engine;
+  after(async () => engine?.close());
+
+  it('keeps the 1.0 subscribers searchable and deletes their rows without foreign keys; rolls back to 1.0', async () => {
+    engine = await createTestEngine(backend(), { plugins: [campaign], migrate: false });
+    await engine.migrator().latest();
+    await engine.migrator().rollback({ plugin: 'campaign', to: '1.0' });
+    const tenant = await createTenant(engine);
+    const knex = engine.knex;
+
+    // A subscriber written as 1.0 wrote it: rows in every search table, cascades through foreign keys.
+    const server = engine.http().listen(0);
+    try {
+      const api = (method: 'post' | 'get' | 'delete', path: string, body?: object) => {
+        const req = request(server)[method](`/api/campaign${path}`).set(tenant.auth);
+        return body ? req.send(body) : req;
+      };
+      const list = (await api('post', '/lists', { name: 'Old', code: 'old' }).expect(201)).body.data.id;
+      const old = (await api('post', '/subscribers', { email: 'old@example.com', first_name: 'Olga', lists: [list], meta_data: { plan: 'pro' } }).expect(201)).body.data.id;
+      expect((await searchRowsOf(knex, old)).tokens).to.include('n:olga:active');
+
+      const applied = await engine.migrator().latest({ plugin: 'campaign' });
+      expect(applied).to.deep.equal([{ plugin: 'campaign', applied: ['1.1/01-search-rows-by-primary-key'] }]);
+      expect(await foundBy((p) => api('get', p), 'name:olga')).to.deep.equal([old]);
+      await api('delete', `/subscribers/${old}`).expect(200);
+      expect(await searchRowsOf(knex, old)).to.deep.equal({ tokens: [], meta: [], lists: [] });
+
+      await engine.migrator().rollback({ plugin: 'campaign', to: '1.0' });
+      const kept = (await api('post', '/subscribers', { email: 'kept@example.com', first_name: 'Kim', lists: [list] }).expect(201)).body.data.id;
+      // 1.0's foreign keys are back: deleting the subscriber row cascades to its search rows.
+      await knex('subscribers').where({ id: kept }).delete();
+      expect(await searchRowsOf(knex, kept)).to.deep.equal({ tokens: [], meta: [], lists: [] });
+    } finally {
+      server.close();
+    }
+  });
+});
