@@ -61,6 +61,18 @@ describeEachBackend('insertRows and insertRowsReturningIds', (backend) => {
     expect(failure).to.be.instanceOf(Error);
   });
 
+  it('writes inside the caller\'s transaction: a failed transaction leaves no rows', async () => {
+    const failure = await knex
+      .transaction(async (trx) => {
+        await insertRows(trx, 'ir_items', rowsOf(10, 6));
+        expect(await trx('ir_items').where({ scope: 6 }).count({ n: '*' })).to.deep.equal([{ n: 10 }]);
+        throw new Error('abort');
+      })
+      .catch((err: Error) => err);
+    expect(failure).to.have.property('message', 'abort');
+    expect(await stored(6)).to.deep.equal([]);
+  });
+
   it('looks the ids up when the database did not number the rows consecutively', async () => {
     // MySQL numbers in steps of 2 under auto_increment_increment = 2 (as in multi-primary setups); on
     // SQLite a trigger interleaves a row of its own after each insert.

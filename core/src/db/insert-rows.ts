@@ -27,8 +27,7 @@ export async function insertRows(trx: Knex | Knex.Transaction, table: string, ro
     for (let i = 0; i < rows.length; i += MYSQL_ROWS_PER_STATEMENT) {
       const values = rows.slice(i, i + MYSQL_ROWS_PER_STATEMENT).map((row) => columns.map((c) => (row[c] ?? null) as SqlValue));
       const sql = format(`INSERT ${options.ignoreExisting ? 'IGNORE ' : ''}INTO ?? (??) VALUES ?`, [table, columns, values], false, 'Z');
-      const [result] = (await trx.raw(sql)) as [{ insertId: number }];
-      reported.push(Number(result.insertId));
+      reported.push((await queryDirect(trx, sql)).insertId);
     }
     return reported;
   }
@@ -39,6 +38,25 @@ export async function insertRows(trx: Knex | Knex.Transaction, table: string, ro
     reported.push(Number(id));
   }
   return reported;
+}
+
+interface MysqlConnection {
+  query(sql: string, callback: (err: Error | null, result: { insertId: number }) => void): void;
+}
+
+/**
+ * Runs finished SQL on the connection of the transaction (or one from the pool) through mysql2 itself:
+ * knex's query pipeline rescans every statement (its debug formatting runs a regex over the whole SQL
+ * even with debugging off), a cost that counts on statements of a few hundred kilobytes.
+ */
+async function queryDirect(trx: Knex | Knex.Transaction, sql: string): Promise<{ insertId: number }> {
+  const client = trx.client as { acquireConnection(): Promise<MysqlConnection>; releaseConnection(c: MysqlConnection): Promise<unknown> };
+  const connection = await client.acquireConnection();
+  try {
+    return await new Promise((resolve, reject) => connection.query(sql, (err, result) => (err ? reject(err) : resolve(result))));
+  } finally {
+    await client.releaseConnection(connection);
+  }
 }
 
 /**

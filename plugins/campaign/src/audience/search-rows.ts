@@ -62,12 +62,21 @@ const keyOf = (table: SearchTable, row: SearchRow) => table.key.map((k) => row[k
 
 /**
  * Rows in primary-key order (as JavaScript orders strings: close enough to the collation for
- * appending within key ranges), sorting on one precomputed string per row.
+ * appending within key ranges). Rows are grouped by the key before subscriber_id, so only the distinct
+ * groups are sorted as strings; within a group, ids mostly arrive in order already.
  */
 function inKeyOrder(table: SearchTable, rows: SearchRow[]): SearchRow[] {
-  const keyed = rows.map((row) => ({ row, key: table.key.map((k) => (typeof row[k] === 'number' ? String(row[k]).padStart(10, '0') : row[k])).join('\u0000') }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return keyed.map((k) => k.row);
+  const groupColumns = table.key.slice(0, -1);
+  const groups = new Map<string, SearchRow[]>();
+  for (const row of rows) {
+    const group = groupColumns.map((k) => row[k]).join('\u0000');
+    (groups.get(group) ?? groups.set(group, []).get(group)!).push(row);
+  }
+  const ordered: SearchRow[] = [];
+  for (const group of [...groups.keys()].sort()) {
+    for (const row of groups.get(group)!.sort((a, b) => (a.subscriber_id as number) - (b.subscriber_id as number))) ordered.push(row);
+  }
+  return ordered;
 }
 
 /**
