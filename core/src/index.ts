@@ -14,7 +14,7 @@ export * from './db/values';
 export { isUniqueViolation } from './db/errors';
 export { paginate } from './db/paginate';
 export { insertRows, insertRowsReturningIds } from './db/insert-rows';
-export type { InsertRowsOptions } from './db/insert-rows';
+export type { InsertRowsOptions, InsertedStatement } from './db/insert-rows';
 export { ownedRow, deleteOwnedRow } from './db/owned-rows';
 export { transactionWithRetry, isRetryableConflict } from './db/retry-transaction';
 export { schemaFingerprint, checkSchemaSnapshot, listTables } from './db/schema-fingerprint';

@@ -52,6 +52,15 @@ describeEachBackend('insertRows and insertRowsReturningIds', (backend) => {
     expect(inDb[1].at).to.equal('2026-03-29T01:30:15.250Z');
   });
 
+  it('writes values shared by every row (a number, a text, a time, a null) into each row', async () => {
+    const at = new Date(Date.UTC(2026, 9, 25, 0, 59, 59, 999));
+    await insertRows(knex, 'ir_items', [1, 2, 3].map((i) => ({ scope: 7, code: `s${i}`, note: null, at })));
+    await insertRows(knex, 'ir_items', [4, 5].map((i) => ({ scope: 7, code: `s${i}`, note: 'same', at: null })));
+    expect((await stored(7)).map(({ code, note, at: time }) => ({ code, note, at: time }))).to.deep.equal(
+      [1, 2, 3, 4, 5].map((i) => ({ code: `s${i}`, note: i <= 3 ? null : 'same', at: i <= 3 ? '2026-10-25T00:59:59.999Z' : null })),
+    );
+  });
+
   it('skips rows whose key exists when asked, and fails on them otherwise', async () => {
     await insertRows(knex, 'ir_items', rowsOf(3, 3));
     await insertRows(knex, 'ir_items', [...rowsOf(5, 3)].reverse(), { ignoreExisting: true });
