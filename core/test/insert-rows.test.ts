@@ -61,6 +61,15 @@ describeEachBackend('insertRows and insertRowsReturningIds', (backend) => {
     );
   });
 
+  it('keeps shared values apart between calls on one connection', async () => {
+    await knex.transaction(async (trx) => {
+      for (const [n, note] of [[1, 'first'], [2, 'second'], [3, 'first']] as const) {
+        await insertRows(trx, 'ir_items', [0, 1].map((i) => ({ scope: 8, code: `c${n}-${i}`, note })));
+      }
+    });
+    expect((await stored(8)).map((r) => `${r.code}:${r.note}`)).to.deep.equal(['c1-0:first', 'c1-1:first', 'c2-0:second', 'c2-1:second', 'c3-0:first', 'c3-1:first']);
+  });
+
   it('skips rows whose key exists when asked, and fails on them otherwise', async () => {
     await insertRows(knex, 'ir_items', rowsOf(3, 3));
     await insertRows(knex, 'ir_items', [...rowsOf(5, 3)].reverse(), { ignoreExisting: true });

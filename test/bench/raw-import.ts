@@ -7,7 +7,7 @@ type Row = { email: string; first_name: string; last_name: string; lists: number
 /**
  * The import's baseline: the same table rows (subscriber, search words, meta values, memberships)
  * written straight with knex, 1000 subscribers per transaction and 4 at a time, with no HTTP, no
- * validation, no lookups and no counters. What MariaDB itself manages on this machine.
+ * validation, no lookups and no counters: the plain way to write them with the project's own tools.
  */
 export async function rawImportRate(count: number, makeRow: (n: number, lists: number[]) => Row): Promise<number> {
   const { backend, engine, tenant } = await benchBackend([campaign]);
