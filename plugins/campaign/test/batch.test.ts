@@ -43,6 +43,21 @@ describeEachBackend('campaign: batch operations', (backend) => {
     expect(stored).to.include({ subscriber_count: 3, active_count: 3 });
   });
 
+  it('stores the profile fields of each row when rows of one request give different ones', async () => {
+    await f.api().post('/subscribers/batch', {
+      skip_confirmation: true,
+      subscribers: [
+        { email: 'plain@example.com' },
+        { email: 'full@example.com', company_name: 'Acme', phone: '+31 20 123', meta_data: { plan: 'team' } },
+        { email: 'named@example.com', first_name: 'Zoe' },
+      ],
+    }).expect(200);
+    const read = async (email: string) => (await f.api().get(`/subscribers?search=${encodeURIComponent(`email:${email}`)}`).expect(200)).body.data[0];
+    expect(await read('plain@example.com')).to.deep.include({ first_name: null, company_name: null, phone: null, job_title: null, meta_data: {} });
+    expect(await read('full@example.com')).to.deep.include({ first_name: null, company_name: 'Acme', phone: '+31 20 123', meta_data: { plan: 'team' } });
+    expect(await read('named@example.com')).to.deep.include({ first_name: 'Zoe', company_name: null, phone: null, meta_data: {} });
+  });
+
   it('makes new subscribers unconfirmed unless skip_confirmation, and queues their mails', async () => {
     const res = await f.api().post('/subscribers/batch', { subscribers: [{ email: 'pending@example.com' }] }).expect(200);
     expect(res.body.data.created).to.equal(1);

@@ -27,6 +27,22 @@ export interface BatchResult {
 }
 
 /**
+ * Rows of new subscribers, all with the same columns (insertRows takes those of the first row): the
+ * profile fields that some row of the chunk gives, NULL where another row does not (meta_data `{}`);
+ * fields no row gives are left out, to their default NULL.
+ */
+function subscriberRows(orgId: number, status: string, now: Date, fresh: Row[]): Record<string, unknown>[] {
+  const profiles = fresh.map(profileColumns);
+  const given = new Set(profiles.flatMap((p) => Object.keys(p)));
+  return fresh.map((r, i) => {
+    const row: Record<string, unknown> = { organization_id: orgId, email: r.email, status, confirmed_at: status === 'active' ? now : null, created_at: now, updated_at: now };
+    for (const key of given) row[key] = profiles[i][key] ?? null;
+    row.meta_data = profiles[i].meta_data ?? '{}';
+    return row;
+  });
+}
+
+/**
  * Creates or updates subscribers by email: rows are checked one by one, then written in chunks of
  * 500, each chunk in one transaction with multi-row inserts and the counters adjusted once.
  */
@@ -65,7 +81,7 @@ export class BatchImport {
           return;
         }
         seen.add(normalized);
-        rows.push({ ...row, email: normalized, index });
+        rows.push(Object.assign(row, { email: normalized, index }));
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         result.errors.push({ index, email, field: err.details?.field ?? 'subscribers', rule: err.details?.rule ?? 'invalid', message: err.message });
@@ -122,21 +138,7 @@ export class BatchImport {
       const freshIds = await insertRowsReturningIds(
         trx,
         'subscribers',
-        fresh.map((r) => ({
-          organization_id: orgId,
-          email: r.email,
-          status,
-          confirmed_at: status === 'active' ? now : null,
-          created_at: now,
-          updated_at: now,
-          first_name: null,
-          last_name: null,
-          company_name: null,
-          phone: null,
-          job_title: null,
-          ...profileColumns(r),
-          meta_data: JSON.stringify(r.meta_data ?? {}),
-        })),
+        subscriberRows(orgId, status, now, fresh),
         { uniqueColumn: 'email', scope: { organization_id: orgId } },
       );
       const ids = new Map<string, number>(fresh.map((r, i) => [r.email, freshIds[i]]));

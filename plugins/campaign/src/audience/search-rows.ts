@@ -69,7 +69,8 @@ function inKeyOrder(table: SearchTable, rows: SearchRow[]): SearchRow[] {
   const groupColumns = table.key.slice(0, -1);
   const groups = new Map<string, SearchRow[]>();
   for (const row of rows) {
-    const group = groupColumns.map((k) => row[k]).join('\u0000');
+    let group = '';
+    for (const k of groupColumns) group += `${row[k]}\u0000`;
     (groups.get(group) ?? groups.set(group, []).get(group)!).push(row);
   }
   const ordered: SearchRow[] = [];
