@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { createKnex } from '../src/db/knex';
 import { dialectOfKnex } from '../src/db/dialect';
 import { insertRows, insertRowsReturningIds } from '../src/db/insert-rows';
-import { describeEachBackend } from '../src/testing/services';
+import { describeEachBackend, productionBackend } from '../src/testing/services';
 
 const rowsOf = (count: number, scope: number, prefix = 'code') =>
   Array.from({ length: count }, (_, i) => ({ scope, code: `${prefix}-${i}`, note: `note ${i}`, at: new Date(Date.UTC(2026, 0, 1, 0, 0, i % 60, i % 1000)) }));
@@ -112,5 +112,27 @@ describeEachBackend('insertRows and insertRowsReturningIds', (backend) => {
     const inDb = await stored(4);
     expect(ids).to.deep.equal(inDb.map((r) => r.id));
     expect(ids[1] - ids[0]).to.equal(2);
+  });
+});
+
+describe('prepared statements per MySQL connection', () => {
+  it('stay at most 100: the least recently used are closed on the server', async function () {
+    const backend = await productionBackend();
+    if (!backend) this.skip();
+    const knex = createKnex(backend!.databaseUrl);
+    type Connection = { execute(sql: string, values: unknown[], done: (err: Error | null) => void): void };
+    const client = knex.client as { acquireConnection(): Promise<Connection>; releaseConnection(c: Connection): Promise<unknown> };
+    const prepared = async () => Number((await knex.raw("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'"))[0][0].Value);
+    try {
+      const connection = await client.acquireConnection();
+      const before = await prepared();
+      for (let n = 0; n < 130; n++) await new Promise<void>((resolve, reject) => connection.execute(`SELECT ? + ${n} AS v`, [1], (err) => (err ? reject(err) : resolve())));
+      const held = (await prepared()) - before;
+      await client.releaseConnection(connection);
+      expect(held).to.be.at.most(100).and.at.least(90);
+    } finally {
+      await knex.destroy();
+      await backend!.dispose();
+    }
   });
 });

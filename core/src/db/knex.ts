@@ -57,6 +57,9 @@ export function createKnex(databaseUrl: string, options: { pool?: { min?: number
       dateStrings: false,
       supportBigNumbers: true,
       charset: 'utf8mb4',
+      // Prepared statements (insertRows) per connection, least recently used closed first: the server
+      // allows 16,382 in all, so 100 connections stay under it.
+      maxPreparedStatements: 100,
     },
     pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
     log,
