@@ -44,7 +44,7 @@ function subscriberRows(orgId: number, status: string, now: Date, fresh: Row[]):
 
 /**
  * Creates or updates subscribers by email: rows are checked one by one, then written in chunks of
- * 500, each chunk in one transaction with multi-row inserts and the counters adjusted once.
+ * CHUNK, each chunk in one transaction with multi-row inserts and the counters adjusted once.
  */
 @injectable()
 export class BatchImport {

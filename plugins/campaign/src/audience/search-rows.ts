@@ -7,7 +7,7 @@ import type { MetaData } from './subscriber-schemas';
  * A subscriber's search rows (the words of its name and email in subscriber_tokens, one row per meta
  * value in subscriber_meta) are derived from its subscribers row alone. They are found again by
  * primary key, computed from that row: the tables need no index on subscriber_id and no foreign key,
- * which is about a quarter of what an import writes.
+ * which spares an index tree and a foreign-key check for every row an import writes.
  */
 export interface SearchSource {
   id: number;
@@ -26,7 +26,7 @@ type SearchRow = Record<string, string | number>;
 
 interface SearchTable {
   name: string;
-  /** Primary key after organization_id: rows are written in this order and deleted by it. */
+  /** Primary key after organization_id, subscriber_id last: rows are written in this order and deleted by it. */
   key: string[];
   rows(organizationId: number, s: SearchSource): SearchRow[];
 }
@@ -58,7 +58,14 @@ const TABLES: SearchTable[] = [
 
 const DELETE_PER_STATEMENT = 100;
 
-const keyOf = (table: SearchTable, row: SearchRow) => table.key.map((k) => row[k]).join('\u0000');
+/** The primary key before subscriber_id, as one string. */
+function groupOf(table: SearchTable, row: SearchRow): string {
+  let group = '';
+  for (let i = 0; i < table.key.length - 1; i++) group += `${row[table.key[i]]}\u0000`;
+  return group;
+}
+
+const keyOf = (table: SearchTable, row: SearchRow) => groupOf(table, row) + row.subscriber_id;
 
 /**
  * Rows in primary-key order (as JavaScript orders strings: close enough to the collation for
@@ -66,11 +73,9 @@ const keyOf = (table: SearchTable, row: SearchRow) => table.key.map((k) => row[k
  * groups are sorted as strings; within a group, ids mostly arrive in order already.
  */
 function inKeyOrder(table: SearchTable, rows: SearchRow[]): SearchRow[] {
-  const groupColumns = table.key.slice(0, -1);
   const groups = new Map<string, SearchRow[]>();
   for (const row of rows) {
-    let group = '';
-    for (const k of groupColumns) group += `${row[k]}\u0000`;
+    const group = groupOf(table, row);
     (groups.get(group) ?? groups.set(group, []).get(group)!).push(row);
   }
   const ordered: SearchRow[] = [];
