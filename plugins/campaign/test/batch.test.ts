@@ -43,6 +43,27 @@ describeEachBackend('campaign: batch operations', (backend) => {
     expect(stored).to.include({ subscriber_count: 3, active_count: 3 });
   });
 
+  it('finds a known email at the end of a batch of new ones: nothing of the first attempt stays', async () => {
+    const mixed = (await f.api().post('/lists', { name: 'Mixed', code: 'mixed' }).expect(201)).body.data.id;
+    const known = (await f.api().post('/subscribers', { email: 'late@example.org', first_name: 'Late', lists: [mixed] }).expect(201)).body.data.id;
+    const totalBefore = (await f.api().get('/subscribers?per_page=1').expect(200)).body.pagination.total;
+    const rows = Array.from({ length: 300 }, (_, i) => ({ email: `early${i}@example.org`, first_name: 'Early', meta_data: { wave: 'one' } }));
+    const res = await f.api()
+      .post('/subscribers/batch', { lists: [mixed], skip_confirmation: true, subscribers: [...rows, { email: 'late@example.org', first_name: 'Later' }] })
+      .expect(200);
+    expect(res.body.data).to.deep.include({ created: 300, updated: 1, failed: 0 });
+
+    expect((await f.api().get(`/subscribers/${known}`).expect(200)).body.data).to.include({ first_name: 'Later' });
+    expect((await f.api().get('/subscribers?per_page=1').expect(200)).body.pagination.total).to.equal(totalBefore + 300);
+    expect((await f.api().get(`/lists/${mixed}`).expect(200)).body.data).to.include({ subscriber_count: 301, active_count: 301 });
+    const [{ members }] = await f.engine.knex('list_subscribers').where({ list_id: mixed }).count({ members: '*' });
+    expect(Number(members)).to.equal(301);
+    const [{ words }] = await f.engine.knex('subscriber_tokens').where({ organization_id: f.tenant.organizationId, kind: 'n', token: 'early' }).count({ words: '*' });
+    expect(Number(words)).to.equal(300);
+    const waves = await f.api().get(`/subscribers?per_page=100&search=${encodeURIComponent('meta.wave:one')}`).expect(200);
+    expect(waves.body.pagination.total).to.equal(300);
+  });
+
   it('stores the profile fields of each row when rows of one request give different ones', async () => {
     await f.api().post('/subscribers/batch', {
       skip_confirmation: true,

@@ -78,7 +78,7 @@ export async function insertMemberships(
   );
   const fresh = memberships
     .filter((m) => !existing.has(`${m.listId}:${m.id}`))
-    .sort((a, b) => a.listId - b.listId || (a.status < b.status ? -1 : a.status > b.status ? 1 : a.id - b.id));
+    .sort((a, b) => a.id - b.id || a.listId - b.listId);
   await insertRows(
     trx,
     'list_subscribers',
