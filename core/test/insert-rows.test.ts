@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { createKnex } from '../src/db/knex';
 import { dialectOfKnex } from '../src/db/dialect';
-import { insertRows, insertRowsReturningIds } from '../src/db/insert-rows';
+import { insertRows, insertRowsReturningIds, insertValues } from '../src/db/insert-rows';
 import { describeEachBackend, productionBackend } from '../src/testing/services';
 
 const rowsOf = (count: number, scope: number, prefix = 'code') =>
@@ -77,6 +77,23 @@ describeEachBackend('insertRows and insertRowsReturningIds', (backend) => {
     let failure: Error | null = null;
     await insertRows(knex, 'ir_items', rowsOf(1, 3)).catch((err: Error) => (failure = err));
     expect(failure).to.be.instanceOf(Error);
+  });
+
+  it('takes rows as flat values with shared columns, in as many statements as needed', async () => {
+    const at = new Date(Date.UTC(2026, 5, 1, 12, 0, 0, 5));
+    const values = Array.from({ length: 1203 }, (_, i) => [`flat-${i}`, i % 3 ? `note ${i}` : null]).flat();
+    const written = await insertValues(knex, 'ir_items', { columns: ['code', 'note'], values, shared: { scope: 9, at } });
+    expect(written.reduce((n, s) => n + s.rows, 0)).to.equal(1203);
+    const inDb = await stored(9);
+    expect(inDb.map((r) => [r.code, r.note])).to.deep.equal(Array.from({ length: 1203 }, (_, i) => [`flat-${i}`, i % 3 ? `note ${i}` : null]));
+    expect(new Set(inDb.map((r) => r.at))).to.deep.equal(new Set(['2026-06-01T12:00:00.005Z']));
+    expect(await insertValues(knex, 'ir_items', { columns: ['code'], values: [], shared: { scope: 9 } })).to.deep.equal([]);
+  });
+
+  it('writes rows whose every column has the same value, skipping the twin when asked', async () => {
+    const twin = { scope: 10, code: 'twin', note: 'same', at: null };
+    await insertRows(knex, 'ir_items', [twin, twin], { ignoreExisting: true });
+    expect((await stored(10)).map((r) => r.code)).to.deep.equal(['twin']);
   });
 
   it('writes inside the caller\'s transaction: a failed transaction leaves no rows', async () => {

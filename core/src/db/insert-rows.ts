@@ -28,6 +28,17 @@ const MYSQL_MAX_PLACEHOLDERS = 65_535;
 const SQLITE_VALUES_PER_STATEMENT = 30_000;
 
 /**
+ * Rows given as one flat array of values, `columns.length` of them per row, in row order (null, never
+ * undefined), plus the columns whose value every row shares. Callers that build many rows make no
+ * object per row.
+ */
+export interface RowValues {
+  columns: string[];
+  values: unknown[];
+  shared?: Record<string, unknown>;
+}
+
+/**
  * Multi-row inserts of many rows (all with the keys of the first) in few statements. On MySQL they
  * run on the transaction's own mysql2 connection: knex's pipeline (its builder, its binding pass, a
  * debug regex over every statement) costs more CPU than the rows at import sizes.
@@ -39,18 +50,37 @@ export async function insertRows(trx: Knex | Knex.Transaction, table: string, ro
   // Columns with one value in every row (the organization, a status, a timestamp) go once per call as
   // session variables instead of once per row as parameters: fewer values for Node to encode.
   const shared = rows.length > 1 ? columns.filter((c) => isShared(rows, c)) : [];
-  const slot = (c: string) => (shared.includes(c) ? `@sb_insert_${shared.indexOf(c)}` : '?');
+  if (shared.length === columns.length) shared.pop();
   const perRow = columns.filter((c) => !shared.includes(c));
-  const head = `INSERT ${options.ignoreExisting ? 'IGNORE ' : ''}INTO ${escapeId(table)} (${columns.map((c) => escapeId(c)).join(', ')}) VALUES `;
-  const tuple = `(${columns.map(slot).join(', ')})`;
-  const sizes = MYSQL_STATEMENT_SIZES.filter((size) => size * perRow.length <= MYSQL_MAX_PLACEHOLDERS);
+  const values: unknown[] = [];
+  for (const row of rows) for (const c of perRow) values.push(row[c] ?? null);
+  return insertValues(trx, table, { columns: perRow, values, shared: Object.fromEntries(shared.map((c) => [c, rows[0][c]])) }, options);
+}
+
+/** insertRows for rows given as RowValues. */
+export async function insertValues(trx: Knex | Knex.Transaction, table: string, rows: RowValues, options: InsertRowsOptions = {}): Promise<InsertedStatement[]> {
+  const width = rows.columns.length;
+  const count = rows.values.length / width;
+  if (!count) return [];
+  const shared = Object.entries(rows.shared ?? {});
+  if (dialectOfKnex(trx) === 'sqlite') {
+    const objects = Array.from({ length: count }, (_, r) => {
+      const row: Row = Object.fromEntries(shared);
+      rows.columns.forEach((c, i) => (row[c] = rows.values[r * width + i]));
+      return row;
+    });
+    return insertWithKnex(trx, table, objects, options);
+  }
+  const names = [...rows.columns, ...shared.map(([c]) => c)];
+  const head = `INSERT ${options.ignoreExisting ? 'IGNORE ' : ''}INTO ${escapeId(table)} (${names.map((c) => escapeId(c)).join(', ')}) VALUES `;
+  const tuple = `(${[...rows.columns.map(() => '?'), ...shared.map((_, i) => `@sb_insert_${i}`)].join(', ')})`;
+  const sizes = MYSQL_STATEMENT_SIZES.filter((size) => size * width <= MYSQL_MAX_PLACEHOLDERS);
   return onConnection(trx, async (execute) => {
-    if (shared.length) await execute(`SET ${shared.map((c) => `${slot(c)} = ?`).join(', ')}`, shared.map((c) => rows[0][c] ?? null));
+    if (shared.length) await execute(`SET ${shared.map((_, i) => `@sb_insert_${i} = ?`).join(', ')}`, shared.map(([, v]) => v ?? null));
     const statements: InsertedStatement[] = [];
-    for (let i = 0; i < rows.length; ) {
-      const size = sizes.find((s) => s <= rows.length - i)!;
-      const values: unknown[] = [];
-      for (let r = i; r < i + size; r++) for (const c of perRow) values.push(rows[r][c] ?? null);
+    for (let i = 0; i < count; ) {
+      const size = sizes.find((s) => s <= count - i)!;
+      const values = rows.values.slice(i * width, (i + size) * width);
       statements.push({ id: (await execute(head + Array(size).fill(tuple).join(', '), values)).insertId, rows: size });
       i += size;
     }

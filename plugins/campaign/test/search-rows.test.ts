@@ -68,6 +68,21 @@ describeEachBackend('campaign: search rows follow every change of a subscriber',
     expect(readers.body.data).to.deep.include({ subscriber_count: 0, active_count: 0 });
   });
 
+  it('re-imports subscribers of different statuses in one batch, each row keeping its own status', async () => {
+    const ids: number[] = [];
+    for (const email of ['mixed.one@example.org', 'mixed.two@example.org']) ids.push((await f.api().post('/subscribers', { email, first_name: 'Mixed' }).expect(201)).body.data.id);
+    await f.api().post(`/subscribers/${ids[1]}/unsubscribe`, {}).expect(200);
+    const rows = ['mixed.one@example.org', 'mixed.two@example.org'].map((email) => ({ email, first_name: 'Renamed', meta_data: { wave: 'two' } }));
+    await f.api().post('/subscribers/batch', { subscribers: rows, skip_confirmation: true }).expect(200);
+    const [one, two] = await Promise.all(ids.map((id) => searchRowsOf(f.engine.knex, id)));
+    expect(one.tokens).to.include('n:renamed:active').and.not.include('n:mixed:active');
+    expect(one.meta).to.deep.equal(['wave=two:active']);
+    expect(two.tokens).to.include('n:renamed:unsubscribed').and.not.include('n:mixed:unsubscribed');
+    expect(two.meta).to.deep.equal(['wave=two:unsubscribed']);
+    expect(await foundBy(f.api().get, 'name:renamed')).to.deep.equal([ids[0]]);
+    expect(await foundBy(f.api().get, 'name:renamed status:unsubscribed')).to.deep.equal([ids[1]]);
+  });
+
   it('takes meta values that differ only in case (one key on MySQL, two on SQLite) and finds them', async () => {
     const res = await f.api().post('/subscribers', { email: 'grace@example.com', meta_data: { tags: ['Navy', 'navy'] } }).expect(201);
     const { meta } = await searchRowsOf(f.engine.knex, res.body.data.id);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { insertRows, parseJson } from '@switchboard/core';
+import { insertValues, parseJson, RowValues } from '@switchboard/core';
 import { subscriberTokens } from './tokens';
 import type { MetaData } from './subscriber-schemas';
 
@@ -23,67 +23,90 @@ export interface SearchSource {
 export const SEARCH_SOURCE_COLUMNS = ['id', 'email', 'status', 'first_name', 'last_name', 'meta_data'];
 
 type SearchRow = Record<string, string | number>;
+type Pair = [string, string];
 
+/**
+ * A search table's primary key is (organization_id, first, second, subscriber_status, subscriber_id),
+ * `columns` naming first and second.
+ */
 interface SearchTable {
   name: string;
-  /** Primary key after organization_id, subscriber_id last: rows are written in this order and deleted by it. */
-  key: string[];
-  rows(organizationId: number, s: SearchSource): SearchRow[];
+  columns: Pair;
+  /** The (first, second) values of a subscriber's rows, each once. */
+  pairs(s: SearchSource): Pair[];
 }
 
 const TABLES: SearchTable[] = [
-  {
-    name: 'subscriber_tokens',
-    key: ['kind', 'token', 'subscriber_status', 'subscriber_id'],
-    rows: (organizationId, s) =>
-      subscriberTokens(s).map((t) => ({ organization_id: organizationId, kind: t.kind, token: t.token, subscriber_status: s.status, subscriber_id: s.id })),
-  },
+  { name: 'subscriber_tokens', columns: ['kind', 'token'], pairs: subscriberTokens },
   {
     name: 'subscriber_meta',
-    key: ['meta_key', 'meta_value', 'subscriber_status', 'subscriber_id'],
-    rows: (organizationId, s) => {
+    columns: ['meta_key', 'meta_value'],
+    pairs: (s) => {
       const meta = typeof s.meta_data === 'string' ? parseJson<MetaData>(s.meta_data, {}) : (s.meta_data ?? {});
-      return Object.entries(meta).flatMap(([key, value]) =>
-        [...new Set(Array.isArray(value) ? value : [value])].map((v) => ({
-          organization_id: organizationId,
-          meta_key: key,
-          meta_value: v,
-          subscriber_status: s.status,
-          subscriber_id: s.id,
-        })),
-      );
+      const pairs: Pair[] = [];
+      for (const key in meta) {
+        const value = meta[key];
+        for (const v of Array.isArray(value) ? new Set(value) : [value]) pairs.push([key, v]);
+      }
+      return pairs;
     },
   },
 ];
 
 const DELETE_PER_STATEMENT = 100;
 
-/** The primary key before subscriber_id, as one string. */
-function groupOf(table: SearchTable, row: SearchRow): string {
-  let group = '';
-  for (let i = 0; i < table.key.length - 1; i++) group += `${row[table.key[i]]}\u0000`;
-  return group;
-}
+/** The primary key between organization_id and subscriber_id as one string, to compare rows. */
+const keyOf = (pair: Pair, status: string) => `${pair[0]}\u0000${pair[1]}\u0000${status}`;
 
-const keyOf = (table: SearchTable, row: SearchRow) => groupOf(table, row) + row.subscriber_id;
+/** Keys in JavaScript's string order: close enough to the collation for appending within key ranges. */
+const sortedKeys = <T>(map: Map<string, T>) => [...map.keys()].sort();
 
 /**
- * Rows in primary-key order (as JavaScript orders strings: close enough to the collation for
- * appending within key ranges). Rows are grouped by the key before subscriber_id, so only the distinct
- * groups are sorted as strings; within a group, ids mostly arrive in order already.
+ * The rows of subscribers as flat values in primary-key order, so InnoDB appends within each key
+ * range. Rows are grouped by the key before subscriber_id, level by level (no key strings to build
+ * and hash per row), and only the distinct keys are sorted; within a group, ids mostly arrive in
+ * order already. The status is a shared value when every subscriber has the same.
  */
-function inKeyOrder(table: SearchTable, rows: SearchRow[]): SearchRow[] {
-  const groups = new Map<string, SearchRow[]>();
-  for (const row of rows) {
-    const group = groupOf(table, row);
-    (groups.get(group) ?? groups.set(group, []).get(group)!).push(row);
+function keyOrderedValues(table: SearchTable, organizationId: number, sources: SearchSource[]): RowValues {
+  const tree = new Map<string, Map<string, Map<string, number[]>>>();
+  const status = sources[0]?.status;
+  let mixed = false;
+  for (const s of sources) {
+    if (s.status !== status) mixed = true;
+    for (const [first, second] of table.pairs(s)) {
+      const seconds = tree.get(first) ?? tree.set(first, new Map()).get(first)!;
+      const statuses = seconds.get(second) ?? seconds.set(second, new Map()).get(second)!;
+      const ids = statuses.get(s.status);
+      if (ids) ids.push(s.id);
+      else statuses.set(s.status, [s.id]);
+    }
   }
-  const ordered: SearchRow[] = [];
-  for (const group of [...groups.keys()].sort()) {
-    for (const row of groups.get(group)!.sort((a, b) => (a.subscriber_id as number) - (b.subscriber_id as number))) ordered.push(row);
+  const values: unknown[] = [];
+  for (const first of sortedKeys(tree)) {
+    const seconds = tree.get(first)!;
+    for (const second of sortedKeys(seconds)) {
+      const statuses = seconds.get(second)!;
+      for (const own of sortedKeys(statuses)) {
+        for (const id of statuses.get(own)!.sort((a, b) => a - b)) {
+          if (mixed) values.push(first, second, own, id);
+          else values.push(first, second, id);
+        }
+      }
+    }
   }
-  return ordered;
+  return mixed
+    ? { columns: [...table.columns, 'subscriber_status', 'subscriber_id'], values, shared: { organization_id: organizationId } }
+    : { columns: [...table.columns, 'subscriber_id'], values, shared: { organization_id: organizationId, subscriber_status: status } };
 }
+
+/** One subscriber's rows as their primary key after organization_id, for deleting them. */
+const keysOf = (table: SearchTable, s: SearchSource): SearchRow[] =>
+  table.pairs(s).map(([first, second]) => ({
+    [table.columns[0]]: first,
+    [table.columns[1]]: second,
+    subscriber_status: s.status,
+    subscriber_id: s.id,
+  }));
 
 /**
  * Writes the search rows of new subscribers, in primary-key order so InnoDB appends within each key
@@ -91,15 +114,12 @@ function inKeyOrder(table: SearchTable, rows: SearchRow[]): SearchRow[] {
  * `pro` of one meta array as the same key.
  */
 export async function insertSearchRows(trx: Knex.Transaction, organizationId: number, subscribers: SearchSource[]): Promise<void> {
-  for (const table of TABLES) {
-    const rows = inKeyOrder(table, subscribers.flatMap((s) => table.rows(organizationId, s)));
-    await insertRows(trx, table.name, rows, { ignoreExisting: true });
-  }
+  for (const table of TABLES) await insertValues(trx, table.name, keyOrderedValues(table, organizationId, subscribers), { ignoreExisting: true });
 }
 
 /** Deletes the search rows of subscribers as they are stored now. */
 export async function deleteSearchRows(trx: Knex.Transaction, organizationId: number, subscribers: SearchSource[]): Promise<void> {
-  for (const table of TABLES) await deleteRows(trx, table, organizationId, subscribers.flatMap((s) => table.rows(organizationId, s)));
+  for (const table of TABLES) await deleteRows(trx, table, organizationId, subscribers.flatMap((s) => keysOf(table, s)));
 }
 
 /**
@@ -110,17 +130,16 @@ export async function deleteSearchRows(trx: Knex.Transaction, organizationId: nu
 export async function replaceSearchRows(trx: Knex.Transaction, organizationId: number, before: SearchSource[], after: SearchSource[]): Promise<void> {
   for (const table of TABLES) {
     const stale: SearchRow[] = [];
-    const fresh: SearchRow[] = [];
+    const changed: SearchSource[] = [];
     before.forEach((old, i) => {
-      const oldRows = table.rows(organizationId, old);
-      const newRows = table.rows(organizationId, after[i]);
-      const oldKeys = new Set(oldRows.map((r) => keyOf(table, r)));
-      if (oldKeys.size === newRows.length && newRows.every((r) => oldKeys.has(keyOf(table, r)))) return;
-      stale.push(...oldRows);
-      fresh.push(...newRows);
+      const oldKeys = new Set(table.pairs(old).map((pair) => keyOf(pair, old.status)));
+      const newPairs = table.pairs(after[i]);
+      if (oldKeys.size === newPairs.length && newPairs.every((pair) => oldKeys.has(keyOf(pair, after[i].status)))) return;
+      stale.push(...keysOf(table, old));
+      changed.push(after[i]);
     });
     await deleteRows(trx, table, organizationId, stale);
-    await insertRows(trx, table.name, inKeyOrder(table, fresh), { ignoreExisting: true });
+    await insertValues(trx, table.name, keyOrderedValues(table, organizationId, changed), { ignoreExisting: true });
   }
 }
 
@@ -131,7 +150,7 @@ async function deleteRows(trx: Knex.Transaction, table: SearchTable, organizatio
     await trx(table.name)
       .where('organization_id', organizationId)
       .andWhere((q) => {
-        for (const row of chunk) q.orWhere(Object.fromEntries(table.key.map((k) => [k, row[k]])));
+        for (const key of chunk) q.orWhere(key);
       })
       .delete();
   }

@@ -3,13 +3,15 @@ const MAX = 64;
 
 const words = (text: string | null | undefined) => (text ? (text.toLowerCase().match(WORD) ?? []) : []);
 
-/** Search tokens of a subscriber: name words, and the email's local part, its pieces and its domain. */
-export function subscriberTokens(s: { email: string; first_name?: string | null; last_name?: string | null }): Array<{ kind: 'n' | 'e'; token: string }> {
-  const out = new Map<string, { kind: 'n' | 'e'; token: string }>();
+/** Search tokens of a subscriber as [kind, token]: name words, and the email's local part, its pieces and its domain. */
+export function subscriberTokens(s: { email: string; first_name?: string | null; last_name?: string | null }): Array<[kind: 'n' | 'e', token: string]> {
+  const out = new Map<string, ['n' | 'e', string]>();
   const add = (kind: 'n' | 'e', token: string) => {
-    if (token) out.set(`${kind}:${token.slice(0, MAX)}`, { kind, token: token.slice(0, MAX) });
+    const cut = token.slice(0, MAX);
+    if (cut) out.set(kind + cut, [kind, cut]);
   };
-  for (const w of [...words(s.first_name), ...words(s.last_name)]) add('n', w);
+  for (const w of words(s.first_name)) add('n', w);
+  for (const w of words(s.last_name)) add('n', w);
   const email = s.email.toLowerCase();
   const at = email.lastIndexOf('@');
   const local = email.slice(0, at);
