@@ -73,9 +73,11 @@ export class BatchImport {
     const seen = new Set<string>();
     const rows: Row[] = [];
     raw.forEach((candidate, index) => {
-      const email = typeof (candidate as { email?: unknown }).email === 'string' ? ((candidate as { email: string }).email).trim() : null;
+      const given = candidate as { email?: unknown };
+      // The request body is ours: the row is trimmed and checked in place, not copied.
+      const email = typeof given.email === 'string' ? (given.email = given.email.trim()) : null;
       try {
-        const row = validateRow<Row>({ ...candidate, ...(email !== null ? { email } : {}) });
+        const row = validateRow<Row>(candidate);
         const normalized = normalizeEmail(row.email);
         if (seen.has(normalized)) {
           result.errors.push({ index, email: normalized, field: 'email', rule: 'duplicate_in_batch', message: `${normalized} appears earlier in this batch` });
