@@ -1,10 +1,9 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import request from 'supertest';
-import { createTenant, createTestEngine, describeEachBackend } from '@switchboard/core/testing';
-import { dialectOfKnex, Engine } from '@switchboard/core';
-import campaign from '../src';
-import { campaignFixture, CampaignFixture } from './support';
+import { describeEachBackend } from '@switchboard/core/testing';
+import { dialectOfKnex } from '@switchboard/core';
+import { campaignAtVersion, campaignFixture, CampaignFixture } from './support';
 
 /** The rows that carry a subscriber into search, read without any index on subscriber_id. */
 async function searchRowsOf(knex: Knex, subscriberId: number) {
@@ -94,40 +93,40 @@ describeEachBackend('campaign: search rows follow every change of a subscriber',
 });
 
 describeEachBackend('campaign: upgrading a 1.0 database to 1.1', (backend) => {
-  let engine: Engine;
-  after(async () => engine?.close());
+  let at: Awaited<ReturnType<typeof campaignAtVersion>> | undefined;
+  after(async () => at?.close());
 
   it('keeps the 1.0 subscribers searchable and deletes their rows without foreign keys; rolls back to 1.0', async () => {
-    engine = await createTestEngine(backend(), { plugins: [campaign], migrate: false });
-    await engine.migrator().latest();
-    await engine.migrator().rollback({ plugin: 'campaign', to: '1.0' });
-    const tenant = await createTenant(engine);
+    at = await campaignAtVersion(backend(), '1.0');
+    const { engine, api } = at;
     const knex = engine.knex;
 
     // A subscriber written as 1.0 wrote it: rows in every search table, cascades through foreign keys.
-    const server = engine.http().listen(0);
-    try {
-      const api = (method: 'post' | 'get' | 'delete', path: string, body?: object) => {
-        const req = request(server)[method](`/api/campaign${path}`).set(tenant.auth);
-        return body ? req.send(body) : req;
-      };
-      const list = (await api('post', '/lists', { name: 'Old', code: 'old' }).expect(201)).body.data.id;
-      const old = (await api('post', '/subscribers', { email: 'old@example.com', first_name: 'Olga', lists: [list], meta_data: { plan: 'pro' } }).expect(201)).body.data.id;
-      expect((await searchRowsOf(knex, old)).tokens).to.include('n:olga:active');
+    const list = (await api('post', '/lists', { name: 'Old', code: 'old' }).expect(201)).body.data.id;
+    const old = (await api('post', '/subscribers', { email: 'old@example.com', first_name: 'Olga', lists: [list], meta_data: { plan: 'pro' } }).expect(201)).body.data.id;
+    expect((await searchRowsOf(knex, old)).tokens).to.include('n:olga:active');
 
-      const applied = await engine.migrator().latest({ plugin: 'campaign', to: '1.1' });
-      expect(applied).to.deep.equal([{ plugin: 'campaign', applied: ['1.1/01-search-rows-by-primary-key'] }]);
-      expect(await foundBy((p) => api('get', p), 'name:olga')).to.deep.equal([old]);
-      await api('delete', `/subscribers/${old}`).expect(200);
-      expect(await searchRowsOf(knex, old)).to.deep.equal({ tokens: [], meta: [], lists: [] });
+    const applied = await engine.migrator().latest({ plugin: 'campaign', to: '1.1' });
+    expect(applied).to.deep.equal([{ plugin: 'campaign', applied: ['1.1/01-search-rows-by-primary-key'] }]);
+    expect(await foundBy((p) => api('get', p), 'name:olga')).to.deep.equal([old]);
+    await api('delete', `/subscribers/${old}`).expect(200);
+    expect(await searchRowsOf(knex, old)).to.deep.equal({ tokens: [], meta: [], lists: [] });
 
-      await engine.migrator().rollback({ plugin: 'campaign', to: '1.0' });
-      const kept = (await api('post', '/subscribers', { email: 'kept@example.com', first_name: 'Kim', lists: [list] }).expect(201)).body.data.id;
-      // 1.0's foreign keys are back: deleting the subscriber row cascades to its search rows.
-      await knex('subscribers').where({ id: kept }).delete();
-      expect(await searchRowsOf(knex, kept)).to.deep.equal({ tokens: [], meta: [], lists: [] });
-    } finally {
-      server.close();
-    }
+    await engine.migrator().rollback({ plugin: 'campaign', to: '1.0' });
+    const kept = (await api('post', '/subscribers', { email: 'kept@example.com', first_name: 'Kim', lists: [list] }).expect(201)).body.data.id;
+    // 1.0's foreign keys are back: deleting the subscriber row cascades to its search rows.
+    await knex('subscribers').where({ id: kept }).delete();
+    expect(await searchRowsOf(knex, kept)).to.deep.equal({ tokens: [], meta: [], lists: [] });
+
+    // 1.0 data upgraded to the latest version in one go (the raw delete above left the list counter as it was).
+    const member = (await api('post', '/subscribers', { email: 'member@example.com', first_name: 'Mia', lists: [list] }).expect(201)).body.data.id;
+    const counted = async () => (await api('get', `/lists/${list}`).expect(200)).body.data.subscriber_count as number;
+    const before = await counted();
+    await engine.migrator().latest({ plugin: 'campaign' });
+    expect(await foundBy((p) => api('get', p), 'list:old name:mia')).to.deep.equal([member]);
+    expect((await api('get', `/subscribers?list_id=${list}`).expect(200)).body.data.map((s: { id: number }) => s.id)).to.deep.equal([member]);
+    await api('delete', `/subscribers/${member}`).expect(200);
+    expect(await searchRowsOf(knex, member)).to.deep.equal({ tokens: [], meta: [], lists: [] });
+    expect(await counted()).to.equal(before - 1);
   });
 });

@@ -42,3 +42,30 @@ export async function campaignFixture(backend: TestBackend, env: Record<string, 
     },
   };
 }
+
+export type UpgradeApi = (method: 'post' | 'get' | 'delete', path: string, body?: object) => request.Test;
+
+/**
+ * An engine whose campaign schema is at an older version (migrated to the latest, then rolled back to
+ * `version`), a listening server and one tenant: the start of an upgrade test.
+ */
+export async function campaignAtVersion(backend: TestBackend, version: string): Promise<{ engine: Engine; tenant: TestTenant; api: UpgradeApi; close(): Promise<void> }> {
+  const engine = await createTestEngine(backend, { plugins: [campaign], migrate: false });
+  await engine.migrator().latest();
+  await engine.migrator().rollback({ plugin: 'campaign', to: version });
+  const tenant = await createTenant(engine);
+  const server = engine.http().listen(0);
+  const api: UpgradeApi = (method, path, body) => {
+    const req = request(server)[method](`/api/campaign${path}`).set(tenant.auth);
+    return body ? req.send(body) : req;
+  };
+  return {
+    engine,
+    tenant,
+    api,
+    async close() {
+      server.close();
+      await engine.close();
+    },
+  };
+}
