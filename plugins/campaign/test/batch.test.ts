@@ -64,6 +64,30 @@ describeEachBackend('campaign: batch operations', (backend) => {
     expect(waves.body.pagination.total).to.equal(300);
   });
 
+  it('updates known subscribers giving different fields in one request, each only in the fields it gives', async () => {
+    const first = { email: 'keep1@example.org', first_name: 'Ann', last_name: 'Old', company_name: 'Acme', meta_data: { plan: 'free' } };
+    const second = { email: 'keep2@example.org', first_name: 'Bob', last_name: 'Old', phone: '+1 555' };
+    await f.api().post('/subscribers/batch', { skip_confirmation: true, subscribers: [first, second] }).expect(200);
+    const read = async (email: string) => (await f.api().get(`/subscribers?search=${encodeURIComponent(`email:${email}`)}`).expect(200)).body.data[0];
+    const before = await read('keep1@example.org');
+    const res = await f.api()
+      .post('/subscribers/batch', {
+        skip_confirmation: true,
+        subscribers: [
+          { email: 'keep1@example.org', last_name: 'Renewed' },
+          { email: 'keep2@EXAMPLE.org', meta_data: { plan: 'pro' }, phone: '+1 556' },
+        ],
+      })
+      .expect(200);
+    expect(res.body.data).to.deep.include({ created: 0, updated: 2, failed: 0 });
+    const one = await read('keep1@example.org');
+    expect(one).to.deep.include({ id: before.id, first_name: 'Ann', last_name: 'Renewed', company_name: 'Acme', meta_data: { plan: 'free' }, created_at: before.created_at });
+    expect(await read('keep2@example.org')).to.deep.include({ first_name: 'Bob', last_name: 'Old', phone: '+1 556', meta_data: { plan: 'pro' } });
+    const detail = (await f.api().get(`/subscribers/${before.id}`).expect(200)).body.data;
+    expect(Date.parse(detail.updated_at)).to.be.at.least(Date.parse(before.created_at));
+    expect(await f.api().get(`/subscribers?search=${encodeURIComponent('name:renewed')}`).expect(200).then((r) => r.body.data.map((s: { id: number }) => s.id))).to.deep.equal([before.id]);
+  });
+
   it('stores the profile fields of each row when rows of one request give different ones', async () => {
     await f.api().post('/subscribers/batch', {
       skip_confirmation: true,

@@ -1,12 +1,13 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppError, Clock, compileValidator, insertRowsReturningIds, isUniqueViolation, TOKENS, transactionWithRetry } from '@switchboard/core';
+import { AppError, Clock, compileValidator, dialectOfKnex, insertRowsReturningIds, isUniqueViolation, TOKENS, transactionWithRetry } from '@switchboard/core';
 import { adjustStatusCounts, applyListDeltas, ensureStatusCountRows, insertMemberships, Membership } from './counters';
 import { normalizeEmail } from './email';
 import { profileColumns } from './subscriber-rows';
 import type { SubscriberProfile } from './subscriber-schemas';
 import { SubscriberWriter, withProfile } from './subscriber-writer';
 import { insertSearchRows, replaceSearchRows, SEARCH_SOURCE_COLUMNS, SearchSource } from './search-rows';
+import { updateProfiles } from './profile-updates';
 import { batchRowSchema, RowError } from './batch-schemas';
 
 const CHUNK = 1000;
@@ -128,6 +129,13 @@ export class BatchImport {
     }
   }
 
+  /** The stored rows of these emails, locked on MySQL until the chunk commits: updates never meet a deleted row. */
+  private async lockStored(trx: Knex.Transaction, orgId: number, emails: string[]): Promise<SearchSource[]> {
+    const query = trx('subscribers').where({ organization_id: orgId }).whereIn('email', emails).select(SEARCH_SOURCE_COLUMNS);
+    const rows = await (dialectOfKnex(trx) === 'mysql' ? query.forUpdate() : query);
+    return rows.map((r: SearchSource) => ({ ...r, id: Number(r.id) }));
+  }
+
   private async writeChunk(
     orgId: number,
     chunk: Row[],
@@ -147,8 +155,8 @@ export class BatchImport {
     const status = input.skip_confirmation ? 'active' : 'unconfirmed';
     await transactionWithRetry(this.knex, async (trx) => {
       const existing = new Map<string, SearchSource>();
-      const stored = lookFirst ? await trx('subscribers').where({ organization_id: orgId }).whereIn('email', usable.map((u) => u.email)).select(SEARCH_SOURCE_COLUMNS) : [];
-      for (const r of stored) existing.set(r.email, { ...r, id: Number(r.id) });
+      const stored = lookFirst ? await this.lockStored(trx, orgId, usable.map((u) => u.email)) : [];
+      for (const r of stored) existing.set(r.email, r);
       const fresh = usable.filter((r) => !existing.has(r.email));
       const updates = usable.filter((r) => existing.has(r.email));
 
@@ -165,11 +173,8 @@ export class BatchImport {
         fresh.map((r) => ({ id: ids.get(r.email)!, email: r.email, status, first_name: r.first_name, last_name: r.last_name, meta_data: r.meta_data })),
       );
 
-      for (const r of updates) {
-        const current = existing.get(r.email)!;
-        await trx('subscribers').where({ id: current.id }).update({ ...profileColumns(r), updated_at: now });
-        ids.set(r.email, current.id);
-      }
+      await updateProfiles(trx, orgId, updates.map((r) => ({ stored: existing.get(r.email)!, columns: profileColumns(r) })), now);
+      for (const r of updates) ids.set(r.email, existing.get(r.email)!.id);
       await replaceSearchRows(
         trx,
         orgId,
