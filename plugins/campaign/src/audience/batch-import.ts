@@ -43,6 +43,8 @@ function subscriberRows(orgId: number, status: string, now: Date, fresh: Row[]):
   });
 }
 
+const toSources = (rows: SearchSource[]): SearchSource[] => rows.map((r) => ({ ...r, id: Number(r.id) }));
+
 /**
  * Creates or updates subscribers by email: rows are checked one by one, then written in chunks of
  * CHUNK, each chunk in one transaction with multi-row inserts and the counters adjusted once.
@@ -129,11 +131,17 @@ export class BatchImport {
     }
   }
 
-  /** The stored rows of these emails, locked on MySQL until the chunk commits: updates never meet a deleted row. */
+  /**
+   * The stored rows of these emails, locked on MySQL until the chunk commits, so an update never meets
+   * a deleted row. They are locked by primary key (record locks only), not by the email lookup, which
+   * would also lock the gaps of the new emails and block concurrent imports inserting beside them. A
+   * locking read returns the rows as committed now; a row deleted in between is then simply new.
+   */
   private async lockStored(trx: Knex.Transaction, orgId: number, emails: string[]): Promise<SearchSource[]> {
-    const query = trx('subscribers').where({ organization_id: orgId }).whereIn('email', emails).select(SEARCH_SOURCE_COLUMNS);
-    const rows = await (dialectOfKnex(trx) === 'mysql' ? query.forUpdate() : query);
-    return rows.map((r: SearchSource) => ({ ...r, id: Number(r.id) }));
+    const byEmail = trx('subscribers').where({ organization_id: orgId }).whereIn('email', emails);
+    if (dialectOfKnex(trx) !== 'mysql') return toSources(await byEmail.select(SEARCH_SOURCE_COLUMNS));
+    const ids = await byEmail.pluck('id');
+    return ids.length ? toSources(await trx('subscribers').whereIn('id', ids).forUpdate().select(SEARCH_SOURCE_COLUMNS)) : [];
   }
 
   private async writeChunk(
