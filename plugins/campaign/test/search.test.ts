@@ -4,9 +4,9 @@ import { parseSearch } from '../src/audience/search';
 
 describe('campaign: subscriber search syntax', () => {
   it('reads every operator, quoted values and plain words', () => {
-    const search = parseSearch('email:Ada@Example.COM name:"Ada Love" list:vip status:unsubscribed created:>2024-01-31 meta.plan:pro meta.tags:"early bird" hello "two words"');
+    const search = parseSearch('email:Ada@Example.COM name:"Ada Love" list:vip status:unsubscribed created:>2024-01-31 meta.plan:pro meta.tags:"early bird" hello "Two  words" grace@Example.org');
     expect(search).to.deep.equal({
-      email: 'Ada@example.com',
+      emails: ['Ada@example.com', 'grace@example.org'],
       name: 'ada love',
       listCode: 'vip',
       status: 'unsubscribed',
@@ -15,13 +15,14 @@ describe('campaign: subscriber search syntax', () => {
         { key: 'plan', value: 'pro' },
         { key: 'tags', value: 'early bird' },
       ],
-      words: ['hello', 'two words'],
+      words: ['hello', 'two', 'words'],
     });
   });
 
   it('is empty for no search', () => {
-    expect(parseSearch(undefined)).to.deep.equal({ meta: [], words: [] });
-    expect(parseSearch('   ')).to.deep.equal({ meta: [], words: [] });
+    expect(parseSearch(undefined)).to.deep.equal({ emails: [], meta: [], words: [] });
+    expect(parseSearch('   ')).to.deep.equal({ emails: [], meta: [], words: [] });
+    expect(parseSearch('""')).to.deep.equal({ emails: [], meta: [], words: [] });
   });
 
   const refusal = (text: string) => {

@@ -66,6 +66,18 @@ describeEachBackend('campaign: listing and searching subscribers', (backend) => 
     expect(await search('lovelace')).to.deep.equal(['Ada']);
   });
 
+  it('matches a plain email address as the whole address, and a quoted phrase by its words', async () => {
+    expect(await search('ada@EXAMPLE.com')).to.deep.equal(['Ada']);
+    expect(await search(' grace@example.com ')).to.deep.equal(['Grace']);
+    expect(await search('ada@example.com grace@example.com')).to.deep.equal([]);
+    expect(await search('ada@example.com lovelace')).to.deep.equal(['Ada']);
+    expect(await search('da@example.com')).to.deep.equal([]);
+    expect(await search('alan@example.org', '&status=unsubscribed')).to.deep.equal(['Alan']);
+    expect(await search('"ada lovelace"')).to.deep.equal(['Ada']);
+    expect(await search('"Grace  example.com"')).to.deep.equal(['Grace']);
+    expect(await search('"ada hopper"')).to.deep.equal([]);
+  });
+
   it('combines operators separated by spaces', async () => {
     expect(await search('list:vip status:unconfirmed')).to.deep.equal(['Edsger']);
     expect(await search('list:vip status:unsubscribed meta.plan:pro')).to.deep.equal(['Alan']);

@@ -68,6 +68,15 @@ describeEachBackend('campaign: subscribers', (backend) => {
     expect(search.body.data.map((s: { id: number }) => s.id)).not.to.include(id);
   });
 
+  it('refuses an update that names no known field instead of changing nothing', async () => {
+    const id = (await f.api().post('/subscribers', { email: 'still@example.com', first_name: 'Stil' }).expect(201)).body.data.id;
+    for (const body of [{}, { nmae: 'typo' }]) {
+      const res = await f.api().put(`/subscribers/${id}`, body).expect(422);
+      expect(res.body.error.details).to.deep.equal({ field: 'body', rule: 'minProperties' });
+    }
+    expect((await f.api().get(`/subscribers/${id}`).expect(200)).body.data).to.include({ first_name: 'Stil' });
+  });
+
   it('unsubscribes with reason and feedback, and moves the counts', async () => {
     const id = (await f.api().post('/subscribers', { email: 'bye@example.com', lists: [vip] }).expect(201)).body.data.id;
     const listBefore = (await f.api().get(`/lists/${vip}`)).body.data;

@@ -4,14 +4,15 @@ import { normalizeEmail } from './email';
 export const SUBSCRIBER_STATUSES = ['active', 'unsubscribed', 'unconfirmed', 'bounced'] as const;
 
 export interface SubscriberSearch {
-  email?: string;
+  /** Exact addresses (`email:` and plain words that are addresses): each must be the subscriber's. */
+  emails: string[];
   name?: string;
   listCode?: string;
   status?: string;
   /** Subscribers created on a later day than this (UTC): `created:>2024-01-31` starts at Feb 1. */
   createdAfter?: Date;
   meta: Array<{ key: string; value: string }>;
-  /** Plain words: each must appear in the email or the name. */
+  /** Plain words (a quoted phrase gives its words): each must be a word of the email or the name. */
   words: string[];
 }
 
@@ -20,13 +21,15 @@ const OPERATORS = ['email:', 'name:', 'list:', 'status:', 'created:>', 'meta.<ke
 const TOKEN = /([A-Za-z_][\w.-]*:>?)"([^"]*)"|"([^"]*)"|(\S+)/g;
 const META_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
 const fail = (operator: string, expected: string, got: string) =>
   validationError('search', 'operator', `Search operator ${operator} expects ${expected}, got "${got}"`);
 
 function applyOperator(search: SubscriberSearch, name: string, value: string): void {
   if (name === 'email:') {
-    if (!/^[^\s@]+@[^\s@]+$/.test(value)) throw fail('email:', 'an email address', value);
-    search.email = normalizeEmail(value);
+    if (!EMAIL.test(value)) throw fail('email:', 'an email address', value);
+    search.emails.push(normalizeEmail(value));
   } else if (name === 'name:') {
     if (!value) throw fail('name:', 'some text', value);
     search.name = value.toLowerCase();
@@ -53,9 +56,15 @@ function applyOperator(search: SubscriberSearch, name: string, value: string): v
   }
 }
 
+/** A plain word that is an email address is matched as the whole address, like `email:`. */
+function addWord(search: SubscriberSearch, word: string): void {
+  if (EMAIL.test(word)) search.emails.push(normalizeEmail(word));
+  else search.words.push(word.toLowerCase());
+}
+
 /** Parses `email:a@b.co list:vip "quoted words" meta.plan:"pro plus" ada`. */
 export function parseSearch(text: string | undefined): SubscriberSearch {
-  const search: SubscriberSearch = { meta: [], words: [] };
+  const search: SubscriberSearch = { emails: [], meta: [], words: [] };
   if (!text?.trim()) return search;
   if ((text.match(/"/g) ?? []).length % 2 === 1) {
     throw validationError('search', 'syntax', 'Search has an unmatched double quote');
@@ -64,11 +73,11 @@ export function parseSearch(text: string | undefined): SubscriberSearch {
     const [, quotedOperator, quotedValue, phrase, bare] = match;
     if (quotedOperator !== undefined) applyOperator(search, quotedOperator, quotedValue);
     else if (phrase !== undefined) {
-      if (phrase.trim()) search.words.push(phrase.trim().toLowerCase());
+      for (const word of phrase.split(/\s+/).filter(Boolean)) addWord(search, word);
     } else {
       const operator = /^([A-Za-z_][\w.-]*:>?)(.*)$/.exec(bare);
       if (operator) applyOperator(search, operator[1], operator[2]);
-      else search.words.push(bare.toLowerCase());
+      else addWord(search, bare);
     }
   }
   return search;

@@ -123,10 +123,10 @@ export class SubscriberQuery {
       statusChecked = true;
       idColumn = 's.id';
     }
-    const needsRow = !statusChecked || search.email !== undefined || search.createdAfter !== undefined;
+    const needsRow = !statusChecked || search.emails.length > 0 || search.createdAfter !== undefined;
     if (idColumn !== 's.id' && needsRow) query.join('subscribers as s', 's.id', idColumn);
     if (!statusChecked) query.andWhere('s.status', status);
-    if (search.email) query.andWhere('s.email', search.email);
+    for (const email of search.emails) query.andWhere('s.email', email);
     if (search.createdAfter) query.andWhere('s.created_at', '>=', search.createdAfter);
     for (const { key, value } of meta) {
       query.whereIn(
@@ -151,7 +151,7 @@ export class SubscriberQuery {
    * else: the matches, counted up to SEARCH_COUNT_CAP.
    */
   private async total(orgId: number, status: string, listIds: number[] | undefined, search: SubscriberSearch, filtered: Knex.QueryBuilder, idColumn: string) {
-    const plain = !search.email && !search.name && !search.createdAfter && !search.meta.length && !search.words.length;
+    const plain = !search.emails.length && !search.name && !search.createdAfter && !search.meta.length && !search.words.length;
     if (plain && !listIds) return { total: await statusCount(this.knex, orgId, status), capped: false };
     if (plain && listIds?.length === 1) {
       if (status === 'active') {

@@ -41,6 +41,7 @@ export const createSubscriberBody = {
 export const updateSubscriberBody = {
   type: 'object',
   additionalProperties: false,
+  minProperties: 1,
   properties: profileProperties,
 } as const;
 

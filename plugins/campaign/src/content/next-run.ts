@@ -26,4 +26,6 @@ export function nextRunAt(rule: Recurrence, after: Date): Date {
   throw new Error('no next run found within 8 days');
 }
 
-export const isIanaZone = (zone: string) => /^[A-Za-z]+(\/[A-Za-z0-9_+-]+)+$/.test(zone) && DateTime.local().setZone(zone).isValid;
+/** A Region/City name luxon knows; `Etc/...` names are fixed offsets or UTC, not a place with DST rules. */
+export const isIanaZone = (zone: string) =>
+  /^[A-Za-z]+(\/[A-Za-z0-9_+-]+)+$/.test(zone) && !zone.startsWith('Etc/') && DateTime.local().setZone(zone).isValid;
