@@ -151,6 +151,31 @@ describeEachBackend('campaign: batch operations', (backend) => {
     await f.api().delete('/subscribers/batch', {}).expect(422);
   });
 
+  it('deletes many subscribers of different statuses and lists with every counter and search row following', async () => {
+    const [red, blue] = await Promise.all(['red-del', 'blue-del'].map(async (code) => (await f.api().post('/lists', { name: code, code }).expect(201)).body.data.id));
+    const rows = Array.from({ length: 6 }, (_, i) => ({ email: `gone${i}@example.net`, first_name: 'Gone', lists: i % 2 ? [red] : [red, blue], meta_data: { fate: 'gone' } }));
+    await f.api().post('/subscribers/batch', { skip_confirmation: true, subscribers: rows }).expect(200);
+    const ids: number[] = (await f.api().get(`/subscribers?search=${encodeURIComponent('meta.fate:gone')}`).expect(200)).body.data.map((s: { id: number }) => s.id);
+    await f.api().post(`/subscribers/${ids[0]}/unsubscribe`, {}).expect(200);
+    const keep = (await f.api().post('/subscribers', { email: 'stays@example.net', first_name: 'Gone', lists: [red, blue] }).expect(201)).body.data.id;
+    const totals = async () => ({
+      active: (await f.api().get('/subscribers?per_page=1').expect(200)).body.pagination.total,
+      unsubscribed: (await f.api().get('/subscribers?per_page=1&status=unsubscribed').expect(200)).body.pagination.total,
+    });
+    const before = await totals();
+
+    const res = await f.api().delete('/subscribers/batch', { ids: ids.slice(0, 4), emails: ['gone4@example.net', 'gone5@EXAMPLE.net'] }).expect(200);
+    expect(res.body.data).to.deep.equal({ deleted: 6, not_found: 0 });
+    expect(await totals()).to.deep.equal({ active: before.active - 5, unsubscribed: before.unsubscribed - 1 });
+    expect((await f.api().get(`/lists/${red}`).expect(200)).body.data).to.include({ subscriber_count: 1, active_count: 1 });
+    expect((await f.api().get(`/lists/${blue}`).expect(200)).body.data).to.include({ subscriber_count: 1, active_count: 1 });
+    expect((await f.api().get(`/subscribers?search=${encodeURIComponent('name:gone')}`).expect(200)).body.data.map((s: { id: number }) => s.id)).to.deep.equal([keep]);
+    const [{ left }] = await f.engine.knex('subscriber_meta').where({ organization_id: f.tenant.organizationId, meta_key: 'fate' }).count({ left: '*' });
+    expect(Number(left)).to.equal(0);
+    const [{ members }] = await f.engine.knex('list_subscribers').whereIn('subscriber_id', ids).count({ members: '*' });
+    expect(Number(members)).to.equal(0);
+  });
+
   it('keeps counters exact when imports with overlapping rows run at the same time', async () => {
     const shared = (await f.api().post('/lists', { name: 'Shared', code: 'shared' }).expect(201)).body.data.id;
     const request = (from: number) =>

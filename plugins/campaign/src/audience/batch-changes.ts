@@ -47,15 +47,7 @@ export class BatchChanges {
     }
     const asked = (input.ids?.length ?? 0) + emails.length;
     if (asked > 1000) throw new AppError('VALIDATION_ERROR', 'At most 1000 ids and emails together', { field: 'ids', rule: 'maxItems' });
-    let deleted = 0;
-    for (const id of ids) {
-      try {
-        await this.writer.delete(orgId, id);
-        deleted += 1;
-      } catch (err) {
-        if (!(err instanceof AppError && err.code === 'RESOURCE_NOT_FOUND')) throw err;
-      }
-    }
+    const deleted = await this.writer.deleteMany(orgId, [...ids]);
     return { deleted, not_found: asked - deleted };
   }
 

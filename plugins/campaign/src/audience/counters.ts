@@ -122,6 +122,20 @@ export async function addMemberships(
   return deltas.get(listId)?.subscribers ?? 0;
 }
 
+/** Removes every membership of these subscribers and takes them off their lists' counters. */
+export async function removeAllMemberships(trx: Knex.Transaction, subscriberIds: number[]): Promise<void> {
+  const rows = (await trx('list_subscribers').whereIn('subscriber_id', subscriberIds).select('list_id', 'subscriber_status')) as Array<{ list_id: number; subscriber_status: string }>;
+  if (!rows.length) return;
+  await trx('list_subscribers').whereIn('subscriber_id', subscriberIds).delete();
+  const deltas = new Map<number, ListDelta>();
+  for (const { list_id: listId, subscriber_status: status } of rows) {
+    const delta = deltas.get(Number(listId)) ?? deltas.set(Number(listId), { subscribers: 0, active: 0 }).get(Number(listId))!;
+    delta.subscribers -= 1;
+    if (status === 'active') delta.active -= 1;
+  }
+  await applyListDeltas(trx, deltas);
+}
+
 /** Removes memberships; returns how many there were. */
 export async function removeMemberships(trx: Knex.Transaction, listId: number, subscriberIds: number[]): Promise<number> {
   if (!subscriberIds.length) return 0;

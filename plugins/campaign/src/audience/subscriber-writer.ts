@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, duplicateEntry, insertedId, isUniqueViolation, notFound, TOKENS, transactionWithRetry, validationError } from '@switchboard/core';
-import { addMemberships, adjustStatusCounts, ensureStatusCountRows, moveMembershipStatus, removeMemberships } from './counters';
+import { Clock, dialectOfKnex, duplicateEntry, insertedId, isUniqueViolation, notFound, TOKENS, transactionWithRetry, validationError } from '@switchboard/core';
+import { addMemberships, adjustStatusCounts, ensureStatusCountRows, moveMembershipStatus, removeAllMemberships, removeMemberships } from './counters';
 import { normalizeEmail } from './email';
 import { profileColumns } from './subscriber-rows';
 import { deleteSearchRows, insertSearchRows, replaceSearchRows, SEARCH_SOURCE_COLUMNS, SearchSource } from './search-rows';
@@ -70,15 +70,28 @@ export class SubscriberWriter {
   }
 
   async delete(orgId: number, id: number): Promise<void> {
+    if (!(await this.deleteMany(orgId, [id]))) throw notFound('Subscriber', id);
+  }
+
+  /**
+   * Deletes the organization's subscribers among `ids` (at most a batch's 1000) with their search rows
+   * and memberships, and the counters, in one transaction; returns how many there were.
+   */
+  async deleteMany(orgId: number, ids: number[]): Promise<number> {
+    if (!ids.length) return 0;
     await ensureStatusCountRows(this.knex, orgId);
-    await transactionWithRetry(this.knex, async (trx) => {
-      const current = await this.current(trx, orgId, id);
-      for (const listId of await trx('list_subscribers').where({ subscriber_id: id }).pluck('list_id')) {
-        await removeMemberships(trx, Number(listId), [id]);
-      }
-      await deleteSearchRows(trx, orgId, [current]);
-      await trx('subscribers').where({ id }).delete();
-      await adjustStatusCounts(trx, orgId, { [current.status]: -1 });
+    return transactionWithRetry(this.knex, async (trx) => {
+      const found = trx('subscribers').where({ organization_id: orgId }).whereIn('id', ids).select(SEARCH_SOURCE_COLUMNS);
+      const rows: SearchSource[] = (await (dialectOfKnex(trx) === 'mysql' ? found.forUpdate() : found)).map((r: SearchSource) => ({ ...r, id: Number(r.id) }));
+      if (!rows.length) return 0;
+      const gone = rows.map((r) => r.id);
+      await removeAllMemberships(trx, gone);
+      await deleteSearchRows(trx, orgId, rows);
+      await trx('subscribers').whereIn('id', gone).delete();
+      const byStatus: Record<string, number> = {};
+      for (const r of rows) byStatus[r.status] = (byStatus[r.status] ?? 0) - 1;
+      await adjustStatusCounts(trx, orgId, byStatus);
+      return rows.length;
     });
   }
 
