@@ -141,6 +141,42 @@ describeEachBackend('campaign: batch operations', (backend) => {
     expect((await f.api().get(`/subscribers/${a}`)).body.data.job_title).to.equal('CTO');
   });
 
+  it('updates many in one request: lists replaced with their counters, each failing row on its own', async () => {
+    const [gold, silver] = await Promise.all(['gold-upd', 'silver-upd'].map(async (code) => (await f.api().post('/lists', { name: code, code }).expect(201)).body.data.id));
+    const emails = ['m1@upd.example', 'm2@upd.example', 'm3@upd.example', 'm4@upd.example'];
+    await f.api().post('/subscribers/batch', { skip_confirmation: true, lists: [gold], subscribers: emails.map((email) => ({ email, first_name: 'Member' })) }).expect(200);
+    const ids: number[] = (await f.api().get(`/subscribers?search=${encodeURIComponent('name:member')}`).expect(200)).body.data.map((s: { id: number }) => s.id);
+    await f.api().post(`/subscribers/${ids[2]}/unsubscribe`, {}).expect(200);
+
+    const res = await f.api()
+      .put('/subscribers/batch', {
+        subscribers: [
+          { id: ids[0], lists: [silver], first_name: 'Moved' },
+          { email: 'm2@UPD.example', lists: [gold, silver] },
+          { id: ids[2], lists: [] },
+          { id: ids[0], first_name: 'Twice' },
+          { id: ids[3], lists: [987654] },
+          { id: 987654, job_title: 'nobody' },
+        ],
+      })
+      .expect(200);
+    expect(res.body.data).to.deep.include({ updated: 3, failed: 3 });
+    expect(res.body.data.errors.map((e: { index: number; field: string; rule: string }) => [e.index, e.field, e.rule])).to.deep.equal([
+      [3, 'id', 'duplicate_in_batch'],
+      [4, 'lists', 'exists'],
+      [5, 'id', 'exists'],
+    ]);
+    const listsOf = async (id: number) => (await f.api().get(`/subscribers/${id}`).expect(200)).body.data.lists.map((l: { id: number }) => l.id);
+    expect(await listsOf(ids[0])).to.deep.equal([silver]);
+    expect(await listsOf(ids[1])).to.deep.equal([gold, silver]);
+    expect(await listsOf(ids[2])).to.deep.equal([]);
+    expect((await f.api().get(`/subscribers/${ids[0]}`).expect(200)).body.data.first_name).to.equal('Moved');
+    expect(await listsOf(ids[3])).to.deep.equal([gold]);
+    expect((await f.api().get(`/lists/${gold}`).expect(200)).body.data).to.include({ subscriber_count: 2, active_count: 2 });
+    expect((await f.api().get(`/lists/${silver}`).expect(200)).body.data).to.include({ subscriber_count: 2, active_count: 2 });
+    expect((await f.api().get(`/subscribers?search=${encodeURIComponent('name:moved list:silver-upd')}`).expect(200)).body.data.map((s: { id: number }) => s.id)).to.deep.equal([ids[0]]);
+  });
+
   it('deletes many by ids and emails, counting what was not found', async () => {
     const a = (await f.api().post('/subscribers', { email: 'del-a@example.com', lists: [list] }).expect(201)).body.data.id;
     await f.api().post('/subscribers', { email: 'del-b@example.com' }).expect(201);

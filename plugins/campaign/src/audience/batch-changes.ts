@@ -8,6 +8,14 @@ import type { SubscriberProfile } from './subscriber-schemas';
 
 const validateRow = compileValidator(batchUpdateRowSchema, 'body');
 
+interface UpdateRow {
+  index: number;
+  /** The row's email, normalized (null when the row names an id only or gives no text). */
+  email: string | null;
+  id?: number;
+  profile: SubscriberProfile;
+}
+
 /** PUT and DELETE /subscribers/batch: many subscribers by id or email, each change on its own. */
 @injectable()
 export class BatchChanges {
@@ -16,10 +24,15 @@ export class BatchChanges {
     @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
   ) {}
 
+  /**
+   * Rows are checked one by one (shape, a known id or email, existing lists, each subscriber once),
+   * then all changes are written in one transaction.
+   */
   async update(orgId: number, raw: object[]): Promise<{ updated: number; failed: number; errors: RowError[] }> {
     const errors: RowError[] = [];
-    let updated = 0;
-    for (const [index, candidate] of raw.entries()) {
+    const fail = (index: number, email: string | null, field: string, rule: string, message: string) => errors.push({ index, email, field, rule, message });
+    const rows: UpdateRow[] = [];
+    raw.forEach((candidate, index) => {
       const given = (candidate as { email?: unknown }).email;
       const email = typeof given === 'string' ? normalizeEmail(given) : null;
       try {
@@ -27,16 +40,33 @@ export class BatchChanges {
         if (row.id === undefined && row.email === undefined) {
           throw new AppError('VALIDATION_ERROR', 'Each row needs an id or an email', { field: 'id', rule: 'required' });
         }
-        const id = row.id ?? (await this.idOf(orgId, email!));
-        const { id: _id, email: _email, ...profile } = row;
-        await this.writer.update(orgId, id, profile);
-        updated += 1;
+        const { id, email: _email, ...profile } = row;
+        rows.push({ index, email, id, profile });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        errors.push({ index, email, field: err.details?.field ?? 'subscribers', rule: err.details?.rule ?? (err.code === 'RESOURCE_NOT_FOUND' ? 'exists' : 'invalid'), message: err.message });
+        fail(index, email, err.details?.field ?? 'subscribers', err.details?.rule ?? 'invalid', err.message);
+      }
+    });
+
+    const idsByEmail = await this.idsOf(orgId, rows.filter((r) => r.id === undefined).map((r) => r.email!));
+    const lists = await this.writer.existingLists(this.knex, orgId, rows.flatMap((r) => r.profile.lists ?? []));
+    const seen = new Set<number>();
+    const changes: Array<{ id: number; profile: SubscriberProfile; row: UpdateRow }> = [];
+    for (const row of rows) {
+      const id = row.id ?? idsByEmail.get(row.email!);
+      const missingList = (row.profile.lists ?? []).find((l) => !lists.has(l));
+      if (id === undefined) fail(row.index, row.email, 'email', 'exists', `No subscriber with the email ${row.email}`);
+      else if (seen.has(id)) fail(row.index, row.email, row.id !== undefined ? 'id' : 'email', 'duplicate_in_batch', `Subscriber ${id} appears earlier in this batch`);
+      else if (missingList !== undefined) fail(row.index, row.email, 'lists', 'exists', `List ${missingList} does not exist`);
+      else {
+        seen.add(id);
+        changes.push({ id, profile: row.profile, row });
       }
     }
-    return { updated, failed: errors.length, errors };
+    const unknown = new Set(await this.writer.updateMany(orgId, changes));
+    for (const { id, row } of changes) if (unknown.has(id)) fail(row.index, row.email, 'id', 'exists', `Subscriber ${id} not found`);
+    errors.sort((a, b) => a.index - b.index);
+    return { updated: changes.length - unknown.size, failed: errors.length, errors };
   }
 
   async delete(orgId: number, input: { ids?: number[]; emails?: string[] }): Promise<{ deleted: number; not_found: number }> {
@@ -51,9 +81,9 @@ export class BatchChanges {
     return { deleted, not_found: asked - deleted };
   }
 
-  private async idOf(orgId: number, email: string): Promise<number> {
-    const row = await this.knex('subscribers').where({ organization_id: orgId, email }).first('id');
-    if (!row) throw new AppError('RESOURCE_NOT_FOUND', `No subscriber with the email ${email}`, { field: 'email', rule: 'exists' });
-    return Number(row.id);
+  private async idsOf(orgId: number, emails: string[]): Promise<Map<string, number>> {
+    if (!emails.length) return new Map();
+    const rows = (await this.knex('subscribers').where({ organization_id: orgId }).whereIn('email', emails).select('id', 'email')) as Array<{ id: number; email: string }>;
+    return new Map(rows.map((r) => [r.email, Number(r.id)]));
   }
 }

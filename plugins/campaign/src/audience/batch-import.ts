@@ -62,7 +62,7 @@ export class BatchImport {
     await ensureStatusCountRows(this.knex, orgId);
     const result: BatchResult = { created: 0, updated: 0, failed: 0, errors: [], unconfirmed: [] };
     const rows = this.checkRows(input.subscribers, result);
-    const knownLists = await this.knownLists(orgId, rows);
+    const knownLists = await this.writer.existingLists(this.knex, orgId, rows.flatMap((r) => r.lists ?? []));
     const plan = { lookFirst: false };
     for (let i = 0; i < rows.length; i += CHUNK) {
       await this.writeChunkRetrying(orgId, rows.slice(i, i + CHUNK), input, knownLists, result, plan);
@@ -94,13 +94,6 @@ export class BatchImport {
       }
     });
     return rows;
-  }
-
-  /** Row-level list ids that exist in the organization; rows naming others fail on their own. */
-  private async knownLists(orgId: number, rows: Row[]): Promise<Set<number>> {
-    const wanted = [...new Set(rows.flatMap((r) => r.lists ?? []))];
-    if (!wanted.length) return new Set();
-    return new Set(((await this.knex('lists').where({ organization_id: orgId }).whereIn('id', wanted).pluck('id')) as number[]).map(Number));
   }
 
   /**

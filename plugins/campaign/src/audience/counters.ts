@@ -51,6 +51,10 @@ export interface ListDelta {
   active: number;
 }
 
+/** The delta of a list in `deltas`, made at zero when missing. */
+export const deltaOf = (deltas: Map<number, ListDelta>, listId: number): ListDelta =>
+  deltas.get(listId) ?? deltas.set(listId, { subscribers: 0, active: 0 }).get(listId)!;
+
 export interface Membership {
   listId: number;
   id: number;
@@ -86,7 +90,7 @@ export async function insertMemberships(
   );
   const deltas = new Map<number, ListDelta>();
   for (const m of fresh) {
-    const delta = deltas.get(m.listId) ?? deltas.set(m.listId, { subscribers: 0, active: 0 }).get(m.listId)!;
+    const delta = deltaOf(deltas, m.listId);
     delta.subscribers += 1;
     if (m.status === 'active') delta.active += 1;
   }
@@ -122,30 +126,41 @@ export async function addMemberships(
   return deltas.get(listId)?.subscribers ?? 0;
 }
 
-/** Removes every membership of these subscribers and takes them off their lists' counters. */
-export async function removeAllMemberships(trx: Knex.Transaction, subscriberIds: number[]): Promise<void> {
-  const rows = (await trx('list_subscribers').whereIn('subscriber_id', subscriberIds).select('list_id', 'subscriber_status')) as Array<{ list_id: number; subscriber_status: string }>;
-  if (!rows.length) return;
-  await trx('list_subscribers').whereIn('subscriber_id', subscriberIds).delete();
-  const deltas = new Map<number, ListDelta>();
-  for (const { list_id: listId, subscriber_status: status } of rows) {
-    const delta = deltas.get(Number(listId)) ?? deltas.set(Number(listId), { subscribers: 0, active: 0 }).get(Number(listId))!;
-    delta.subscribers -= 1;
-    if (status === 'active') delta.active -= 1;
+/**
+ * Deletes memberships and returns what that takes off each list's counters (for applyListDeltas),
+ * counted from the rows actually deleted, per list and status.
+ */
+export async function deleteMemberships(trx: Knex.Transaction, memberships: Membership[]): Promise<Map<number, ListDelta>> {
+  const groups = new Map<string, { listId: number; status: string; ids: number[] }>();
+  for (const m of memberships) {
+    const key = `${m.listId}:${m.status}`;
+    (groups.get(key) ?? groups.set(key, { listId: m.listId, status: m.status, ids: [] }).get(key)!).ids.push(m.id);
   }
-  await applyListDeltas(trx, deltas);
+  const deltas = new Map<number, ListDelta>();
+  for (const { listId, status, ids } of groups.values()) {
+    const gone = Number(await trx('list_subscribers').where({ list_id: listId, subscriber_status: status }).whereIn('subscriber_id', ids).delete());
+    const delta = deltaOf(deltas, listId);
+    delta.subscribers -= gone;
+    if (status === 'active') delta.active -= gone;
+  }
+  return deltas;
 }
 
-/** Removes memberships; returns how many there were. */
+type MembershipRow = { list_id: number; subscriber_id: number; subscriber_status: string };
+const MEMBERSHIP_COLUMNS = ['list_id', 'subscriber_id', 'subscriber_status'];
+const toMembership = (r: MembershipRow): Membership => ({ listId: Number(r.list_id), id: Number(r.subscriber_id), status: r.subscriber_status });
+
+/** Removes every membership of these subscribers and takes them off their lists' counters. */
+export async function removeAllMemberships(trx: Knex.Transaction, subscriberIds: number[]): Promise<void> {
+  const rows = (await trx('list_subscribers').whereIn('subscriber_id', subscriberIds).select(MEMBERSHIP_COLUMNS)) as MembershipRow[];
+  await applyListDeltas(trx, await deleteMemberships(trx, rows.map(toMembership)));
+}
+
+/** Removes memberships of one list; returns how many there were. */
 export async function removeMemberships(trx: Knex.Transaction, listId: number, subscriberIds: number[]): Promise<number> {
   if (!subscriberIds.length) return 0;
-  const rows = await trx('list_subscribers').where({ list_id: listId }).whereIn('subscriber_id', subscriberIds).select('subscriber_status');
-  if (!rows.length) return 0;
-  await trx('list_subscribers').where({ list_id: listId }).whereIn('subscriber_id', subscriberIds).delete();
-  const active = rows.filter((r: { subscriber_status: string }) => r.subscriber_status === 'active').length;
-  await trx('lists').where({ id: listId }).update({
-    subscriber_count: trx.raw('subscriber_count - ?', [rows.length]),
-    active_count: trx.raw('active_count - ?', [active]),
-  });
-  return rows.length;
+  const rows = (await trx('list_subscribers').where({ list_id: listId }).whereIn('subscriber_id', subscriberIds).select(MEMBERSHIP_COLUMNS)) as MembershipRow[];
+  const deltas = await deleteMemberships(trx, rows.map(toMembership));
+  await applyListDeltas(trx, deltas);
+  return -(deltas.get(listId)?.subscribers ?? 0);
 }

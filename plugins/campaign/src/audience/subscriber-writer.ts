@@ -1,7 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, dialectOfKnex, duplicateEntry, insertedId, isUniqueViolation, notFound, TOKENS, transactionWithRetry, validationError } from '@switchboard/core';
-import { addMemberships, adjustStatusCounts, ensureStatusCountRows, moveMembershipStatus, removeAllMemberships, removeMemberships } from './counters';
+import { addMemberships, adjustStatusCounts, applyListDeltas, deleteMemberships, deltaOf, ensureStatusCountRows, insertMemberships, Membership, moveMembershipStatus, removeAllMemberships } from './counters';
+import { updateProfiles } from './profile-updates';
 import { normalizeEmail } from './email';
 import { profileColumns } from './subscriber-rows';
 import { deleteSearchRows, insertSearchRows, replaceSearchRows, SEARCH_SOURCE_COLUMNS, SearchSource } from './search-rows';
@@ -61,11 +62,30 @@ export class SubscriberWriter {
 
   /** `lists` replaces the memberships; `meta_data` replaces the whole object. */
   async update(orgId: number, id: number, input: SubscriberProfile): Promise<void> {
-    await transactionWithRetry(this.knex, async (trx) => {
-      const current = await this.current(trx, orgId, id);
-      await trx('subscribers').where({ id }).update({ ...profileColumns(input), updated_at: this.clock.now() });
-      await replaceSearchRows(trx, orgId, [current], [withProfile(current, input)]);
-      if (input.lists !== undefined) await this.replaceLists(trx, orgId, id, current.status, input.lists);
+    if ((await this.updateMany(orgId, [{ id, profile: input }])).length) throw notFound('Subscriber', id);
+  }
+
+  /**
+   * Profile changes of many subscribers (each at most once) in one transaction: one upsert per set of
+   * given fields, their search rows, their memberships where `lists` is given. Returns the ids that
+   * are not the organization's subscribers (nothing changed for them).
+   */
+  async updateMany(orgId: number, changes: Array<{ id: number; profile: SubscriberProfile }>): Promise<number[]> {
+    if (!changes.length) return [];
+    await this.assertListsExist(this.knex, orgId, [...new Set(changes.flatMap((c) => c.profile.lists ?? []))]);
+    return transactionWithRetry(this.knex, async (trx) => {
+      const stored = new Map((await this.locked(trx, orgId, changes.map((c) => c.id))).map((r) => [r.id, r]));
+      const found = changes.filter((c) => stored.has(c.id));
+      const now = this.clock.now();
+      await updateProfiles(trx, orgId, found.map((c) => ({ stored: stored.get(c.id)!, columns: profileColumns(c.profile) })), now);
+      await replaceSearchRows(
+        trx,
+        orgId,
+        found.map((c) => stored.get(c.id)!),
+        found.map((c) => withProfile(stored.get(c.id)!, c.profile)),
+      );
+      await this.replaceLists(trx, found.filter((c) => c.profile.lists !== undefined).map((c) => ({ ...stored.get(c.id)!, lists: c.profile.lists! })), now);
+      return changes.filter((c) => !stored.has(c.id)).map((c) => c.id);
     });
   }
 
@@ -120,19 +140,47 @@ export class SubscriberWriter {
     return { ...row, id: Number(row.id) };
   }
 
-  private async replaceLists(trx: Knex.Transaction, orgId: number, id: number, status: string, lists: number[]): Promise<void> {
-    await this.assertListsExist(trx, orgId, lists);
-    const current = new Set(((await trx('list_subscribers').where({ subscriber_id: id }).pluck('list_id')) as number[]).map(Number));
-    const wanted = new Set(lists);
-    for (const listId of current) if (!wanted.has(listId)) await removeMemberships(trx, listId, [id]);
-    const now = this.clock.now();
-    for (const listId of wanted) if (!current.has(listId)) await addMemberships(trx, listId, [{ id, status }], now);
+  /** The organization's subscribers among `ids`, locked on MySQL until the transaction ends. */
+  private async locked(trx: Knex.Transaction, orgId: number, ids: number[]): Promise<SearchSource[]> {
+    const query = trx('subscribers').where({ organization_id: orgId }).whereIn('id', ids).select(SEARCH_SOURCE_COLUMNS);
+    return (await (dialectOfKnex(trx) === 'mysql' ? query.forUpdate() : query)).map((r: SearchSource) => ({ ...r, id: Number(r.id) }));
+  }
+
+  /** Makes each subscriber's memberships exactly `lists`, with the list counters. */
+  private async replaceLists(trx: Knex.Transaction, subscribers: Array<{ id: number; status: string; lists: number[] }>, now: Date): Promise<void> {
+    if (!subscribers.length) return;
+    const current = new Map<number, Set<number>>();
+    for (const m of (await trx('list_subscribers').whereIn('subscriber_id', subscribers.map((s) => s.id)).select('subscriber_id', 'list_id')) as Array<{ subscriber_id: number; list_id: number }>) {
+      const lists = current.get(Number(m.subscriber_id)) ?? current.set(Number(m.subscriber_id), new Set()).get(Number(m.subscriber_id))!;
+      lists.add(Number(m.list_id));
+    }
+    const leaving: Membership[] = [];
+    const joining: Membership[] = [];
+    for (const s of subscribers) {
+      const had = current.get(s.id) ?? new Set<number>();
+      const wanted = new Set(s.lists);
+      for (const listId of had) if (!wanted.has(listId)) leaving.push({ listId, id: s.id, status: s.status });
+      for (const listId of wanted) if (!had.has(listId)) joining.push({ listId, id: s.id, status: s.status });
+    }
+    const deltas = await insertMemberships(trx, joining, now);
+    for (const [listId, delta] of await deleteMemberships(trx, leaving)) {
+      const sum = deltaOf(deltas, listId);
+      sum.subscribers += delta.subscribers;
+      sum.active += delta.active;
+    }
+    // One update of all the lists' counters, in id order, as every writer takes the list rows.
+    await applyListDeltas(trx, deltas);
   }
 
   async assertListsExist(trx: Knex | Knex.Transaction, orgId: number, lists: number[]): Promise<void> {
-    if (!lists.length) return;
-    const found = new Set(((await trx('lists').where({ organization_id: orgId }).whereIn('id', lists).pluck('id')) as number[]).map(Number));
+    const found = await this.existingLists(trx, orgId, lists);
     const missing = lists.find((id) => !found.has(id));
     if (missing !== undefined) throw validationError('lists', 'exists', `List ${missing} does not exist`);
+  }
+
+  /** Those of the list ids that are lists of the organization. */
+  async existingLists(trx: Knex | Knex.Transaction, orgId: number, lists: number[]): Promise<Set<number>> {
+    if (!lists.length) return new Set();
+    return new Set(((await trx('lists').where({ organization_id: orgId }).whereIn('id', [...new Set(lists)]).pluck('id')) as number[]).map(Number));
   }
 }
