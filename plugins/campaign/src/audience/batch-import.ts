@@ -1,12 +1,12 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppError, Clock, compileValidator, dialectOfKnex, insertRowsReturningIds, isUniqueViolation, TOKENS, transactionWithRetry } from '@switchboard/core';
+import { AppError, Clock, compileValidator, insertRowsReturningIds, isUniqueViolation, TOKENS, transactionWithRetry } from '@switchboard/core';
 import { adjustStatusCounts, applyListDeltas, ensureStatusCountRows, insertMemberships, Membership } from './counters';
 import { normalizeEmail } from './email';
 import { profileColumns } from './subscriber-rows';
 import type { SubscriberProfile } from './subscriber-schemas';
 import { SubscriberWriter, withProfile } from './subscriber-writer';
-import { insertSearchRows, replaceSearchRows, SEARCH_SOURCE_COLUMNS, SearchSource } from './search-rows';
+import { insertSearchRows, replaceSearchRows, SearchSource } from './search-rows';
 import { updateProfiles } from './profile-updates';
 import { batchRowSchema, RowError } from './batch-schemas';
 
@@ -42,8 +42,6 @@ function subscriberRows(orgId: number, status: string, now: Date, fresh: Row[]):
     return row;
   });
 }
-
-const toSources = (rows: SearchSource[]): SearchSource[] => rows.map((r) => ({ ...r, id: Number(r.id) }));
 
 /**
  * Creates or updates subscribers by email: rows are checked one by one, then written in chunks of
@@ -126,15 +124,13 @@ export class BatchImport {
 
   /**
    * The stored rows of these emails, locked on MySQL until the chunk commits, so an update never meets
-   * a deleted row. They are locked by primary key (record locks only), not by the email lookup, which
-   * would also lock the gaps of the new emails and block concurrent imports inserting beside them. A
-   * locking read returns the rows as committed now; a row deleted in between is then simply new.
+   * a deleted row. They are locked by primary key, not by the email lookup, which would also lock the
+   * gaps of the new emails and block concurrent imports inserting beside them. A locking read returns
+   * the rows as committed now; a row deleted in between is then simply new.
    */
   private async lockStored(trx: Knex.Transaction, orgId: number, emails: string[]): Promise<SearchSource[]> {
-    const byEmail = trx('subscribers').where({ organization_id: orgId }).whereIn('email', emails);
-    if (dialectOfKnex(trx) !== 'mysql') return toSources(await byEmail.select(SEARCH_SOURCE_COLUMNS));
-    const ids = await byEmail.pluck('id');
-    return ids.length ? toSources(await trx('subscribers').whereIn('id', ids).forUpdate().select(SEARCH_SOURCE_COLUMNS)) : [];
+    const ids = await trx('subscribers').where({ organization_id: orgId }).whereIn('email', emails).pluck('id');
+    return this.writer.locked(trx, orgId, ids.map(Number));
   }
 
   private async writeChunk(

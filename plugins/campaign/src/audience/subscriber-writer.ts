@@ -72,7 +72,7 @@ export class SubscriberWriter {
    */
   async updateMany(orgId: number, changes: Array<{ id: number; profile: SubscriberProfile }>): Promise<number[]> {
     if (!changes.length) return [];
-    await this.assertListsExist(this.knex, orgId, [...new Set(changes.flatMap((c) => c.profile.lists ?? []))]);
+    await this.assertListsExist(this.knex, orgId, changes.flatMap((c) => c.profile.lists ?? []));
     return transactionWithRetry(this.knex, async (trx) => {
       const stored = new Map((await this.locked(trx, orgId, changes.map((c) => c.id))).map((r) => [r.id, r]));
       const found = changes.filter((c) => stored.has(c.id));
@@ -101,8 +101,7 @@ export class SubscriberWriter {
     if (!ids.length) return 0;
     await ensureStatusCountRows(this.knex, orgId);
     return transactionWithRetry(this.knex, async (trx) => {
-      const found = trx('subscribers').where({ organization_id: orgId }).whereIn('id', ids).select(SEARCH_SOURCE_COLUMNS);
-      const rows: SearchSource[] = (await (dialectOfKnex(trx) === 'mysql' ? found.forUpdate() : found)).map((r: SearchSource) => ({ ...r, id: Number(r.id) }));
+      const rows = await this.locked(trx, orgId, ids);
       if (!rows.length) return 0;
       const gone = rows.map((r) => r.id);
       await removeAllMemberships(trx, gone);
@@ -140,9 +139,13 @@ export class SubscriberWriter {
     return { ...row, id: Number(row.id) };
   }
 
-  /** The organization's subscribers among `ids`, locked on MySQL until the transaction ends. */
-  private async locked(trx: Knex.Transaction, orgId: number, ids: number[]): Promise<SearchSource[]> {
+  /**
+   * The organization's subscribers among `ids` as stored now, locked on MySQL until the transaction
+   * ends (record locks by primary key only).
+   */
+  async locked(trx: Knex.Transaction, orgId: number, ids: number[]): Promise<SearchSource[]> {
     const query = trx('subscribers').where({ organization_id: orgId }).whereIn('id', ids).select(SEARCH_SOURCE_COLUMNS);
+    if (!ids.length) return [];
     return (await (dialectOfKnex(trx) === 'mysql' ? query.forUpdate() : query)).map((r: SearchSource) => ({ ...r, id: Number(r.id) }));
   }
 
