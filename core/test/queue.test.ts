@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { expect } from 'chai';
-import { createJobQueues } from '../src/queue';
+import { createJobQueues, defineJob } from '../src/queue';
 import { beeRedisOptions } from '../src/queue/bee-queue';
 import type { Job, JobQueue, JobQueues } from '../src/queue/types';
 import { deleteRedisKeys, requiredRedisUrl, uniqueSuffix, waitFor } from '../src/testing';
@@ -25,7 +25,7 @@ for (const driver of drivers) {
     let redisUrl: string | undefined;
     let queues: JobQueues | undefined;
     let counter = 0;
-    const fresh = <T>(): JobQueue<T> => queues!.get<T>(`q${++counter}`);
+    const fresh = <T>(): JobQueue<T> => queues!.get(defineJob<T>(`q${++counter}`));
     const gates: Array<{ open(): void }> = [];
     const held = () => {
       const g = gate();

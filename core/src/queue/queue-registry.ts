@@ -1,4 +1,4 @@
-import type { JobQueue, JobQueues } from './types';
+import type { JobDefinition, JobQueue, JobQueues } from './types';
 
 /** The queues of one process by name, made on first use by the driver's factory. */
 export class QueueRegistry<Q extends JobQueue<any>> implements JobQueues {
@@ -6,10 +6,13 @@ export class QueueRegistry<Q extends JobQueue<any>> implements JobQueues {
 
   constructor(private readonly make: (name: string) => Q) {}
 
-  get<T = unknown>(name: string): JobQueue<T> {
+  get<T>(definition: JobDefinition<T>): JobQueue<T>;
+  get(name: string): JobQueue<unknown>;
+  get(nameOrDefinition: string | JobDefinition<unknown>): JobQueue<unknown> {
+    const name = typeof nameOrDefinition === 'string' ? nameOrDefinition : nameOrDefinition.queue;
     let queue = this.queues.get(name);
     if (!queue) this.queues.set(name, (queue = this.make(name)));
-    return queue as JobQueue<T>;
+    return queue;
   }
 
   names(): string[] {

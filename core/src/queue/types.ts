@@ -57,8 +57,19 @@ export function assertJobId(jobId: string): void {
   if (jobId === '' || /^\d+$/.test(jobId)) throw new Error(`job id "${jobId}" must contain a non-digit`);
 }
 
+/** A queue's name and the type of its jobs' data, said once for producers and processors alike. */
+export interface JobDefinition<T> {
+  readonly queue: string;
+  /** Never set: carries T so that `queues.get(definition)` is typed. */
+  readonly data?: T;
+}
+
+export const defineJob = <T>(queue: string): JobDefinition<T> => ({ queue });
+
 export interface JobQueues {
-  get<T = unknown>(name: string): JobQueue<T>;
+  get<T>(definition: JobDefinition<T>): JobQueue<T>;
+  /** By name, untyped: for code that handles every queue alike (metrics, tests). */
+  get(name: string): JobQueue<unknown>;
   names(): string[];
   closeAll(timeoutMs?: number): Promise<void>;
 }

@@ -8,7 +8,7 @@ import { senderProfileRoutes } from './http/sender-profile-routes';
 import { messageRoutes } from './http/message-routes';
 import { scheduleRoutes } from './http/schedule-routes';
 import { changelogRoutes } from './http/changelog-routes';
-import { ConfirmationMails, CONFIRMATION_QUEUE } from './audience/confirmation-mails';
+import { ConfirmationMails, CONFIRMATION_JOB } from './audience/confirmation-mails';
 
 const pkg = require('../../package.json') as { version: string };
 
@@ -30,6 +30,6 @@ export default definePlugin({
   },
   jobs(queues, ctx) {
     const confirmations = ctx.container.resolve(ConfirmationMails);
-    queues.get<{ organizationId: number; subscriberId: number }>(CONFIRMATION_QUEUE).process(4, (job) => confirmations.send(job.data));
+    queues.get(CONFIRMATION_JOB).process(4, (job) => confirmations.send(job.data));
   },
 });

@@ -1,11 +1,16 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppConfig, AppError, JobQueues, Mailer, TOKENS } from '@switchboard/core';
+import { AppConfig, AppError, defineJob, JobQueues, Mailer, TOKENS } from '@switchboard/core';
 import { LinkSigner } from './link-signer';
 import { SubscriberWriter } from './subscriber-writer';
 import { SenderProfilesService } from '../content/sender-profiles-service';
 
-export const CONFIRMATION_QUEUE = 'campaign.confirmation-mail';
+export interface ConfirmationJob {
+  organizationId: number;
+  subscriberId: number;
+}
+
+export const CONFIRMATION_JOB = defineJob<ConfirmationJob>('campaign.confirmation-mail');
 
 /** Double opt-in: a queued mail with a signed link, and the confirmation of that link. */
 @injectable()
@@ -22,11 +27,11 @@ export class ConfirmationMails {
 
   /** True once the mail is queued; the job id makes a second request for the same subscriber a no-op. */
   async queue(organizationId: number, subscriberId: number): Promise<boolean> {
-    await this.queues.get(CONFIRMATION_QUEUE).add({ organizationId, subscriberId }, { jobId: `confirm-${subscriberId}`, retries: 5, backoffMs: 5000 });
+    await this.queues.get(CONFIRMATION_JOB).add({ organizationId, subscriberId }, { jobId: `confirm-${subscriberId}`, retries: 5, backoffMs: 5000 });
     return true;
   }
 
-  async send(job: { organizationId: number; subscriberId: number }): Promise<void> {
+  async send(job: ConfirmationJob): Promise<void> {
     const subscriber = await this.knex('subscribers').where({ id: job.subscriberId, organization_id: job.organizationId, status: 'unconfirmed' }).first('email', 'first_name');
     if (!subscriber) return;
     const sender = await this.senders.defaultFor(job.organizationId);
