@@ -32,7 +32,7 @@ export type { AuthContext } from './auth/tokens';
 export { TokenService } from './auth/tokens';
 export { OrganizationService } from './auth/organizations';
 export type { Organization, Plan } from './auth/organizations';
-export { grants, RESOURCES } from './auth/permissions';
+export { grants, knownResources } from './auth/permissions';
 export * from './queue/types';
 export type { Locks, LockHandle } from './locks/types';
 export { Engine } from './engine/engine';

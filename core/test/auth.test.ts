@@ -59,16 +59,16 @@ describeEachBackend('API token authentication', (backend) => {
   });
 
   it('answers 403 AUTH_INSUFFICIENT_PERMISSIONS without the permission; write implies read', async () => {
-    const reader = await createTenant(engine, { permissions: ['users:read'] });
+    const reader = await createTenant(engine, { permissions: ['things:read'] });
     await request(server).get('/api/probe/things/1').set(reader.auth).expect(200);
     const denied = await request(server).post('/api/probe/things').set(reader.auth).send({ email: 'a@b.co' }).expect(403);
     expect(denied.body.error.code).to.equal('AUTH_INSUFFICIENT_PERMISSIONS');
 
-    const writer = await createTenant(engine, { permissions: ['users:write'] });
+    const writer = await createTenant(engine, { permissions: ['things:write'] });
     await request(server).get('/api/probe/things/1').set(writer.auth).expect(200);
-    const wildcard = await createTenant(engine, { permissions: ['users:*'] });
+    const wildcard = await createTenant(engine, { permissions: ['things:*'] });
     await request(server).post('/api/probe/things').set(wildcard.auth).send({ email: 'a@b.co' }).expect(201);
-    const other = await createTenant(engine, { permissions: ['projects:*'] });
+    const other = await createTenant(engine, { permissions: ['gadgets:*'] });
     await request(server).get('/api/probe/things/1').set(other.auth).expect(403);
   });
 

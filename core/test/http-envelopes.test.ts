@@ -29,6 +29,14 @@ describeEachBackend('HTTP envelopes and error mapping', (backend) => {
     expect(res.headers['x-request-id']).to.be.a('string').and.not.empty;
   });
 
+  it('fails a response that drifts from its schema in tests: a wrong type or an undocumented member', async () => {
+    await request(server).get('/api/probe/drift/3').set(tenant.auth).expect(200, { n: 3 });
+    for (const id of [1, 2]) {
+      const res = await request(server).get(`/api/probe/drift/${id}`).set(tenant.auth).expect(500);
+      expect(res.body.error.code).to.equal('INTERNAL_ERROR');
+    }
+  });
+
   it('answers 201 with defaults applied and unknown members dropped', async () => {
     const res = await request(server).post('/api/probe/things').set(tenant.auth).send({ email: 'a@b.co', extra: 1 }).expect(201);
     expect(res.body.data).to.deep.equal({ email: 'a@b.co', count: 1 });

@@ -58,7 +58,7 @@ describeEachBackend('switchboard CLI', (backend) => {
     expect(plan.stderr).to.contain('--plan must be one of free, basic, pro, enterprise');
     const perm = await runCli(['token:create', '--org', '1', '--name', 'x', '--permissions', 'nukes:fire', '--json'], env());
     expect(perm.code).to.equal(1);
-    expect(JSON.parse(perm.stderr)).to.deep.equal({ error: '--permissions: unknown resource "nukes" (known: subscribers, lists, messages, schedules, sender-profiles, analytics, webhooks, inbound-webhooks, changelog, users, projects)' });
+    expect(JSON.parse(perm.stderr)).to.deep.equal({ error: '--permissions: unknown resource "nukes" (known: projects, users)' });
     const missing = await runCli(['token:revoke', '987654'], env());
     expect(missing.code).to.equal(1);
     expect(missing.stderr).to.equal('Error: Token 987654 does not exist\n');

@@ -1,29 +1,25 @@
-/** Resources a token can be granted, `resource:read|write`, `resource:*` or `*`. */
-export const RESOURCES = [
-  'subscribers',
-  'lists',
-  'messages',
-  'schedules',
-  'sender-profiles',
-  'analytics',
-  'webhooks',
-  'inbound-webhooks',
-  'changelog',
-  'users',
-  'projects',
-] as const;
-
 const ACTIONS = ['read', 'write', '*'];
 
-/** Why a permission string is malformed, or null when it is fine. */
-export function permissionProblem(permission: string): string | null {
+/** Every resource the enabled plugins declare, each once, sorted: what a token can be granted. */
+export function knownResources(plugins: readonly { resources?: readonly string[] }[]): string[] {
+  return [...new Set(plugins.flatMap((p) => p.resources ?? []))].sort();
+}
+
+/**
+ * Why a permission string is malformed or names a resource no enabled plugin declares, or null when
+ * it is fine. Permissions are `resource:read|write`, `resource:*` or `*`.
+ */
+export function permissionProblem(permission: string, resources: readonly string[]): string | null {
   if (permission === '*') return null;
   const [resource, action, extra] = permission.split(':');
   if (extra !== undefined || !resource || !action) return `"${permission}" is not resource:action`;
-  if (!(RESOURCES as readonly string[]).includes(resource)) return `unknown resource "${resource}" (known: ${RESOURCES.join(', ')})`;
+  if (!resources.includes(resource)) return unknownResource(resource, resources);
   if (!ACTIONS.includes(action)) return `unknown action "${action}" (read, write or *)`;
   return null;
 }
+
+export const unknownResource = (resource: string, resources: readonly string[]) =>
+  `unknown resource "${resource}" (known: ${resources.join(', ') || 'none: no enabled plugin declares one'})`;
 
 /** `write` includes `read`: a token that may change a resource may also see it. */
 export function grants(granted: readonly string[], required: string): boolean {

@@ -59,6 +59,7 @@ export class TokenService {
     @inject(TOKENS.Knex) private readonly knex: Knex,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Config) config: AppConfig,
+    @inject(TOKENS.Resources) private readonly resources: string[],
   ) {
     this.cache = new LRUCache({ max: config.tokenCacheSeconds > 0 ? 10_000 : 1, ttl: Math.max(1, config.tokenCacheSeconds * 1000) });
   }
@@ -66,7 +67,7 @@ export class TokenService {
   /** Returns the plain token once; only its hash is stored. */
   async create(organizationId: number, input: NewToken): Promise<{ token: string; info: TokenInfo }> {
     for (const p of input.permissions) {
-      const problem = permissionProblem(p);
+      const problem = permissionProblem(p, this.resources);
       if (problem) throw new Error(`Invalid permission: ${problem}`);
     }
     if (input.ipAllowlist) parseAllowlist(input.ipAllowlist);

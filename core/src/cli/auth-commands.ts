@@ -8,7 +8,7 @@ import type { WithEngine } from './engine-commands';
 
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
 
-export function registerAuthCommands(program: Command, withEngine: WithEngine): void {
+export function registerAuthCommands(program: Command, withEngine: WithEngine, resources: string[]): void {
   program
     .command('org:create')
     .description('create an organization and print its id')
@@ -45,7 +45,7 @@ export function registerAuthCommands(program: Command, withEngine: WithEngine): 
       const permissions = list(opts.permissions);
       if (!permissions.length) throw new CliError('--permissions must name at least one permission');
       for (const p of permissions) {
-        const problem = permissionProblem(p);
+        const problem = permissionProblem(p, resources);
         if (problem) throw new CliError(`--permissions: ${problem}`);
       }
       const ip = opts.ip ? list(opts.ip) : undefined;

@@ -14,11 +14,7 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
     .option('--no-migrate', 'do not apply pending migrations before serving')
     .action((opts: { worker: boolean; scheduler: boolean; migrate: boolean }) =>
       withEngine(async (engine) => {
-        if (opts.migrate) await engine.migrator().latest();
-        await engine.startPlugins();
-        if (opts.worker) engine.startWorkers();
-        if (opts.scheduler) engine.startScheduler();
-        await engine.listen();
+        await engine.start({ migrate: opts.migrate, workers: opts.worker, scheduler: opts.scheduler, http: true });
         const { host, port, publicUrl } = engine.config;
         engine.logger.info({ host, port, plugins: engine.plugins.map((p) => p.plugin.id) }, 'listening');
         process.stdout.write(startBanner(publicUrl, engine.plugins.map((p) => p.plugin.id)));
@@ -31,8 +27,7 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
     .description('run queue workers only (scale these out on Redis)')
     .action(() =>
       withEngine(async (engine) => {
-        await engine.startPlugins();
-        engine.startWorkers();
+        await engine.start({ workers: true });
         engine.logger.info('worker started');
         await runUntilSignal(engine);
       }, true),
@@ -43,7 +38,7 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
     .description('run the recurring tick only (one active at a time, guarded by a lock)')
     .action(() =>
       withEngine(async (engine) => {
-        engine.startScheduler();
+        await engine.start({ scheduler: true });
         engine.logger.info('scheduler started');
         await runUntilSignal(engine);
       }, true),

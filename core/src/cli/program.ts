@@ -5,6 +5,7 @@ import { Engine, EngineOptions } from '../engine/engine';
 import type { PluginContext } from '../plugin/types';
 import { registerMigrationCommands, registerProcessCommands, WithEngine } from './engine-commands';
 import { registerAuthCommands } from './auth-commands';
+import { knownResources } from '../auth/permissions';
 
 export interface CliOptions extends EngineOptions {
   config?: LoadConfigOptions;
@@ -31,7 +32,7 @@ export function buildProgram(options: CliOptions = {}): Command {
 
   registerProcessCommands(program, withEngine);
   registerMigrationCommands(program, withEngine);
-  registerAuthCommands(program, withEngine);
+  registerAuthCommands(program, withEngine, knownResources(plugins.map((l) => l.plugin)));
   for (const { plugin } of plugins) {
     const context = async (): Promise<PluginContext> => (await open()).contexts.get(plugin.id)!;
     plugin.commands?.(program, context);

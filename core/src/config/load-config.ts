@@ -64,7 +64,9 @@ function enabledPlugins(file: ConfigFile, pluginsEnv: string | undefined): Plugi
 
 export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
   // An empty variable means unset, as in most shells' and process managers' conventions.
-  const env = Object.fromEntries(Object.entries(options.env ?? process.env).filter(([, v]) => v !== undefined && v !== ''));
+  const env = Object.fromEntries(
+    Object.entries(options.env ?? process.env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''),
+  );
   const explicitFile = options.file ?? env.SWITCHBOARD_CONFIG;
   const fileConfig =
     explicitFile === false ? {} : readConfigFile(path.resolve(explicitFile ?? 'config/switchboard.json'), explicitFile !== undefined);
@@ -88,7 +90,6 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
     dataDir,
     smtpUrl: env.SMTP_URL || undefined,
     outboxDir: path.join(dataDir, 'outbox'),
-    serverMonitorApiKey: env.SERVER_MONITOR_API_KEY || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
     plugins: enabledPlugins(fileConfig, env.PLUGINS),
     rateLimitScale: positiveNumber('RATE_LIMIT_SCALE', env.RATE_LIMIT_SCALE, 1),
@@ -98,6 +99,7 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
     bodyLimit: fileConfig.http?.bodyLimit ?? '1mb',
     tokenCacheSeconds: fileConfig.http?.tokenCacheSeconds ?? 10,
     shutdownTimeoutMs: fileConfig.http?.shutdownTimeoutMs ?? 10000,
+    env,
   };
   return { ...config, ...(options.overrides ?? {}) };
 }

@@ -29,7 +29,6 @@ export interface AppConfig {
   dataDir: string;
   smtpUrl?: string;
   outboxDir: string;
-  serverMonitorApiKey?: string;
   logLevel: string;
   /** Enabled plugins, in the order the host listed them. */
   plugins: PluginConfig[];
@@ -43,4 +42,6 @@ export interface AppConfig {
   /** Seconds a verified token stays cached in a process; revocation elsewhere takes this long at most. */
   tokenCacheSeconds: number;
   shutdownTimeoutMs: number;
+  /** The environment the config was read from, empty values dropped: plugins read their own variables here. */
+  env: Readonly<Record<string, string>>;
 }

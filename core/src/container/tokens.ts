@@ -10,4 +10,6 @@ export const TOKENS = {
   Mailer: 'Mailer',
   Metrics: 'Metrics',
   Scheduler: 'Scheduler',
+  /** The resources the enabled plugins declare (string[]). */
+  Resources: 'Resources',
 } as const;

@@ -14,6 +14,7 @@ import { buildHttpApp } from '../http/build-app';
 import { RateLimits } from '../http/rate-limits';
 import type { Metrics } from '../http/metrics';
 import { TokenService } from '../auth/tokens';
+import { knownResources } from '../auth/permissions';
 import { Migrator } from '../db/migrations';
 import type { MigrationNamespace } from '../db/migrations';
 import { Scheduler } from '../scheduler';
@@ -29,8 +30,22 @@ export const CORE_MIGRATIONS: MigrationNamespace = {
 };
 
 export interface EngineOptions extends SharedServiceOverrides {
-  /** Loads a plugin package; tests pass their own. */
+  /** Loads a plugin package, undefined when it is not installed; tests pass their own. */
   resolvePlugin?: (pkg: string) => unknown;
+  /** Check every success body against its route's response schema (tests). */
+  checkResponses?: boolean;
+}
+
+/** What one process runs; `start()` brings them up in a safe order. */
+export interface EngineParts {
+  /** Apply pending migrations first. */
+  migrate?: boolean;
+  /** Listen for HTTP requests. */
+  http?: boolean;
+  /** Run the plugins' queue processors. */
+  workers?: boolean;
+  /** Run the recurring tick (one active across processes). */
+  scheduler?: boolean;
 }
 
 /** One running Switchboard: shared services, the enabled plugins, and what they registered. */
@@ -39,6 +54,7 @@ export class Engine {
   private server?: http.Server;
   private scheduler?: Scheduler;
   private workersStarted = false;
+  private pluginsStarted = false;
 
   private constructor(
     readonly config: AppConfig,
@@ -51,10 +67,14 @@ export class Engine {
   static async create(config: AppConfig, options: EngineOptions = {}): Promise<Engine> {
     const plugins = loadPlugins(config.plugins, options.resolvePlugin);
     const root = await createRootContainer(config, options);
+    const resources = knownResources(plugins.map((l) => l.plugin));
+    root.register(TOKENS.Resources, { useValue: resources });
     const contexts = new Map<string, PluginContext>();
-    const registry = new ApiRegistry(
-      Object.fromEntries(plugins.map((l) => [l.plugin.id, l.config.rateLimits ?? l.plugin.rateLimits ?? null])),
-    );
+    const registry = new ApiRegistry({
+      policies: Object.fromEntries(plugins.map((l) => [l.plugin.id, l.config.rateLimits ?? l.plugin.rateLimits ?? null])),
+      resources,
+      checkResponses: options.checkResponses,
+    });
     const engine = new Engine(config, root, plugins, contexts, registry);
     try {
       const logger = root.resolve<Logger>(TOKENS.Logger);
@@ -68,13 +88,18 @@ export class Engine {
         };
         contexts.set(plugin.id, ctx);
         await plugin.register?.(ctx);
-        plugin.routes?.(registry, ctx);
+        plugin.routes?.(registry.forPlugin(plugin.id), ctx);
       }
     } catch (err) {
       await closeSharedServices(root, 0);
       throw err;
     }
     return engine;
+  }
+
+  /** The listening server once `start({ http: true })` or `listen()` resolved. */
+  get httpServer(): http.Server | undefined {
+    return this.server;
   }
 
   get logger(): Logger {
@@ -131,6 +156,18 @@ export class Engine {
     return checks;
   }
 
+  /**
+   * Brings up what this process runs, in order: migrations, the plugins' start hooks, queue
+   * processors, the scheduler, and last the HTTP listener (so no request arrives before the rest).
+   */
+  async start(parts: EngineParts): Promise<void> {
+    if (parts.migrate) await this.migrator().latest();
+    await this.startPlugins();
+    if (parts.workers) this.startWorkers();
+    if (parts.scheduler) this.startScheduler();
+    if (parts.http) await this.listen();
+  }
+
   /** Starts the queue processors every plugin declares. */
   startWorkers(): void {
     if (this.workersStarted) return;
@@ -154,7 +191,10 @@ export class Engine {
     return this.scheduler;
   }
 
+  /** Runs every plugin's start hook, once. */
   async startPlugins(): Promise<void> {
+    if (this.pluginsStarted) return;
+    this.pluginsStarted = true;
     for (const { plugin } of this.plugins) await plugin.start?.(this.contexts.get(plugin.id)!);
   }
 
@@ -180,7 +220,9 @@ export class Engine {
     const timeout = this.config.shutdownTimeoutMs;
     if (this.server) await closeServer(this.server, timeout);
     await this.scheduler?.stop();
-    for (const { plugin } of [...this.plugins].reverse()) await plugin.stop?.(this.contexts.get(plugin.id)!);
+    if (this.pluginsStarted) {
+      for (const { plugin } of [...this.plugins].reverse()) await plugin.stop?.(this.contexts.get(plugin.id)!);
+    }
     await closeSharedServices(this.container, timeout);
   }
 }

@@ -1,10 +1,11 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { AuthContext } from '../auth/tokens';
 import type { RateLimitPolicy } from '../config/types';
-import { grants } from '../auth/permissions';
+import { grants, unknownResource } from '../auth/permissions';
 import { AppError } from './errors';
-import { compileValidator } from './validation';
+import { compileResponseCheck, compileValidator } from './validation';
 import { readJsonBody } from './body';
 
 export interface RouteSpec {
@@ -19,6 +20,14 @@ export interface RouteSpec {
   trim?: string[];
   response: { status?: number; description?: string; schema?: object };
 }
+
+/** The type a request schema describes once ajv has validated (defaults applied, unknown members dropped). */
+export type Validated<S> = S extends JSONSchema ? (JSONSchema extends S ? unknown : FromSchema<S>) : unknown;
+type ParamsOf<S> = S extends { params: infer P } ? Validated<P> : Record<string, string>;
+type QueryOf<S> = S extends { query: infer Q } ? Validated<Q> : Record<string, unknown>;
+type BodyOf<S> = S extends { body: infer B } ? Validated<B> : undefined;
+/** A handler typed by its spec: params, query and body are what the spec's schemas let through. */
+export type SpecHandler<S extends RouteSpec> = RouteHandler<ParamsOf<S>, QueryOf<S>, BodyOf<S>>;
 
 export interface RouteInput<P, Q, B> {
   params: P;
@@ -37,7 +46,6 @@ export interface RenderedError {
 }
 
 export interface ApiGroupOptions {
-  pluginId: string;
   /** Path prefix, e.g. `/api/v1`; every route path is relative to it. */
   prefix: string;
   /** OpenAPI tag. */
@@ -57,38 +65,56 @@ export interface RouteRecord {
   group: ApiGroup;
 }
 
+export interface GroupSettings extends ApiGroupOptions {
+  pluginId: string;
+  rateLimit: RateLimitPolicy | null;
+  /** Resources any enabled plugin declares: a route's permission must name one of them. */
+  resources: readonly string[];
+  /** Check every success body against the route's response schema (tests turn it on). */
+  checkResponses: boolean;
+}
+
 export class ApiGroup {
   readonly router: Router;
   readonly routes: RouteRecord[] = [];
 
-  constructor(readonly options: ApiGroupOptions & { rateLimit: RateLimitPolicy | null }) {
+  constructor(readonly options: GroupSettings) {
     this.router = new Router({ prefix: options.prefix });
   }
 
-  get<P = any, Q = any>(path: string, spec: RouteSpec, handler: RouteHandler<P, Q, undefined>) {
+  get<const S extends RouteSpec>(path: string, spec: S, handler: SpecHandler<S>): this;
+  get(path: string, spec: RouteSpec, handler: RouteHandler): this {
     return this.add('GET', path, spec, handler);
   }
-  post<P = any, B = any>(path: string, spec: RouteSpec, handler: RouteHandler<P, any, B>) {
+  post<const S extends RouteSpec>(path: string, spec: S, handler: SpecHandler<S>): this;
+  post(path: string, spec: RouteSpec, handler: RouteHandler): this {
     return this.add('POST', path, spec, handler);
   }
-  put<P = any, B = any>(path: string, spec: RouteSpec, handler: RouteHandler<P, any, B>) {
+  put<const S extends RouteSpec>(path: string, spec: S, handler: SpecHandler<S>): this;
+  put(path: string, spec: RouteSpec, handler: RouteHandler): this {
     return this.add('PUT', path, spec, handler);
   }
-  patch<P = any, B = any>(path: string, spec: RouteSpec, handler: RouteHandler<P, any, B>) {
+  patch<const S extends RouteSpec>(path: string, spec: S, handler: SpecHandler<S>): this;
+  patch(path: string, spec: RouteSpec, handler: RouteHandler): this {
     return this.add('PATCH', path, spec, handler);
   }
-  delete<P = any, B = any>(path: string, spec: RouteSpec, handler: RouteHandler<P, any, B>) {
+  delete<const S extends RouteSpec>(path: string, spec: S, handler: SpecHandler<S>): this;
+  delete(path: string, spec: RouteSpec, handler: RouteHandler): this {
     return this.add('DELETE', path, spec, handler);
   }
 
   private add(method: string, path: string, spec: RouteSpec, handler: RouteHandler): this {
-    if (this.options.auth === 'token' && !spec.permission) {
-      throw new Error(`${method} ${this.options.prefix}${path} of plugin ${this.options.pluginId} names no permission`);
+    const route = `${method} ${this.options.prefix}${path} of plugin ${this.options.pluginId}`;
+    if (this.options.auth === 'token' && !spec.permission) throw new Error(`${route} names no permission`);
+    const resource = spec.permission?.split(':')[0];
+    if (resource && !this.options.resources.includes(resource)) {
+      throw new Error(`${route}: permission ${spec.permission}: ${unknownResource(resource, this.options.resources)}`);
     }
     this.routes.push({ method, path, spec, group: this });
     const validateParams = spec.params ? compileValidator(spec.params, 'text') : null;
     const validateQuery = spec.query ? compileValidator(spec.query, 'text') : null;
     const validateBody = spec.body ? compileValidator(spec.body, 'body') : null;
+    const checkResponse = this.options.checkResponses && spec.response.schema ? compileResponseCheck(spec.response.schema, route) : null;
     const status = spec.response.status ?? 200;
     const needsToken = this.options.auth === 'token';
 
@@ -101,6 +127,7 @@ export class ApiGroup {
       const result = await handler({ params, query, body, auth: auth!, ctx });
       // A handler may answer another success status than the documented one (e.g. 200 for "already there").
       ctx.status = (ctx.state.responseStatus as number | undefined) ?? status;
+      checkResponse?.(result);
       if (status !== 204) ctx.body = result;
     });
     return this;
@@ -132,15 +159,38 @@ const REJECTION_MESSAGES: Record<string, string> = {
   address: 'API token is not allowed from this address',
 };
 
+/** What a plugin's `routes()` is given: groups of routes billed to that plugin's rate-limit policy. */
+export interface PluginApi {
+  group(options: ApiGroupOptions): ApiGroup;
+}
+
+export interface ApiRegistryOptions {
+  /** Each plugin's rate-limit policy (null: not limited). */
+  policies: Record<string, RateLimitPolicy | null>;
+  resources: readonly string[];
+  checkResponses?: boolean;
+}
+
 /** Everything the plugins registered: the HTTP layer mounts it and the OpenAPI document reads it. */
 export class ApiRegistry {
   readonly groups: ApiGroup[] = [];
 
-  constructor(private readonly defaultPolicies: Record<string, RateLimitPolicy | null>) {}
+  constructor(private readonly options: ApiRegistryOptions) {}
 
-  group(options: ApiGroupOptions): ApiGroup {
-    const rateLimit = options.rateLimit === undefined ? this.defaultPolicies[options.pluginId] ?? null : options.rateLimit;
-    const group = new ApiGroup({ ...options, rateLimit });
+  /** The registry as one plugin sees it. */
+  forPlugin(pluginId: string): PluginApi {
+    return { group: (options) => this.group(pluginId, options) };
+  }
+
+  private group(pluginId: string, options: ApiGroupOptions): ApiGroup {
+    const rateLimit = options.rateLimit === undefined ? (this.options.policies[pluginId] ?? null) : options.rateLimit;
+    const group = new ApiGroup({
+      ...options,
+      pluginId,
+      rateLimit,
+      resources: this.options.resources,
+      checkResponses: this.options.checkResponses ?? false,
+    });
     this.groups.push(group);
     return group;
   }

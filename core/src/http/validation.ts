@@ -17,6 +17,10 @@ function newAjv(coerce: boolean): Ajv {
 }
 
 const bodyAjv = newAjv(false);
+/** Responses are checked as they are: nothing dropped, defaulted or coerced. */
+const responseAjv = new Ajv({ allErrors: false, strict: true });
+addFormats(responseAjv);
+responseAjv.addVocabulary(['example']);
 /** Path and query values arrive as text, so they are coerced to the schema's types. */
 const textAjv = newAjv(true);
 
@@ -48,5 +52,27 @@ export function compileValidator(schema: object, kind: 'body' | 'text'): Validat
       throw new AppError('VALIDATION_ERROR', `body must name at least ${minProperties} known field`, { field: 'body', rule: 'minProperties' });
     }
     return value as T;
+  };
+}
+
+/**
+ * The schema with every object that lists its properties closed to others: a member the route sends
+ * that its document does not name is drift too.
+ */
+function closedObjects(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closedObjects);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const copy: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, closedObjects(v)]));
+  if ('properties' in copy && !('additionalProperties' in copy) && !('patternProperties' in copy)) copy.additionalProperties = false;
+  return copy;
+}
+
+/** Throws (a bug: the route sends what its OpenAPI document does not say) when a body fails its schema. */
+export function compileResponseCheck(schema: object, route: string): (body: unknown) => void {
+  const validate = responseAjv.compile(closedObjects(schema) as object);
+  return (body) => {
+    if (validate(body)) return;
+    const error = validate.errors![0];
+    throw new Error(`The response of ${route} does not match its schema: ${error.instancePath || 'body'} ${error.message}`);
   };
 }

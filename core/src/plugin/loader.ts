@@ -16,13 +16,22 @@ export interface LoadedPlugin {
   options: Record<string, unknown>;
 }
 
+/** A package's main module, or undefined when the package is not installed. */
 type Resolve = (pkg: string) => unknown;
 
 /** Loads plugin packages the way the host's own code would: from its folder's node_modules. */
 export const hostResolver =
   (hostDir: string): Resolve =>
-  (pkg) =>
-    require(require.resolve(pkg, { paths: [hostDir, __dirname] }));
+  (pkg) => {
+    let file: string;
+    try {
+      file = require.resolve(pkg, { paths: [hostDir, __dirname] });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return undefined;
+      throw err;
+    }
+    return require(file);
+  };
 
 function isPlugin(value: unknown): value is Plugin {
   const p = value as Plugin | undefined;
@@ -34,13 +43,13 @@ function importPlugin(config: PluginConfig, resolve: Resolve): Plugin {
   try {
     mod = resolve(config.package);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' && (err as Error).message.includes(config.package)) {
-      throw new PluginLoadError(
-        `Plugin "${config.id}" needs the package "${config.package}", which is not installed. ` +
-          `Run "npm install ${config.package}", or remove "${config.id}" from PLUGINS / config/switchboard.json.`,
-      );
-    }
     throw new PluginLoadError(`Plugin "${config.id}" (${config.package}) failed to load: ${(err as Error).message}`);
+  }
+  if (mod === undefined) {
+    throw new PluginLoadError(
+      `Plugin "${config.id}" needs the package "${config.package}", which is not installed. ` +
+        `Run "npm install ${config.package}", or remove "${config.id}" from PLUGINS / config/switchboard.json.`,
+    );
   }
   const plugin = (mod as { default?: unknown }).default ?? mod;
   if (!isPlugin(plugin)) {

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { AppConfig, RateLimitPolicy } from '../config/types';
 import type { JobQueues } from '../queue/types';
-import type { ApiRegistry } from '../http/api-registry';
+import type { PluginApi } from '../http/api-registry';
 
 export interface PluginContext<O = Record<string, unknown>> {
   id: string;
@@ -31,10 +31,16 @@ export interface Plugin<O = Record<string, unknown>> {
   optionsSchema?: object;
   /** Absolute path of the compiled migrations folder. */
   migrationsDir?: string;
+  /**
+   * What tokens of this plugin's routes are granted (`subscribers` for `subscribers:read|write`). A
+   * route may name the resources of any enabled plugin; `token:create` accepts only known ones.
+   */
+  resources?: string[];
   /** Default rate limits of the plugin's routes; config may replace them. */
   rateLimits?: RateLimitPolicy;
   register?(ctx: PluginContext<O>): void | Promise<void>;
-  routes?(api: ApiRegistry, ctx: PluginContext<O>): void;
+  /** `api` is bound to this plugin: its groups are billed to its rate-limit policy. */
+  routes?(api: PluginApi, ctx: PluginContext<O>): void;
   jobs?(queues: JobQueues, ctx: PluginContext<O>): void;
   recurring?(ctx: PluginContext<O>): RecurringTask[];
   commands?(program: Command, ctx: () => Promise<PluginContext<O>>): void;

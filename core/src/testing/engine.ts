@@ -34,11 +34,8 @@ export async function createTestEngine(backend: TestBackend, options: TestEngine
   const byPackage = new Map(plugins.map((p) => [`@switchboard/plugin-${p.id}`, p]));
   const engine = await Engine.create(config, {
     clock: options.clock,
-    resolvePlugin: (pkg) => {
-      const plugin = byPackage.get(pkg);
-      if (!plugin) throw Object.assign(new Error(`Cannot find module '${pkg}'`), { code: 'MODULE_NOT_FOUND' });
-      return plugin;
-    },
+    resolvePlugin: (pkg) => byPackage.get(pkg),
+    checkResponses: true,
   });
   if (options.migrate !== false) await engine.migrator().latest();
   return engine;

@@ -4,18 +4,19 @@ import { AppError, definePlugin, idParams, successBody } from '../../src';
 export const probePlugin = definePlugin({
   id: 'probe',
   version: '1.0',
+  resources: ['things', 'gadgets'],
   rateLimits: { windowSeconds: 60, perToken: { overall: 5, POST: 2 }, perAddress: 3 },
   routes(api, ctx) {
-    const group = api.group({ pluginId: ctx.id, prefix: '/api/probe', tag: 'probe', auth: 'token' });
+    const group = api.group({ prefix: '/api/probe', tag: 'probe', auth: 'token' });
     group
-      .get('/things/:id', { summary: 'read a thing', permission: 'users:read', params: idParams, response: {} }, async ({ params, auth }) =>
+      .get('/things/:id', { summary: 'read a thing', permission: 'things:read', params: idParams, response: {} }, async ({ params, auth }) =>
         successBody({ id: params.id, organization_id: auth.organizationId }, ctx.config.version),
       )
       .post(
         '/things',
         {
           summary: 'create a thing',
-          permission: 'users:write',
+          permission: 'things:write',
           body: {
             type: 'object',
             additionalProperties: false,
@@ -26,18 +27,28 @@ export const probePlugin = definePlugin({
         },
         async ({ body }) => successBody(body, ctx.config.version),
       )
-      .get('/boom', { summary: 'a bug', permission: 'users:read', response: {} }, async () => {
+      .get('/boom', { summary: 'a bug', permission: 'things:read', response: {} }, async () => {
         throw new Error('secret internal detail');
       })
-      .get('/slow', { summary: 'a slow request', permission: 'users:read', response: {} }, async () => {
+      .get('/slow', { summary: 'a slow request', permission: 'things:read', response: {} }, async () => {
         await new Promise((resolve) => setTimeout(resolve, 300));
         return successBody({ slow: true }, ctx.config.version);
       })
-      .get('/quota', { summary: 'a quota', permission: 'users:read', response: {} }, async () => {
+      .get(
+        '/drift/:id',
+        {
+          summary: 'a body that drifts from its schema (id 1: a wrong type, id 2: an undocumented member)',
+          permission: 'things:read',
+          params: idParams,
+          response: { schema: { type: 'object', properties: { n: { type: 'integer' } } } },
+        },
+        async ({ params }) => (params.id === 1 ? { n: 'one' } : params.id === 2 ? { n: 2, secret: true } : { n: 3 }),
+      )
+      .get('/quota', { summary: 'a quota', permission: 'things:read', response: {} }, async () => {
         throw new AppError('QUOTA_EXCEEDED', 'Plan allows 10 things');
       });
     api
-      .group({ pluginId: ctx.id, prefix: '/api/probe-public', tag: 'probe', auth: 'none', rateLimit: null })
+      .group({ prefix: '/api/probe-public', tag: 'probe', auth: 'none', rateLimit: null })
       .get('/ping', { summary: 'public', response: {} }, async () => ({ pong: true }));
   },
 });

@@ -16,9 +16,10 @@ export default definePlugin({
   id: 'campaign',
   version: pkg.version,
   migrationsDir: path.join(__dirname, '../migrations'),
+  resources: ['subscribers', 'lists', 'messages', 'schedules', 'sender-profiles', 'analytics', 'webhooks', 'inbound-webhooks', 'changelog'],
   rateLimits: { windowSeconds: 3600, perToken: { overall: 1000, GET: 500, POST: 100, DELETE: 50 }, perAddress: 100 },
   routes(api, ctx) {
-    const group = api.group({ pluginId: ctx.id, prefix: '/api/campaign', tag: 'campaign', auth: 'token' });
+    const group = api.group({ prefix: '/api/campaign', tag: 'campaign', auth: 'token' });
     batchRoutes(group, ctx);
     subscriberRoutes(group, ctx);
     listRoutes(group, ctx);

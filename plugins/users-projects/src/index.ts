@@ -8,6 +8,7 @@ export default definePlugin({
   id: 'users-projects',
   version: pkg.version,
   migrationsDir: path.join(__dirname, '../migrations'),
+  resources: ['users', 'projects'],
   rateLimits: { windowSeconds: 60, perToken: { overall: 100 }, perAddress: 10 },
   routes: registerRoutes,
 });

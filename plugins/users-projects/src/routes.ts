@@ -1,4 +1,4 @@
-import { ApiRegistry, idParams, PluginContext } from '@switchboard/core';
+import { idParams, PluginApi, PluginContext } from '@switchboard/core';
 import { UsersService } from './users-service';
 import { ProjectsService } from './projects-service';
 import { page, pageSchema, single, singleSchema } from './envelope';
@@ -15,12 +15,12 @@ import {
 /** The spec serves `/api/v1` in the local environment and `/v1` in staging and production. */
 export const basePath = (appEnv: string) => (appEnv === 'local' ? '/api/v1' : '/v1');
 
-export function registerRoutes(api: ApiRegistry, ctx: PluginContext): void {
+export function registerRoutes(api: PluginApi, ctx: PluginContext): void {
   const users = ctx.container.resolve(UsersService);
   const projects = ctx.container.resolve(ProjectsService);
   const version = ctx.config.version;
   const deletedSchema = singleSchema({ type: 'object', properties: { id: { type: 'integer' }, deleted: { const: true } } });
-  const group = api.group({ pluginId: ctx.id, prefix: basePath(ctx.config.appEnv), tag: 'users-projects', auth: 'token' });
+  const group = api.group({ prefix: basePath(ctx.config.appEnv), tag: 'users-projects', auth: 'token' });
 
   group
     .get('/users', { summary: 'List users', permission: 'users:read', query: listUsersQuery, response: { schema: pageSchema(userSchema) } }, async ({ auth, query }) => {

@@ -12,7 +12,7 @@ export function batchRoutes(group: ApiGroup, ctx: PluginContext): void {
   const say = envelopes(ctx.config.version, ctx.config.publicUrl);
 
   group
-    .post<unknown, { subscribers: object[]; lists?: number[]; skip_confirmation: boolean }>(
+    .post(
       '/subscribers/batch',
       {
         summary: 'Create or update up to 1000 subscribers by email; each row succeeds or fails on its own',
@@ -26,12 +26,12 @@ export function batchRoutes(group: ApiGroup, ctx: PluginContext): void {
         return say.ok(result);
       },
     )
-    .put<unknown, { subscribers: object[] }>(
+    .put(
       '/subscribers/batch',
       { summary: 'Update up to 1000 subscribers, each by id or email', permission: 'subscribers:write', body: batchUpdateBody, response: { schema: okSchema(batchResultSchema) } },
       async ({ auth, body }) => say.ok(await changes.update(auth.organizationId, body.subscribers)),
     )
-    .delete<unknown, { ids?: number[]; emails?: string[] }>(
+    .delete(
       '/subscribers/batch',
       { summary: 'Delete up to 1000 subscribers by ids and/or emails', permission: 'subscribers:write', body: batchDeleteBody, response: { schema: okSchema(batchDeleteResultSchema) } },
       async ({ auth, body }) => say.ok(await changes.delete(auth.organizationId, body)),

@@ -5,7 +5,7 @@ import { envelopes, okSchema } from './envelope';
 export function changelogRoutes(group: ApiGroup, ctx: PluginContext): void {
   const changelog = ctx.container.resolve(ChangelogService);
   const say = envelopes(ctx.config.version, ctx.config.publicUrl);
-  group.post<unknown, { email: string; webhook_url: string }>(
+  group.post(
     '/changelog/subscribe',
     {
       summary: 'Subscribe to API change notices (201 when new, 200 when the pair was already subscribed)',

@@ -1,14 +1,14 @@
-import type { ApiRegistry, PluginContext } from '@switchboard/core';
+import type { PluginApi, PluginContext } from '@switchboard/core';
 import { ConfirmationMails } from '../audience/confirmation-mails';
 import { envelopes, messageSchema } from './envelope';
 
 /** The double opt-in link a subscriber opens: no API token, the signed token is the proof. */
-export function confirmRoutes(api: ApiRegistry, ctx: PluginContext): void {
+export function confirmRoutes(api: PluginApi, ctx: PluginContext): void {
   const confirmations = ctx.container.resolve(ConfirmationMails);
   const say = envelopes(ctx.config.version, ctx.config.publicUrl);
   api
-    .group({ pluginId: ctx.id, prefix: '/api/campaign/confirm', tag: 'campaign', auth: 'none' })
-    .get<unknown, { token: string }>(
+    .group({ prefix: '/api/campaign/confirm', tag: 'campaign', auth: 'none' })
+    .get(
       '/',
       {
         summary: 'Confirm a subscription (the link of the double opt-in mail)',

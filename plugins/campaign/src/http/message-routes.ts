@@ -8,7 +8,7 @@ export function messageRoutes(group: ApiGroup, ctx: PluginContext): void {
   const say = envelopes(ctx.config.version, ctx.config.publicUrl);
 
   group
-    .get<unknown, MessageListQuery>(
+    .get(
       '/messages',
       { summary: 'List messages (status, created between from_date and to_date)', permission: 'messages:read', query: listMessagesQuery, response: { schema: pageSchema(messageSchema) } },
       async ({ auth, query, ctx: koa }) => {
@@ -16,20 +16,20 @@ export function messageRoutes(group: ApiGroup, ctx: PluginContext): void {
         return say.page(koa, items, { total, per_page: query.per_page, current_page: query.page });
       },
     )
-    .get<{ id: number }>('/messages/:id', { summary: 'Get a message with stats, open_rate and click_rate', permission: 'messages:read', params: idParams, response: { schema: okSchema(messageSchema) } }, async ({ auth, params }) =>
+    .get('/messages/:id', { summary: 'Get a message with stats, open_rate and click_rate', permission: 'messages:read', params: idParams, response: { schema: okSchema(messageSchema) } }, async ({ auth, params }) =>
       say.ok(await messages.get(auth.organizationId, params.id)),
     )
-    .post<unknown, MessageInput>(
+    .post(
       '/messages',
       { summary: 'Create a message (a draft)', permission: 'messages:write', body: createMessageBody, trim: ['from_email'], response: { status: 201, schema: okSchema(messageSchema) } },
       async ({ auth, body }) => say.ok(await messages.create(auth.organizationId, body)),
     )
-    .put<{ id: number }, MessageInput>(
+    .put(
       '/messages/:id',
       { summary: 'Update a message (only while it is a draft)', permission: 'messages:write', params: idParams, body: updateMessageBody, trim: ['from_email'], response: { schema: okSchema(messageSchema) } },
       async ({ auth, params, body }) => say.ok(await messages.update(auth.organizationId, params.id, body)),
     )
-    .delete<{ id: number }>('/messages/:id', { summary: 'Delete a message (not while it is being sent)', permission: 'messages:write', params: idParams, response: { schema: confirmation } }, async ({ auth, params }) => {
+    .delete('/messages/:id', { summary: 'Delete a message (not while it is being sent)', permission: 'messages:write', params: idParams, response: { schema: confirmation } }, async ({ auth, params }) => {
       await messages.delete(auth.organizationId, params.id);
       return say.message(`Message ${params.id} deleted`);
     });

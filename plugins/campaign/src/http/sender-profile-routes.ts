@@ -12,20 +12,20 @@ export function senderProfileRoutes(group: ApiGroup, ctx: PluginContext): void {
     .get('/sender-profiles', { summary: 'All sender profiles', permission: permission.read, response: { schema: okSchema({ type: 'array', items: senderProfileSchema }) } }, async ({ auth }) =>
       say.ok(await profiles.all(auth.organizationId)),
     )
-    .get<{ id: number }>('/sender-profiles/:id', { summary: 'Get a sender profile', permission: permission.read, params: idParams, response: { schema: okSchema(senderProfileSchema) } }, async ({ auth, params }) =>
+    .get('/sender-profiles/:id', { summary: 'Get a sender profile', permission: permission.read, params: idParams, response: { schema: okSchema(senderProfileSchema) } }, async ({ auth, params }) =>
       say.ok(await profiles.get(auth.organizationId, params.id)),
     )
-    .post<unknown, SenderProfileInput>(
+    .post(
       '/sender-profiles',
       { summary: 'Create a sender profile (is_default clears the previous default)', permission: permission.write, body: createSenderProfileBody, trim: ['from_email', 'reply_to_email'], response: { status: 201, schema: okSchema(senderProfileSchema) } },
       async ({ auth, body }) => say.ok(await profiles.create(auth.organizationId, body)),
     )
-    .put<{ id: number }, SenderProfileInput>(
+    .put(
       '/sender-profiles/:id',
       { summary: 'Update a sender profile', permission: permission.write, params: idParams, body: updateSenderProfileBody, trim: ['from_email', 'reply_to_email'], response: { schema: okSchema(senderProfileSchema) } },
       async ({ auth, params, body }) => say.ok(await profiles.update(auth.organizationId, params.id, body)),
     )
-    .delete<{ id: number }>('/sender-profiles/:id', { summary: 'Delete a sender profile', permission: permission.write, params: idParams, response: { schema: messageSchema } }, async ({ auth, params }) => {
+    .delete('/sender-profiles/:id', { summary: 'Delete a sender profile', permission: permission.write, params: idParams, response: { schema: messageSchema } }, async ({ auth, params }) => {
       await profiles.delete(auth.organizationId, params.id);
       return say.message(`Sender profile ${params.id} deleted`);
     });

@@ -22,7 +22,7 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
   const say = envelopes(ctx.config.version, ctx.config.publicUrl);
 
   group
-    .get<unknown, SubscriberListQuery>(
+    .get(
       '/subscribers',
       { summary: 'List subscribers (filters and search operators)', permission: 'subscribers:read', query: listSubscribersQuery, response: { schema: pageSchema(subscriberListItemSchema) } },
       async ({ auth, query: q, ctx: koa }) => {
@@ -30,12 +30,12 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
         return say.page(koa, items, { total, per_page: q.per_page, current_page: q.page }, capped ? { total_capped: true } : undefined);
       },
     )
-    .get<{ id: number }>(
+    .get(
       '/subscribers/:id',
       { summary: 'Get a subscriber with its lists and counters', permission: 'subscribers:read', params: idParams, response: { schema: okSchema(subscriberSchema) } },
       async ({ auth, params }) => say.ok(await query.get(auth.organizationId, params.id)),
     )
-    .post<unknown, NewSubscriber>(
+    .post(
       '/subscribers',
       { summary: 'Create a subscriber', permission: 'subscribers:write', body: createSubscriberBody, trim: ['email'], response: { status: 201, schema: okSchema(createdSubscriberSchema) } },
       async ({ auth, body }) => {
@@ -44,7 +44,7 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
         return say.ok({ ...created, confirmation_sent });
       },
     )
-    .put<{ id: number }, SubscriberProfile>(
+    .put(
       '/subscribers/:id',
       { summary: 'Update a subscriber (lists and meta_data are replaced when given)', permission: 'subscribers:write', params: idParams, body: updateSubscriberBody, response: { schema: okSchema(subscriberSchema) } },
       async ({ auth, params, body }) => {
@@ -52,7 +52,7 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
         return say.ok(await query.get(auth.organizationId, params.id));
       },
     )
-    .delete<{ id: number }>(
+    .delete(
       '/subscribers/:id',
       { summary: 'Delete a subscriber', permission: 'subscribers:write', params: idParams, response: { schema: messageSchema } },
       async ({ auth, params }) => {
@@ -60,7 +60,7 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
         return say.message(`Subscriber ${params.id} deleted`);
       },
     )
-    .post<{ id: number }, { reason?: string; feedback?: string }>(
+    .post(
       '/subscribers/:id/unsubscribe',
       { summary: 'Unsubscribe (reason and feedback are kept)', permission: 'subscribers:write', params: idParams, body: unsubscribeBody, response: { schema: okSchema(subscriberSchema) } },
       async ({ auth, params, body }) => {

@@ -1,0 +1,84 @@
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import request from 'supertest';
+import { definePlugin, Engine } from '../src';
+import { createTestEngine, describeEachBackend } from '../src/testing';
+
+/** A plugin that writes down which of its hooks the engine called, in order. */
+function recordingPlugin(calls: string[]) {
+  return definePlugin({
+    id: 'recorder',
+    version: '1.0',
+    routes: (api) => {
+      api.group({ prefix: '/api/recorder', tag: 'recorder', auth: 'none', rateLimit: null }).get('/ping', { summary: 'ping', response: {} }, async () => ({ pong: true }));
+    },
+    start: async () => {
+      calls.push('start');
+    },
+    jobs: () => {
+      calls.push('jobs');
+    },
+    recurring: () => {
+      calls.push('recurring');
+      return [];
+    },
+    stop: async () => {
+      calls.push('stop');
+    },
+  });
+}
+
+describeEachBackend('engine lifecycle: start() brings up what a process runs, in order', (backend) => {
+  const started = async (parts: Parameters<Engine['start']>[0]) => {
+    const calls: string[] = [];
+    const engine = await createTestEngine(backend(), { plugins: [recordingPlugin(calls)], migrate: false, env: { PORT: '0' } });
+    await engine.start(parts);
+    return { engine, calls };
+  };
+
+  it('a scheduler process runs the plugins start hooks before their recurring tasks', async () => {
+    const { engine, calls } = await started({ scheduler: true });
+    await engine.close();
+    expect(calls).to.deep.equal(['start', 'recurring', 'stop']);
+  });
+
+  it('a worker process starts the plugins, then their queue processors; starting twice starts once', async () => {
+    const { engine, calls } = await started({ workers: true });
+    await engine.start({ workers: true });
+    await engine.close();
+    expect(calls).to.deep.equal(['start', 'jobs', 'stop']);
+  });
+
+  it('serve migrates, starts everything, and listens last', async () => {
+    const { engine, calls } = await started({ migrate: true, workers: true, scheduler: true, http: true });
+    try {
+      expect(calls).to.deep.equal(['start', 'jobs', 'recurring']);
+      expect((await engine.migrator().status()).every((s) => s.pending.length === 0)).to.equal(true);
+      const { port } = engine.httpServer!.address() as AddressInfo;
+      await request(`http://127.0.0.1:${port}`).get('/api/recorder/ping').expect(200, { pong: true });
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('refuses a route whose permission names a resource no enabled plugin declares, listing the known ones', async () => {
+    const borrower = definePlugin({
+      id: 'borrower',
+      version: '1.0',
+      resources: ['todos'],
+      routes: (api) => {
+        api.group({ prefix: '/api/borrower', tag: 'borrower', auth: 'token' }).get('/x', { summary: 'x', permission: 'projects:read', response: {} }, async () => ({}));
+      },
+    });
+    let error: Error | undefined;
+    await createTestEngine(backend(), { plugins: [borrower], migrate: false }).catch((err: Error) => (error = err));
+    expect(error?.message).to.equal('GET /api/borrower/x of plugin borrower: permission projects:read: unknown resource "projects" (known: todos)');
+  });
+
+  it('an engine that never started does not stop its plugins', async () => {
+    const calls: string[] = [];
+    const engine = await createTestEngine(backend(), { plugins: [recordingPlugin(calls)], migrate: false });
+    await engine.close();
+    expect(calls).to.deep.equal([]);
+  });
+});
