@@ -23,6 +23,8 @@ export interface RouteSpec {
 
 /** The type a request schema describes once ajv has validated (defaults applied, unknown members dropped). */
 export type Validated<S> = S extends JSONSchema ? (JSONSchema extends S ? unknown : FromSchema<S>) : unknown;
+/** The type a response schema describes: what a route sends. */
+export type Shape<S> = Validated<S>;
 type ParamsOf<S> = S extends { params: infer P } ? Validated<P> : Record<string, string>;
 type QueryOf<S> = S extends { query: infer Q } ? Validated<Q> : Record<string, unknown>;
 type BodyOf<S> = S extends { body: infer B } ? Validated<B> : undefined;

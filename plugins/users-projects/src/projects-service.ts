@@ -1,29 +1,32 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, insertedId, ownedRow, paginate, toIso, TOKENS, validationError } from '@switchboard/core';
+import {
+  Clock,
+  insertedId,
+  ownedRow,
+  paginate,
+  toInt,
+  toIsoRequired,
+  toNullableInt,
+  toNullableText,
+  toOneOf,
+  toText,
+  TOKENS,
+  validationError,
+} from '@switchboard/core';
 import { UsersService } from './users-service';
-import type { PageQuery, ProjectInput } from './schemas';
-
-export interface Project {
-  id: number;
-  name: string;
-  description: string | null;
-  owner_id: number | null;
-  status: string;
-  created_at: string;
-  updated_at: string;
-}
+import { NewProject, Project, PROJECT_STATUSES, ProjectListQuery } from './schemas';
 
 const COLUMNS = ['id', 'name', 'description', 'owner_id', 'status', 'created_at', 'updated_at'];
 
 const toProject = (row: Record<string, unknown>): Project => ({
-  id: Number(row.id),
-  name: row.name as string,
-  description: (row.description as string | null) ?? null,
-  owner_id: row.owner_id === null || row.owner_id === undefined ? null : Number(row.owner_id),
-  status: row.status as string,
-  created_at: toIso(row.created_at)!,
-  updated_at: toIso(row.updated_at)!,
+  id: toInt(row.id),
+  name: toText(row.name),
+  description: toNullableText(row.description),
+  owner_id: toNullableInt(row.owner_id),
+  status: toOneOf(row.status, PROJECT_STATUSES),
+  created_at: toIsoRequired(row.created_at),
+  updated_at: toIsoRequired(row.updated_at),
 });
 
 @injectable()
@@ -34,7 +37,7 @@ export class ProjectsService {
     @inject(UsersService) private readonly users: UsersService,
   ) {}
 
-  async list(orgId: number, q: PageQuery & { status?: string; owner_id?: number }): Promise<{ items: Project[]; total: number }> {
+  async list(orgId: number, q: ProjectListQuery): Promise<{ items: Project[]; total: number }> {
     const filtered = this.knex('projects').where({ organization_id: orgId });
     if (q.status) filtered.andWhere({ status: q.status });
     if (q.owner_id) filtered.andWhere({ owner_id: q.owner_id });
@@ -45,7 +48,7 @@ export class ProjectsService {
     return toProject(await ownedRow(this.knex, 'projects', orgId, id, COLUMNS, 'Project'));
   }
 
-  async create(orgId: number, input: ProjectInput): Promise<Project> {
+  async create(orgId: number, input: NewProject): Promise<Project> {
     if (!(await this.users.exists(orgId, input.owner_id))) {
       throw validationError('owner_id', 'exists', `owner_id ${input.owner_id} is not a user of this organization`);
     }

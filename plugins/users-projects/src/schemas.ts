@@ -1,4 +1,4 @@
-import { pageQueryProperties, nullableTimestamp, timestamp } from '@switchboard/core';
+import { nullableTimestamp, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
 
 export const ROLES = ['admin', 'member'] as const;
 export const PROJECT_STATUSES = ['active', 'archived'] as const;
@@ -81,21 +81,11 @@ export const listProjectsQuery = {
   },
 } as const;
 
-export interface UserInput {
-  name?: string;
-  email?: string;
-  role?: (typeof ROLES)[number];
-  phone?: string | null;
-}
-
-export interface ProjectInput {
-  name: string;
-  description?: string | null;
-  owner_id: number;
-  status: (typeof PROJECT_STATUSES)[number];
-}
-
-export interface PageQuery {
-  page: number;
-  per_page: number;
-}
+/** Request and response shapes, derived from the schemas above: one definition gives both. */
+export type User = Shape<typeof userSchema>;
+export type Project = Shape<typeof projectSchema>;
+export type NewUser = Validated<typeof createUserBody>;
+export type UserChanges = Validated<typeof updateUserBody>;
+export type UserListQuery = Validated<typeof listUsersQuery>;
+export type NewProject = Validated<typeof createProjectBody>;
+export type ProjectListQuery = Validated<typeof listProjectsQuery>;

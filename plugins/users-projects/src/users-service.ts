@@ -1,29 +1,34 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, deleteOwnedRow, duplicateEntry, insertedId, isUniqueViolation, notFound, ownedRow, paginate, toIso, TOKENS } from '@switchboard/core';
+import {
+  Clock,
+  deleteOwnedRow,
+  duplicateEntry,
+  insertedId,
+  isUniqueViolation,
+  notFound,
+  ownedRow,
+  paginate,
+  toInt,
+  toIsoRequired,
+  toNullableText,
+  toOneOf,
+  toText,
+  TOKENS,
+} from '@switchboard/core';
 import { normalizeUserEmail } from './normalize-email';
-import type { PageQuery, UserInput } from './schemas';
-
-export interface User {
-  id: number;
-  name: string;
-  email: string;
-  role: string;
-  phone: string | null;
-  created_at: string;
-  updated_at: string;
-}
+import { NewUser, ROLES, User, UserChanges, UserListQuery } from './schemas';
 
 const COLUMNS = ['id', 'name', 'email', 'role', 'phone', 'created_at', 'updated_at'];
 
 const toUser = (row: Record<string, unknown>): User => ({
-  id: Number(row.id),
-  name: row.name as string,
-  email: row.email as string,
-  role: row.role as string,
-  phone: (row.phone as string | null) ?? null,
-  created_at: toIso(row.created_at)!,
-  updated_at: toIso(row.updated_at)!,
+  id: toInt(row.id),
+  name: toText(row.name),
+  email: toText(row.email),
+  role: toOneOf(row.role, ROLES),
+  phone: toNullableText(row.phone),
+  created_at: toIsoRequired(row.created_at),
+  updated_at: toIsoRequired(row.updated_at),
 });
 
 // '!' escapes LIKE wildcards the same way on SQLite and MySQL (a backslash means different things).
@@ -37,7 +42,7 @@ export class UsersService {
     @inject(TOKENS.Clock) private readonly clock: Clock,
   ) {}
 
-  async list(orgId: number, q: PageQuery & { role?: string; search?: string }): Promise<{ items: User[]; total: number }> {
+  async list(orgId: number, q: UserListQuery): Promise<{ items: User[]; total: number }> {
     const filtered = this.knex('users').where({ organization_id: orgId });
     if (q.role) filtered.andWhere({ role: q.role });
     if (q.search) {
@@ -55,7 +60,7 @@ export class UsersService {
     return !!(await this.knex('users').where({ organization_id: orgId, id }).first('id'));
   }
 
-  async create(orgId: number, input: Required<Pick<UserInput, 'name' | 'email'>> & UserInput): Promise<User> {
+  async create(orgId: number, input: NewUser): Promise<User> {
     const now = this.clock.now();
     const id = await this.uniqueEmail(async () =>
       insertedId(
@@ -63,7 +68,7 @@ export class UsersService {
           organization_id: orgId,
           name: input.name,
           email: normalizeUserEmail(input.email),
-          role: input.role ?? 'member',
+          role: input.role,
           phone: input.phone ?? null,
           created_at: now,
           updated_at: now,
@@ -73,7 +78,7 @@ export class UsersService {
     return this.get(orgId, id);
   }
 
-  async update(orgId: number, id: number, input: UserInput): Promise<User> {
+  async update(orgId: number, id: number, input: UserChanges): Promise<User> {
     const changes: Record<string, unknown> = { ...input, updated_at: this.clock.now() };
     if (input.email !== undefined) changes.email = normalizeUserEmail(input.email);
     const updated = await this.uniqueEmail(() => this.knex('users').where({ organization_id: orgId, id }).update(changes));
