@@ -1,14 +1,14 @@
 import path from 'node:path';
 import { definePlugin } from '@switchboard/core';
-import { subscriberRoutes } from './http/subscriber-routes';
-import { batchRoutes } from './http/batch-routes';
-import { listRoutes } from './http/list-routes';
-import { confirmRoutes } from './http/confirm-routes';
-import { senderProfileRoutes } from './http/sender-profile-routes';
-import { messageRoutes } from './http/message-routes';
-import { scheduleRoutes } from './http/schedule-routes';
-import { changelogRoutes } from './http/changelog-routes';
-import { ConfirmationMails, CONFIRMATION_JOB } from './audience/confirmation-mails';
+import { subscriberRoutes } from './audience/subscribers/routes';
+import { batchRoutes } from './audience/batch/routes';
+import { listRoutes } from './audience/lists/routes';
+import { confirmRoutes } from './audience/double-opt-in/routes';
+import { senderProfileRoutes } from './content/sender-profiles/routes';
+import { messageRoutes } from './content/messages/routes';
+import { scheduleRoutes } from './schedules/routes';
+import { changelogRoutes } from './changelog/routes';
+import { ConfirmationMails, CONFIRMATION_JOB } from './audience/double-opt-in/confirmation-mails';
 
 const pkg = require('../../package.json') as { version: string };
 

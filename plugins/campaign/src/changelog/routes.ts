@@ -1,6 +1,6 @@
 import type { ApiGroup, PluginContext } from '@switchboard/core';
-import { ChangelogService, changelogSubscribeBody, changelogSubscriptionSchema } from '../content/changelog-service';
-import { envelopes, okSchema } from './envelope';
+import { ChangelogService, changelogSubscribeBody, changelogSubscriptionSchema } from './service';
+import { envelopes, okSchema } from '../shared/envelope';
 
 export function changelogRoutes(group: ApiGroup, ctx: PluginContext): void {
   const changelog = ctx.container.resolve(ChangelogService);

@@ -1,5 +1,5 @@
 import { parseJson, toIso } from '@switchboard/core';
-import type { MetaData, SubscriberProfile } from './subscriber-schemas';
+import type { MetaData, SubscriberProfile } from './schemas';
 
 export const LIST_COLUMNS = ['id', 'email', 'first_name', 'last_name', 'company_name', 'phone', 'job_title', 'status', 'created_at', 'meta_data'];
 

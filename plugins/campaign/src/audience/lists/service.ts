@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, duplicateEntry, insertedId, isUniqueViolation, notFound, ownedRow, toIso, TOKENS, transactionWithRetry, validationError } from '@switchboard/core';
-import { addMemberships, removeMemberships } from './counters';
-import type { ListInput } from './list-schemas';
+import { addMemberships, removeMemberships } from './memberships';
+import type { ListInput } from './schemas';
 
 const COLUMNS = ['id', 'name', 'code', 'description', 'subscriber_count', 'active_count', 'created_at'];
 

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, insertedId, isUniqueViolation, toIso, TOKENS } from '@switchboard/core';
-import { normalizeEmail } from '../audience/email';
+import { normalizeEmail } from '../shared/email';
 
 export const changelogSubscribeBody = {
   type: 'object',

@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, deleteOwnedRow, insertedId, ownedRow, toBool, toIso, TOKENS, validationError } from '@switchboard/core';
 import { isIanaZone, nextRunAt, Recurrence } from './next-run';
-import type { ScheduleInput } from './schedule-schemas';
+import type { ScheduleInput } from './schemas';
 
 const COLUMNS = ['id', 'message_id', 'frequency', 'send_time', 'timezone', 'day_of_week', 'max_runs', 'is_active', 'run_count', 'next_run_at', 'last_run_at', 'created_at', 'updated_at'];
 

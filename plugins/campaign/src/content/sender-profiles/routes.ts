@@ -1,7 +1,7 @@
 import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
-import { SenderProfilesService } from '../content/sender-profiles-service';
-import { createSenderProfileBody, SenderProfileInput, senderProfileSchema, updateSenderProfileBody } from '../content/sender-profile-schemas';
-import { envelopes, messageSchema, okSchema } from './envelope';
+import { SenderProfilesService } from './service';
+import { createSenderProfileBody, SenderProfileInput, senderProfileSchema, updateSenderProfileBody } from './schemas';
+import { envelopes, messageSchema, okSchema } from '../../shared/envelope';
 
 export function senderProfileRoutes(group: ApiGroup, ctx: PluginContext): void {
   const profiles = ctx.container.resolve(SenderProfilesService);

@@ -1,7 +1,7 @@
 import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
-import { MessagesService } from '../content/messages-service';
-import { createMessageBody, listMessagesQuery, MessageInput, MessageListQuery, messageSchema, updateMessageBody } from '../content/message-schemas';
-import { envelopes, messageSchema as confirmation, okSchema, pageSchema } from './envelope';
+import { MessagesService } from './service';
+import { createMessageBody, listMessagesQuery, MessageInput, MessageListQuery, messageSchema, updateMessageBody } from './schemas';
+import { envelopes, messageSchema as confirmation, okSchema, pageSchema } from '../../shared/envelope';
 
 export function messageRoutes(group: ApiGroup, ctx: PluginContext): void {
   const messages = ctx.container.resolve(MessagesService);

@@ -1,7 +1,7 @@
 import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
-import { ListsService } from '../audience/lists-service';
-import { createListBody, ListInput, listSchema, membershipBody, updateListBody } from '../audience/list-schemas';
-import { confirmationSchema, envelopes, messageSchema, okSchema } from './envelope';
+import { ListsService } from './service';
+import { createListBody, ListInput, listSchema, membershipBody, updateListBody } from './schemas';
+import { confirmationSchema, envelopes, messageSchema, okSchema } from '../../shared/envelope';
 
 export function listRoutes(group: ApiGroup, ctx: PluginContext): void {
   const lists = ctx.container.resolve(ListsService);

@@ -1,9 +1,9 @@
 import type { ApiGroup, PluginContext } from '@switchboard/core';
-import { BatchImport } from '../audience/batch-import';
-import { BatchChanges } from '../audience/batch-changes';
-import { ConfirmationMails } from '../audience/confirmation-mails';
-import { batchCreateBody, batchDeleteBody, batchDeleteResultSchema, batchResultSchema, batchUpdateBody } from '../audience/batch-schemas';
-import { envelopes, okSchema } from './envelope';
+import { BatchImport } from './import';
+import { BatchChanges } from './changes';
+import { ConfirmationMails } from '../double-opt-in/confirmation-mails';
+import { batchCreateBody, batchDeleteBody, batchDeleteResultSchema, batchResultSchema, batchUpdateBody } from './schemas';
+import { envelopes, okSchema } from '../../shared/envelope';
 
 export function batchRoutes(group: ApiGroup, ctx: PluginContext): void {
   const importer = ctx.container.resolve(BatchImport);

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { insertValues, parseJson, RowValues } from '@switchboard/core';
 import { subscriberTokens } from './tokens';
-import type { MetaData } from './subscriber-schemas';
+import type { MetaData } from '../subscribers/schemas';
 
 /**
  * A subscriber's search rows (the words of its name and email in subscriber_tokens, one row per meta

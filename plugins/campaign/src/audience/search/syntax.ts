@@ -1,5 +1,5 @@
 import { validationError } from '@switchboard/core';
-import { normalizeEmail } from './email';
+import { normalizeEmail } from '../../shared/email';
 
 export const SUBSCRIBER_STATUSES = ['active', 'unsubscribed', 'unconfirmed', 'bounced'] as const;
 

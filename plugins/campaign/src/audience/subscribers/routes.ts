@@ -1,7 +1,7 @@
 import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
-import { SubscriberQuery, SubscriberListQuery } from '../audience/subscriber-query';
-import { SubscriberWriter } from '../audience/subscriber-writer';
-import { ConfirmationMails } from '../audience/confirmation-mails';
+import { SubscriberQuery, SubscriberListQuery } from './query';
+import { SubscriberWriter } from './writer';
+import { ConfirmationMails } from '../double-opt-in/confirmation-mails';
 import {
   createdSubscriberSchema,
   createSubscriberBody,
@@ -12,8 +12,8 @@ import {
   subscriberSchema,
   unsubscribeBody,
   updateSubscriberBody,
-} from '../audience/subscriber-schemas';
-import { envelopes, messageSchema, okSchema, pageSchema } from './envelope';
+} from './schemas';
+import { envelopes, messageSchema, okSchema, pageSchema } from '../../shared/envelope';
 
 export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
   const query = ctx.container.resolve(SubscriberQuery);

@@ -1,14 +1,14 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { AppError, Clock, compileValidator, insertRowsReturningIds, isUniqueViolation, TOKENS, transactionWithRetry } from '@switchboard/core';
-import { adjustStatusCounts, applyListDeltas, ensureStatusCountRows, insertMemberships, Membership } from './counters';
-import { normalizeEmail } from './email';
-import { profileColumns } from './subscriber-rows';
-import type { SubscriberProfile } from './subscriber-schemas';
-import { SubscriberWriter, withProfile } from './subscriber-writer';
-import { insertSearchRows, replaceSearchRows, SearchSource } from './search-rows';
-import { updateProfiles } from './profile-updates';
-import { batchRowSchema, RowError } from './batch-schemas';
+import { adjustStatusCounts, applyListDeltas, ensureStatusCountRows, insertMemberships, Membership } from '../lists/memberships';
+import { normalizeEmail } from '../../shared/email';
+import { profileColumns } from '../subscribers/rows';
+import type { SubscriberProfile } from '../subscribers/schemas';
+import { SubscriberWriter, withProfile } from '../subscribers/writer';
+import { insertSearchRows, replaceSearchRows, SearchSource } from '../search/rows';
+import { updateProfiles } from '../subscribers/profile-updates';
+import { batchRowSchema, RowError } from './schemas';
 
 const CHUNK = 1000;
 const validateRow = compileValidator(batchRowSchema, 'body');

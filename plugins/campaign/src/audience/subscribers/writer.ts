@@ -1,12 +1,12 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, dialectOfKnex, duplicateEntry, insertedId, isUniqueViolation, notFound, TOKENS, transactionWithRetry, validationError } from '@switchboard/core';
-import { addMemberships, adjustStatusCounts, applyListDeltas, deleteMemberships, deltaOf, ensureStatusCountRows, insertMemberships, Membership, moveMembershipStatus, removeAllMemberships } from './counters';
+import { addMemberships, adjustStatusCounts, applyListDeltas, deleteMemberships, deltaOf, ensureStatusCountRows, insertMemberships, Membership, moveMembershipStatus, removeAllMemberships } from '../lists/memberships';
 import { updateProfiles } from './profile-updates';
-import { normalizeEmail } from './email';
-import { profileColumns } from './subscriber-rows';
-import { deleteSearchRows, insertSearchRows, replaceSearchRows, SEARCH_SOURCE_COLUMNS, SearchSource } from './search-rows';
-import type { NewSubscriber, SubscriberProfile } from './subscriber-schemas';
+import { normalizeEmail } from '../../shared/email';
+import { profileColumns } from './rows';
+import { deleteSearchRows, insertSearchRows, replaceSearchRows, SEARCH_SOURCE_COLUMNS, SearchSource } from '../search/rows';
+import type { NewSubscriber, SubscriberProfile } from './schemas';
 
 /** The name fields present in the input. */
 export const pickNames = (input: SubscriberProfile) => ({

@@ -1,6 +1,6 @@
 import type { ApiRegistry, PluginContext } from '@switchboard/core';
-import { ConfirmationMails } from '../audience/confirmation-mails';
-import { envelopes, messageSchema } from './envelope';
+import { ConfirmationMails } from './confirmation-mails';
+import { envelopes, messageSchema } from '../../shared/envelope';
 
 /** The double opt-in link a subscriber opens: no API token, the signed token is the proof. */
 export function confirmRoutes(api: ApiRegistry, ctx: PluginContext): void {

@@ -1,7 +1,7 @@
 import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
-import { SchedulesService } from '../content/schedules-service';
-import { createScheduleBody, listSchedulesQuery, ScheduleInput, scheduleSchema, updateScheduleBody } from '../content/schedule-schemas';
-import { envelopes, messageSchema, okSchema } from './envelope';
+import { SchedulesService } from './service';
+import { createScheduleBody, listSchedulesQuery, ScheduleInput, scheduleSchema, updateScheduleBody } from './schemas';
+import { envelopes, messageSchema, okSchema } from '../shared/envelope';
 
 export function scheduleRoutes(group: ApiGroup, ctx: PluginContext): void {
   const schedules = ctx.container.resolve(SchedulesService);

@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { AppConfig, AppError, defineJob, JobQueues, Mailer, TOKENS } from '@switchboard/core';
-import { LinkSigner } from './link-signer';
-import { SubscriberWriter } from './subscriber-writer';
-import { SenderProfilesService } from '../content/sender-profiles-service';
+import { LinkSigner } from '../../shared/link-signer';
+import { SubscriberWriter } from '../subscribers/writer';
+import { SenderProfilesService } from '../../content/sender-profiles/service';
 
 export interface ConfirmationJob {
   organizationId: number;

@@ -1,10 +1,10 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { notFound, TOKENS, validationError } from '@switchboard/core';
-import { statusCount } from './counters';
-import { parseSearch, SubscriberSearch } from './search';
-import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './subscriber-rows';
-import { nameMatches, plainMatch, TokenMatch } from './tokens';
+import { statusCount } from '../lists/memberships';
+import { parseSearch, SubscriberSearch } from '../search/syntax';
+import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './rows';
+import { nameMatches, plainMatch, TokenMatch } from '../search/tokens';
 
 /** Above this many matches a search reports this number as its total (and says so). */
 export const SEARCH_COUNT_CAP = 10_000;

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, insertedId, ownedRow, paginate, toIso, TOKENS, validationError } from '@switchboard/core';
-import type { MessageInput, MessageListQuery } from './message-schemas';
+import type { MessageInput, MessageListQuery } from './schemas';
 
 const COLUMNS = [
   'id', 'name', 'subject', 'preheader', 'content_html', 'content_text', 'from_name', 'from_email', 'status', 'sent_at', 'created_at', 'updated_at',

@@ -1,10 +1,10 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { AppError, compileValidator, TOKENS } from '@switchboard/core';
-import { normalizeEmail } from './email';
-import { SubscriberWriter } from './subscriber-writer';
-import { batchUpdateRowSchema, RowError } from './batch-schemas';
-import type { SubscriberProfile } from './subscriber-schemas';
+import { normalizeEmail } from '../../shared/email';
+import { SubscriberWriter } from '../subscribers/writer';
+import { batchUpdateRowSchema, RowError } from './schemas';
+import type { SubscriberProfile } from '../subscribers/schemas';
 
 const validateRow = compileValidator(batchUpdateRowSchema, 'body');
 

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, deleteOwnedRow, insertedId, notFound, ownedRow, toBool, toIso, TOKENS, transactionWithRetry } from '@switchboard/core';
-import type { SenderProfileInput } from './sender-profile-schemas';
+import type { SenderProfileInput } from './schemas';
 
 const COLUMNS = ['id', 'name', 'from_name', 'from_email', 'reply_to_email', 'is_default', 'created_at', 'updated_at'];
 

@@ -1,4 +1,4 @@
-import { createSubscriberBody, profileProperties } from './subscriber-schemas';
+import { createSubscriberBody, profileProperties } from '../subscribers/schemas';
 
 /** Requests above this many rows are refused whole (VALIDATION_ERROR, rule maxItems). */
 export const MAX_BATCH = 1000;
