@@ -1,7 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { AppError, Clock, compileValidator, insertRowsReturningIds, isUniqueViolation, TOKENS, transactionWithRetry } from '@switchboard/core';
-import { adjustStatusCounts, applyListDeltas, ensureStatusCountRows, insertMemberships, Membership } from '../lists/memberships';
+import { applyListDeltas, insertMemberships, Membership } from '../lists/memberships';
+import { adjustStatusCounts, ensureStatusCountRows } from '../subscribers/status-counts';
 import { normalizeEmail } from '../../shared/email';
 import { profileColumns } from '../subscribers/rows';
 import type { SubscriberProfile } from '../subscribers/schemas';

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { notFound, TOKENS, validationError } from '@switchboard/core';
-import { statusCount } from '../lists/memberships';
+import { statusCount } from './status-counts';
 import { parseSearch, SubscriberSearch } from '../search/syntax';
 import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './rows';
 import { nameMatches, plainMatch, TokenMatch } from '../search/tokens';

@@ -1,7 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, dialectOfKnex, duplicateEntry, insertedId, isUniqueViolation, notFound, TOKENS, transactionWithRetry, validationError } from '@switchboard/core';
-import { addMemberships, adjustStatusCounts, applyListDeltas, deleteMemberships, deltaOf, ensureStatusCountRows, insertMemberships, Membership, moveMembershipStatus, removeAllMemberships } from '../lists/memberships';
+import { addMemberships, applyListDeltas, deleteMemberships, deltaOf, insertMemberships, Membership, moveMembershipStatus, removeAllMemberships } from '../lists/memberships';
+import { adjustStatusCounts, ensureStatusCountRows } from './status-counts';
 import { updateProfiles } from './profile-updates';
 import { normalizeEmail } from '../../shared/email';
 import { profileColumns } from './rows';
