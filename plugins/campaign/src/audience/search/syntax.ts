@@ -1,14 +1,13 @@
 import { validationError } from '@switchboard/core';
 import { normalizeEmail } from '../../shared/email';
-
-export const SUBSCRIBER_STATUSES = ['active', 'unsubscribed', 'unconfirmed', 'bounced'] as const;
+import { isSubscriberStatus, SUBSCRIBER_STATUSES, SubscriberStatus } from '../../shared/subscriber-statuses';
 
 export interface SubscriberSearch {
   /** Exact addresses (`email:` and plain words that are addresses): each must be the subscriber's. */
   emails: string[];
   name?: string;
   listCode?: string;
-  status?: string;
+  status?: SubscriberStatus;
   /** Subscribers created on a later day than this (UTC): `created:>2024-01-31` starts at Feb 1. */
   createdAfter?: Date;
   meta: Array<{ key: string; value: string }>;
@@ -37,7 +36,7 @@ function applyOperator(search: SubscriberSearch, name: string, value: string): v
     if (!value) throw fail('list:', 'a list code', value);
     search.listCode = value;
   } else if (name === 'status:') {
-    if (!(SUBSCRIBER_STATUSES as readonly string[]).includes(value)) throw fail('status:', SUBSCRIBER_STATUSES.join(', '), value);
+    if (!isSubscriberStatus(value)) throw fail('status:', SUBSCRIBER_STATUSES.join(', '), value);
     search.status = value;
   } else if (name === 'created:>') {
     const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);

@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { notFound, TOKENS, validationError } from '@switchboard/core';
+import type { SubscriberStatus } from '../../shared/subscriber-statuses';
 import { statusCount } from './status-counts';
 import { parseSearch, SubscriberSearch } from '../search/syntax';
 import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './rows';
@@ -13,7 +14,7 @@ export interface SubscriberListQuery {
   page: number;
   per_page: number;
   list_id?: number;
-  status: string;
+  status: SubscriberStatus;
   search?: string;
 }
 

@@ -1,5 +1,5 @@
 import { nullableTimestamp, pageQueryProperties, timestamp } from '@switchboard/core';
-import { SUBSCRIBER_STATUSES } from '../search/syntax';
+import { SUBSCRIBER_STATUSES } from '../../shared/subscriber-statuses';
 
 const text = { type: ['string', 'null'], maxLength: 191 } as const;
 const listIds = { type: 'array', items: { type: 'integer', minimum: 1 }, uniqueItems: true, maxItems: 100 } as const;

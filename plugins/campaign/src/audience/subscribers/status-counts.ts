@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
+import { SUBSCRIBER_STATUSES } from '../../shared/subscriber-statuses';
 
 export type StatusDeltas = Partial<Record<string, number>>;
 
-const STATUSES = ['active', 'unconfirmed', 'unsubscribed', 'bounced'];
 /** Per database (knex instance): organizations whose counter rows exist. */
 const prepared = new WeakMap<Knex, Set<number>>();
 
@@ -14,7 +14,7 @@ export async function ensureStatusCountRows(knex: Knex, organizationId: number):
   const done = prepared.get(knex) ?? prepared.set(knex, new Set()).get(knex)!;
   if (done.has(organizationId)) return;
   await knex('subscriber_counts')
-    .insert(STATUSES.map((status) => ({ organization_id: organizationId, status, count: 0 })))
+    .insert(SUBSCRIBER_STATUSES.map((status) => ({ organization_id: organizationId, status, count: 0 })))
     .onConflict(['organization_id', 'status'])
     .ignore();
   done.add(organizationId);

@@ -8,6 +8,7 @@ import { normalizeEmail } from '../../shared/email';
 import { profileColumns } from './rows';
 import { deleteSearchRows, insertSearchRows, replaceSearchRows, SEARCH_SOURCE_COLUMNS, SearchSource } from '../search/rows';
 import type { NewSubscriber, SubscriberProfile } from './schemas';
+import type { SubscriberStatus } from '../../shared/subscriber-statuses';
 
 /** The name fields present in the input. */
 export const pickNames = (input: SubscriberProfile) => ({
@@ -116,7 +117,7 @@ export class SubscriberWriter {
   }
 
   /** Moves a subscriber to a status with its timestamps, counters and list counts. */
-  async setStatus(orgId: number, id: number, status: string, extra: Record<string, unknown> = {}): Promise<void> {
+  async setStatus(orgId: number, id: number, status: SubscriberStatus, extra: Record<string, unknown> = {}): Promise<void> {
     await ensureStatusCountRows(this.knex, orgId);
     await transactionWithRetry(this.knex, async (trx) => {
       const current = await this.current(trx, orgId, id);
