@@ -9,6 +9,7 @@ import { messageRoutes } from './content/messages/routes';
 import { scheduleRoutes } from './schedules/routes';
 import { changelogRoutes } from './changelog/routes';
 import { ConfirmationMails, CONFIRMATION_JOB } from './audience/double-opt-in/confirmation-mails';
+import { CAMPAIGN_API_PREFIX } from './shared/paths';
 
 const pkg = require('../../package.json') as { version: string };
 
@@ -18,7 +19,7 @@ export default definePlugin({
   migrationsDir: path.join(__dirname, '../migrations'),
   rateLimits: { windowSeconds: 3600, perToken: { overall: 1000, GET: 500, POST: 100, DELETE: 50 }, perAddress: 100 },
   routes(api, ctx) {
-    const group = api.group({ pluginId: ctx.id, prefix: '/api/campaign', tag: 'campaign', auth: 'token' });
+    const group = api.group({ pluginId: ctx.id, prefix: CAMPAIGN_API_PREFIX, tag: 'campaign', auth: 'token' });
     batchRoutes(group, ctx);
     subscriberRoutes(group, ctx);
     listRoutes(group, ctx);

@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { AppConfig, AppError, defineJob, JobQueues, Mailer, TOKENS } from '@switchboard/core';
 import { LinkSigner } from '../../shared/link-signer';
+import { CONFIRM_PATH } from '../../shared/paths';
 import { SubscriberWriter } from '../subscribers/writer';
 import { SenderProfilesService } from '../../content/sender-profiles/service';
 
@@ -36,7 +37,7 @@ export class ConfirmationMails {
     if (!subscriber) return;
     const sender = await this.senders.defaultFor(job.organizationId);
     const token = await this.signer.sign('confirm', [job.organizationId, job.subscriberId]);
-    const link = `${this.config.publicUrl}/api/campaign/confirm?token=${encodeURIComponent(token)}`;
+    const link = `${this.config.publicUrl}${CONFIRM_PATH}?token=${encodeURIComponent(token)}`;
     const from = sender ? `"${sender.from_name}" <${sender.from_email}>` : `no-reply@${new URL(this.config.publicUrl).hostname}`;
     await this.mailer.send({
       from,

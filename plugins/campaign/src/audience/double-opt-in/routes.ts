@@ -1,13 +1,14 @@
 import type { ApiRegistry, PluginContext } from '@switchboard/core';
 import { ConfirmationMails } from './confirmation-mails';
 import { envelopes, messageSchema } from '../../shared/envelope';
+import { CONFIRM_PATH } from '../../shared/paths';
 
 /** The double opt-in link a subscriber opens: no API token, the signed token is the proof. */
 export function confirmRoutes(api: ApiRegistry, ctx: PluginContext): void {
   const confirmations = ctx.container.resolve(ConfirmationMails);
   const say = envelopes(ctx.config.version, ctx.config.publicUrl);
   api
-    .group({ pluginId: ctx.id, prefix: '/api/campaign/confirm', tag: 'campaign', auth: 'none' })
+    .group({ pluginId: ctx.id, prefix: CONFIRM_PATH, tag: 'campaign', auth: 'none' })
     .get<unknown, { token: string }>(
       '/',
       {
