@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { insertValues, parseJson, RowValues } from '@switchboard/core';
-import { subscriberTokens } from './tokens';
+import { subscriberTokens } from './words';
 import type { MetaData } from '../subscribers/schemas';
 
 /**

@@ -5,7 +5,7 @@ import type { SubscriberStatus } from '../../shared/subscriber-statuses';
 import { statusCount } from './status-counts';
 import { parseSearch, SubscriberSearch } from '../search/syntax';
 import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './rows';
-import { nameMatches, plainMatch, TokenMatch } from '../search/tokens';
+import { nameMatches, plainMatch, TokenMatch } from '../search/words';
 
 /** Above this many matches a search reports this number as its total (and says so). */
 export const SEARCH_COUNT_CAP = 10_000;
