@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { insertValues, parseJson, RowValues } from '@switchboard/core';
-import { subscriberTokens } from './words';
+import { subscriberSearchWords } from './words';
 import type { MetaData } from '../subscribers/schemas';
 
 /**
@@ -37,7 +37,7 @@ interface SearchTable {
 }
 
 const TABLES: SearchTable[] = [
-  { name: 'subscriber_tokens', columns: ['kind', 'token'], pairs: subscriberTokens },
+  { name: 'subscriber_tokens', columns: ['kind', 'token'], pairs: subscriberSearchWords },
   {
     name: 'subscriber_meta',
     columns: ['meta_key', 'meta_value'],

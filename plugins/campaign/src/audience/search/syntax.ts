@@ -16,8 +16,8 @@ export interface SubscriberSearch {
 }
 
 const OPERATORS = ['email:', 'name:', 'list:', 'status:', 'created:>', 'meta.<key>:'];
-// An operator with a quoted value, a quoted phrase, or a bare token.
-const TOKEN = /([A-Za-z_][\w.-]*:>?)"([^"]*)"|"([^"]*)"|(\S+)/g;
+// An operator with a quoted value, a quoted phrase, or a bare term.
+const TERM = /([A-Za-z_][\w.-]*:>?)"([^"]*)"|"([^"]*)"|(\S+)/g;
 const META_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -68,7 +68,7 @@ export function parseSearch(text: string | undefined): SubscriberSearch {
   if ((text.match(/"/g) ?? []).length % 2 === 1) {
     throw validationError('search', 'syntax', 'Search has an unmatched double quote');
   }
-  for (const match of text.matchAll(TOKEN)) {
+  for (const match of text.matchAll(TERM)) {
     const [, quotedOperator, quotedValue, phrase, bare] = match;
     if (quotedOperator !== undefined) applyOperator(search, quotedOperator, quotedValue);
     else if (phrase !== undefined) {

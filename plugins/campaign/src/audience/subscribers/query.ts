@@ -5,7 +5,7 @@ import type { SubscriberStatus } from '../../shared/subscriber-statuses';
 import { statusCount } from './status-counts';
 import { parseSearch, SubscriberSearch } from '../search/syntax';
 import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './rows';
-import { nameMatches, plainMatch, TokenMatch } from '../search/words';
+import { nameMatches, plainMatch, WordMatch } from '../search/words';
 
 /** Above this many matches a search reports this number as its total (and says so). */
 export const SEARCH_COUNT_CAP = 10_000;
@@ -22,7 +22,7 @@ const prefix = (s: string) => `${s.replace(/[!%_]/g, (c) => `!${c}`)}%`;
 
 /**
  * Listing and search, built to cost the same at ten thousand and at a million subscribers: every
- * filter is an index range (token, meta and membership tables), a page is chosen on ids alone and
+ * filter is an index range (search word, meta and membership tables), a page is chosen on ids alone and
  * only its rows are read, and totals come from maintained counters or a capped count.
  */
 @injectable()
@@ -88,7 +88,7 @@ export class SubscriberQuery {
    * status, id). The other filters check each candidate through their own index.
    */
   private filter(orgId: number, status: string, listIds: number[] | undefined, search: SubscriberSearch) {
-    const tokenFilters = [
+    const wordFilters = [
       ...(search.name ? nameMatches(search.name).map((m) => ({ kinds: ['n'], m })) : []),
       ...search.words.map((w) => ({ kinds: ['n', 'e'], m: plainMatch(w) })),
     ];
@@ -109,12 +109,12 @@ export class SubscriberQuery {
       query = this.knex('subscriber_meta as d').where({ 'd.organization_id': orgId, 'd.meta_key': key, 'd.meta_value': value, 'd.subscriber_status': status });
       statusChecked = true;
       idColumn = 'd.subscriber_id';
-    } else if (tokenFilters.some((t) => !t.m.prefix)) {
-      const lead = tokenFilters.splice(tokenFilters.findIndex((t) => !t.m.prefix), 1)[0];
+    } else if (wordFilters.some((w) => !w.m.prefix)) {
+      const lead = wordFilters.splice(wordFilters.findIndex((w) => !w.m.prefix), 1)[0];
       query = this.knex('subscriber_tokens as d')
         .where('d.organization_id', orgId)
         .whereIn('d.kind', lead.kinds)
-        .andWhere('d.token', lead.m.token)
+        .andWhere('d.token', lead.m.word)
         .andWhere('d.subscriber_status', status);
       statusChecked = true;
       leadKinds = lead.kinds.length;
@@ -135,15 +135,15 @@ export class SubscriberQuery {
         this.knex('subscriber_meta').select('subscriber_id').where({ organization_id: orgId, meta_key: key, meta_value: value, subscriber_status: status }),
       );
     }
-    for (const { kinds, m } of tokenFilters) query.whereIn(idColumn, this.tokens(orgId, kinds, m, status));
+    for (const { kinds, m } of wordFilters) query.whereIn(idColumn, this.subscribersWithWord(orgId, kinds, m, status));
     // A plain word may be both a name word and an email piece of one subscriber: one match.
     if (leadKinds > 1) query.distinct();
     return { query, idColumn };
   }
 
-  private tokens(orgId: number, kinds: string[], m: TokenMatch, status: string): Knex.QueryBuilder {
+  private subscribersWithWord(orgId: number, kinds: string[], m: WordMatch, status: string): Knex.QueryBuilder {
     const query = this.knex('subscriber_tokens').select('subscriber_id').where('organization_id', orgId).whereIn('kind', kinds);
-    const matching = m.prefix ? query.andWhereRaw("token like ? escape '!'", [prefix(m.token)]) : query.andWhere('token', m.token);
+    const matching = m.prefix ? query.andWhereRaw("token like ? escape '!'", [prefix(m.word)]) : query.andWhere('token', m.word);
     return matching.andWhere('subscriber_status', status);
   }
 
