@@ -4,7 +4,7 @@ import { envelopes, okSchema } from '../shared/envelope';
 
 export function changelogRoutes(group: ApiGroup, ctx: PluginContext): void {
   const changelog = ctx.container.resolve(ChangelogService);
-  const say = envelopes(ctx.config.version, ctx.config.publicUrl);
+  const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
   group.post<unknown, { email: string; webhook_url: string }>(
     '/changelog/subscribe',
     {
@@ -17,7 +17,7 @@ export function changelogRoutes(group: ApiGroup, ctx: PluginContext): void {
     async ({ auth, body, ctx: koa }) => {
       const { created, subscription } = await changelog.subscribe(auth.organizationId, body);
       if (!created) koa.state.responseStatus = 200;
-      return say.ok(subscription);
+      return envelope.ok(subscription);
     },
   );
 }

@@ -9,7 +9,7 @@ export function batchRoutes(group: ApiGroup, ctx: PluginContext): void {
   const importer = ctx.container.resolve(BatchImport);
   const changes = ctx.container.resolve(BatchChanges);
   const confirmations = ctx.container.resolve(ConfirmationMails);
-  const say = envelopes(ctx.config.version, ctx.config.publicUrl);
+  const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
 
   group
     .post<unknown, { subscribers: object[]; lists?: number[]; skip_confirmation: boolean }>(
@@ -23,17 +23,17 @@ export function batchRoutes(group: ApiGroup, ctx: PluginContext): void {
       async ({ auth, body }) => {
         const { unconfirmed, ...result } = await importer.run(auth.organizationId, body);
         for (const id of unconfirmed) await confirmations.queue(auth.organizationId, id);
-        return say.ok(result);
+        return envelope.ok(result);
       },
     )
     .put<unknown, { subscribers: object[] }>(
       '/subscribers/batch',
       { summary: 'Update up to 1000 subscribers, each by id or email', permission: 'subscribers:write', body: batchUpdateBody, response: { schema: okSchema(batchResultSchema) } },
-      async ({ auth, body }) => say.ok(await changes.update(auth.organizationId, body.subscribers)),
+      async ({ auth, body }) => envelope.ok(await changes.update(auth.organizationId, body.subscribers)),
     )
     .delete<unknown, { ids?: number[]; emails?: string[] }>(
       '/subscribers/batch',
       { summary: 'Delete up to 1000 subscribers by ids and/or emails', permission: 'subscribers:write', body: batchDeleteBody, response: { schema: okSchema(batchDeleteResultSchema) } },
-      async ({ auth, body }) => say.ok(await changes.delete(auth.organizationId, body)),
+      async ({ auth, body }) => envelope.ok(await changes.delete(auth.organizationId, body)),
     );
 }

@@ -6,7 +6,7 @@ import { CONFIRM_PATH } from '../../shared/paths';
 /** The double opt-in link a subscriber opens: no API token, the signed token is the proof. */
 export function confirmRoutes(api: ApiRegistry, ctx: PluginContext): void {
   const confirmations = ctx.container.resolve(ConfirmationMails);
-  const say = envelopes(ctx.config.version, ctx.config.publicUrl);
+  const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
   api
     .group({ pluginId: ctx.id, prefix: CONFIRM_PATH, tag: 'campaign', auth: 'none' })
     .get<unknown, { token: string }>(
@@ -18,7 +18,7 @@ export function confirmRoutes(api: ApiRegistry, ctx: PluginContext): void {
       },
       async ({ query }) => {
         await confirmations.confirm(query.token);
-        return say.message('Subscription confirmed');
+        return envelope.message('Subscription confirmed');
       },
     );
 }

@@ -5,36 +5,36 @@ import { confirmationSchema, envelopes, messageSchema, okSchema } from '../../sh
 
 export function listRoutes(group: ApiGroup, ctx: PluginContext): void {
   const lists = ctx.container.resolve(ListsService);
-  const say = envelopes(ctx.config.version, ctx.config.publicUrl);
+  const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
   type Members = { subscriber_ids: number[] };
 
   group
     .get('/lists', { summary: 'All lists with their counts', permission: 'lists:read', response: { schema: okSchema({ type: 'array', items: listSchema }) } }, async ({ auth }) =>
-      say.ok(await lists.all(auth.organizationId)),
+      envelope.ok(await lists.all(auth.organizationId)),
     )
     .get<{ id: number }>('/lists/:id', { summary: 'Get a list', permission: 'lists:read', params: idParams, response: { schema: okSchema(listSchema) } }, async ({ auth, params }) =>
-      say.ok(await lists.get(auth.organizationId, params.id)),
+      envelope.ok(await lists.get(auth.organizationId, params.id)),
     )
     .post<unknown, Required<Pick<ListInput, 'name' | 'code'>> & ListInput>(
       '/lists',
       { summary: 'Create a list (code unique in the organization)', permission: 'lists:write', body: createListBody, response: { status: 201, schema: okSchema(listSchema) } },
-      async ({ auth, body }) => say.ok(await lists.create(auth.organizationId, body)),
+      async ({ auth, body }) => envelope.ok(await lists.create(auth.organizationId, body)),
     )
     .put<{ id: number }, ListInput>(
       '/lists/:id',
       { summary: 'Update a list', permission: 'lists:write', params: idParams, body: updateListBody, response: { schema: okSchema(listSchema) } },
-      async ({ auth, params, body }) => say.ok(await lists.update(auth.organizationId, params.id, body)),
+      async ({ auth, params, body }) => envelope.ok(await lists.update(auth.organizationId, params.id, body)),
     )
     .delete<{ id: number }>('/lists/:id', { summary: 'Delete a list (its subscribers stay)', permission: 'lists:write', params: idParams, response: { schema: messageSchema } }, async ({ auth, params }) => {
       await lists.delete(auth.organizationId, params.id);
-      return say.message(`List ${params.id} deleted`);
+      return envelope.message(`List ${params.id} deleted`);
     })
     .post<{ id: number }, Members>(
       '/lists/:id/subscribers',
       { summary: 'Add subscribers to a list', permission: 'lists:write', params: idParams, body: membershipBody, response: { schema: confirmationSchema({ type: 'object', properties: { added: { type: 'integer' } } }) } },
       async ({ auth, params, body }) => {
         const result = await lists.addSubscribers(auth.organizationId, params.id, body.subscriber_ids);
-        return say.confirmation(`${result.added} subscribers added to list ${params.id}`, result);
+        return envelope.confirmation(`${result.added} subscribers added to list ${params.id}`, result);
       },
     )
     .delete<{ id: number }, Members>(
@@ -42,7 +42,7 @@ export function listRoutes(group: ApiGroup, ctx: PluginContext): void {
       { summary: 'Remove subscribers from a list', permission: 'lists:write', params: idParams, body: membershipBody, response: { schema: confirmationSchema({ type: 'object', properties: { removed: { type: 'integer' } } }) } },
       async ({ auth, params, body }) => {
         const result = await lists.removeSubscribers(auth.organizationId, params.id, body.subscriber_ids);
-        return say.confirmation(`${result.removed} subscribers removed from list ${params.id}`, result);
+        return envelope.confirmation(`${result.removed} subscribers removed from list ${params.id}`, result);
       },
     );
 }

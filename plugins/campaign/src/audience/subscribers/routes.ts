@@ -19,7 +19,7 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
   const query = ctx.container.resolve(SubscriberQuery);
   const writer = ctx.container.resolve(SubscriberWriter);
   const confirmations = ctx.container.resolve(ConfirmationMails);
-  const say = envelopes(ctx.config.version, ctx.config.publicUrl);
+  const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
 
   group
     .get<unknown, SubscriberListQuery>(
@@ -27,13 +27,13 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
       { summary: 'List subscribers (filters and search operators)', permission: 'subscribers:read', query: listSubscribersQuery, response: { schema: pageSchema(subscriberListItemSchema) } },
       async ({ auth, query: q, ctx: koa }) => {
         const { items, total, capped } = await query.list(auth.organizationId, q);
-        return say.page(koa, items, { total, per_page: q.per_page, current_page: q.page }, capped ? { total_capped: true } : undefined);
+        return envelope.page(koa, items, { total, per_page: q.per_page, current_page: q.page }, capped ? { total_capped: true } : undefined);
       },
     )
     .get<{ id: number }>(
       '/subscribers/:id',
       { summary: 'Get a subscriber with its lists and counters', permission: 'subscribers:read', params: idParams, response: { schema: okSchema(subscriberSchema) } },
-      async ({ auth, params }) => say.ok(await query.get(auth.organizationId, params.id)),
+      async ({ auth, params }) => envelope.ok(await query.get(auth.organizationId, params.id)),
     )
     .post<unknown, NewSubscriber>(
       '/subscribers',
@@ -41,7 +41,7 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
       async ({ auth, body }) => {
         const created = await writer.create(auth.organizationId, body);
         const confirmation_sent = created.status === 'unconfirmed' ? await confirmations.queue(auth.organizationId, created.id) : false;
-        return say.ok({ ...created, confirmation_sent });
+        return envelope.ok({ ...created, confirmation_sent });
       },
     )
     .put<{ id: number }, SubscriberProfile>(
@@ -49,7 +49,7 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
       { summary: 'Update a subscriber (lists and meta_data are replaced when given)', permission: 'subscribers:write', params: idParams, body: updateSubscriberBody, response: { schema: okSchema(subscriberSchema) } },
       async ({ auth, params, body }) => {
         await writer.update(auth.organizationId, params.id, body);
-        return say.ok(await query.get(auth.organizationId, params.id));
+        return envelope.ok(await query.get(auth.organizationId, params.id));
       },
     )
     .delete<{ id: number }>(
@@ -57,7 +57,7 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
       { summary: 'Delete a subscriber', permission: 'subscribers:write', params: idParams, response: { schema: messageSchema } },
       async ({ auth, params }) => {
         await writer.delete(auth.organizationId, params.id);
-        return say.message(`Subscriber ${params.id} deleted`);
+        return envelope.message(`Subscriber ${params.id} deleted`);
       },
     )
     .post<{ id: number }, { reason?: string; feedback?: string }>(
@@ -68,7 +68,7 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
           unsubscribe_reason: body.reason ?? null,
           unsubscribe_feedback: body.feedback ?? null,
         });
-        return say.ok(await query.get(auth.organizationId, params.id));
+        return envelope.ok(await query.get(auth.organizationId, params.id));
       },
     );
 }

@@ -5,28 +5,28 @@ import { envelopes, messageSchema, okSchema } from '../../shared/envelope';
 
 export function senderProfileRoutes(group: ApiGroup, ctx: PluginContext): void {
   const profiles = ctx.container.resolve(SenderProfilesService);
-  const say = envelopes(ctx.config.version, ctx.config.publicUrl);
+  const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
   const permission = { read: 'sender-profiles:read', write: 'sender-profiles:write' };
 
   group
     .get('/sender-profiles', { summary: 'All sender profiles', permission: permission.read, response: { schema: okSchema({ type: 'array', items: senderProfileSchema }) } }, async ({ auth }) =>
-      say.ok(await profiles.all(auth.organizationId)),
+      envelope.ok(await profiles.all(auth.organizationId)),
     )
     .get<{ id: number }>('/sender-profiles/:id', { summary: 'Get a sender profile', permission: permission.read, params: idParams, response: { schema: okSchema(senderProfileSchema) } }, async ({ auth, params }) =>
-      say.ok(await profiles.get(auth.organizationId, params.id)),
+      envelope.ok(await profiles.get(auth.organizationId, params.id)),
     )
     .post<unknown, SenderProfileInput>(
       '/sender-profiles',
       { summary: 'Create a sender profile (is_default clears the previous default)', permission: permission.write, body: createSenderProfileBody, trim: ['from_email', 'reply_to_email'], response: { status: 201, schema: okSchema(senderProfileSchema) } },
-      async ({ auth, body }) => say.ok(await profiles.create(auth.organizationId, body)),
+      async ({ auth, body }) => envelope.ok(await profiles.create(auth.organizationId, body)),
     )
     .put<{ id: number }, SenderProfileInput>(
       '/sender-profiles/:id',
       { summary: 'Update a sender profile', permission: permission.write, params: idParams, body: updateSenderProfileBody, trim: ['from_email', 'reply_to_email'], response: { schema: okSchema(senderProfileSchema) } },
-      async ({ auth, params, body }) => say.ok(await profiles.update(auth.organizationId, params.id, body)),
+      async ({ auth, params, body }) => envelope.ok(await profiles.update(auth.organizationId, params.id, body)),
     )
     .delete<{ id: number }>('/sender-profiles/:id', { summary: 'Delete a sender profile', permission: permission.write, params: idParams, response: { schema: messageSchema } }, async ({ auth, params }) => {
       await profiles.delete(auth.organizationId, params.id);
-      return say.message(`Sender profile ${params.id} deleted`);
+      return envelope.message(`Sender profile ${params.id} deleted`);
     });
 }
