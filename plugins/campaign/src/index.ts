@@ -8,7 +8,7 @@ import { senderProfileRoutes } from './content/sender-profiles/routes';
 import { messageRoutes } from './content/messages/routes';
 import { scheduleRoutes } from './schedules/routes';
 import { changelogRoutes } from './changelog/routes';
-import { ConfirmationMails, CONFIRMATION_JOB } from './audience/double-opt-in/confirmation-mails';
+import { processConfirmationMails } from './audience/double-opt-in/jobs';
 import { CAMPAIGN_API_PREFIX } from './shared/paths';
 
 const pkg = require('../../package.json') as { version: string };
@@ -20,6 +20,7 @@ export default definePlugin({
   rateLimits: { windowSeconds: 3600, perToken: { overall: 1000, GET: 500, POST: 100, DELETE: 50 }, perAddress: 100 },
   routes(api, ctx) {
     const group = api.group({ pluginId: ctx.id, prefix: CAMPAIGN_API_PREFIX, tag: 'campaign', auth: 'token' });
+    // In this order: /subscribers/batch before /subscribers/:id, and the OpenAPI document lists them so.
     batchRoutes(group, ctx);
     subscriberRoutes(group, ctx);
     listRoutes(group, ctx);
@@ -30,7 +31,6 @@ export default definePlugin({
     confirmRoutes(api, ctx);
   },
   jobs(queues, ctx) {
-    const confirmations = ctx.container.resolve(ConfirmationMails);
-    queues.get(CONFIRMATION_JOB).process(4, (job) => confirmations.send(job.data));
+    processConfirmationMails(queues, ctx);
   },
 });

@@ -1,17 +1,11 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppConfig, AppError, defineJob, JobQueues, Mailer, TOKENS } from '@switchboard/core';
+import { AppConfig, AppError, JobQueues, Mailer, TOKENS } from '@switchboard/core';
 import { LinkSigner } from '../../shared/link-signer';
 import { CONFIRM_PATH } from '../../shared/paths';
 import { SubscriberWriter } from '../subscribers/writer';
 import { SenderProfilesService } from '../../content/sender-profiles/service';
-
-export interface ConfirmationJob {
-  organizationId: number;
-  subscriberId: number;
-}
-
-export const CONFIRMATION_JOB = defineJob<ConfirmationJob>('campaign.confirmation-mail');
+import { CONFIRMATION_JOB, ConfirmationJob } from './confirmation-job';
 
 /** Double opt-in: a queued mail with a signed link, and the confirmation of that link. */
 @injectable()
