@@ -1,5 +1,6 @@
 import type { ApiGroup, PluginContext } from '@switchboard/core';
-import { ChangelogService, changelogSubscribeBody, changelogSubscriptionSchema } from './service';
+import { ChangelogService } from './service';
+import { changelogSubscribeBody, changelogSubscriptionSchema } from './schemas';
 import { envelopes, okSchema } from '../shared/envelope';
 
 export function changelogRoutes(group: ApiGroup, ctx: PluginContext): void {
