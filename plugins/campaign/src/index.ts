@@ -1,14 +1,15 @@
 import path from 'node:path';
 import { definePlugin } from '@switchboard/core';
-import { subscriberRoutes } from './http/subscriber-routes';
-import { batchRoutes } from './http/batch-routes';
-import { listRoutes } from './http/list-routes';
-import { confirmRoutes } from './http/confirm-routes';
-import { senderProfileRoutes } from './http/sender-profile-routes';
-import { messageRoutes } from './http/message-routes';
-import { scheduleRoutes } from './http/schedule-routes';
-import { changelogRoutes } from './http/changelog-routes';
-import { ConfirmationMails, CONFIRMATION_JOB } from './audience/confirmation-mails';
+import { subscriberRoutes } from './audience/subscribers/routes';
+import { batchRoutes } from './audience/batch/routes';
+import { listRoutes } from './audience/lists/routes';
+import { confirmRoutes } from './audience/double-opt-in/routes';
+import { senderProfileRoutes } from './content/sender-profiles/routes';
+import { messageRoutes } from './content/messages/routes';
+import { scheduleRoutes } from './schedules/routes';
+import { changelogRoutes } from './changelog/routes';
+import { processConfirmationMails } from './audience/double-opt-in/jobs';
+import { CAMPAIGN_API_PREFIX } from './shared/paths';
 
 const pkg = require('../../package.json') as { version: string };
 
@@ -19,7 +20,8 @@ export default definePlugin({
   resources: ['subscribers', 'lists', 'messages', 'schedules', 'sender-profiles', 'analytics', 'webhooks', 'inbound-webhooks', 'changelog'],
   rateLimits: { windowSeconds: 3600, perToken: { overall: 1000, GET: 500, POST: 100, DELETE: 50 }, perAddress: 100 },
   routes(api, ctx) {
-    const group = api.group({ prefix: '/api/campaign', tag: 'campaign', auth: 'token' });
+    const group = api.group({ prefix: CAMPAIGN_API_PREFIX, tag: 'campaign', auth: 'token' });
+    // In this order: /subscribers/batch before /subscribers/:id, and the OpenAPI document lists them so.
     batchRoutes(group, ctx);
     subscriberRoutes(group, ctx);
     listRoutes(group, ctx);
@@ -30,7 +32,6 @@ export default definePlugin({
     confirmRoutes(api, ctx);
   },
   jobs(queues, ctx) {
-    const confirmations = ctx.container.resolve(ConfirmationMails);
-    queues.get(CONFIRMATION_JOB).process(4, (job) => confirmations.send(job.data));
+    processConfirmationMails(queues, ctx);
   },
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isIanaZone, nextRunAt } from '../src/content/next-run';
+import { isIanaZone, nextRunAt } from '../src/schedules/next-run';
 
 describe('campaign: next run of a schedule', () => {
   const weekly = (day: number, time: string, timezone: string) => ({ frequency: 'weekly' as const, day_of_week: day, send_time: time, timezone });

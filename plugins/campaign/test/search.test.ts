@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { AppError } from '@switchboard/core';
-import { parseSearch } from '../src/audience/search';
+import { parseSearch } from '../src/audience/search/syntax';
 
 describe('campaign: subscriber search syntax', () => {
   it('reads every operator, quoted values and plain words', () => {

@@ -1,0 +1,75 @@
+import { createSubscriberBody, profileProperties } from '../subscribers/schemas';
+
+/** Requests above this many rows are refused whole (VALIDATION_ERROR, rule maxItems). */
+export const MAX_BATCH = 1000;
+
+/** The request shape; each row is then checked on its own so one bad row fails alone. */
+export const batchCreateBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['subscribers'],
+  properties: {
+    subscribers: { type: 'array', minItems: 1, maxItems: MAX_BATCH, items: { type: 'object' } },
+    lists: { type: 'array', items: { type: 'integer', minimum: 1 }, uniqueItems: true, maxItems: 100, description: 'added to every row' },
+    skip_confirmation: { type: 'boolean', default: false, description: 'true: new subscribers are active; false: unconfirmed, with a double opt-in mail' },
+  },
+} as const;
+
+export const batchRowSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['email'],
+  properties: { email: createSubscriberBody.properties.email, ...profileProperties },
+} as const;
+
+export const batchUpdateBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['subscribers'],
+  properties: { subscribers: { type: 'array', minItems: 1, maxItems: MAX_BATCH, items: { type: 'object' } } },
+} as const;
+
+export const batchUpdateRowSchema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'names the subscriber by id or by email',
+  properties: { id: { type: 'integer', minimum: 1 }, email: { type: 'string', format: 'email', maxLength: 191 }, ...profileProperties },
+} as const;
+
+export const batchDeleteBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    ids: { type: 'array', maxItems: MAX_BATCH, items: { type: 'integer', minimum: 1 } },
+    emails: { type: 'array', maxItems: MAX_BATCH, items: { type: 'string', maxLength: 191 } },
+  },
+} as const;
+
+const rowError = {
+  type: 'object',
+  properties: { index: { type: 'integer' }, email: { type: ['string', 'null'] }, field: { type: 'string' }, rule: { type: 'string' }, message: { type: 'string' } },
+} as const;
+
+export const batchResultSchema = {
+  type: 'object',
+  properties: {
+    created: { type: 'integer' },
+    updated: { type: 'integer' },
+    failed: { type: 'integer' },
+    errors: { type: 'array', items: rowError },
+  },
+} as const;
+
+export const batchDeleteResultSchema = {
+  type: 'object',
+  properties: { deleted: { type: 'integer' }, not_found: { type: 'integer' } },
+} as const;
+
+export interface RowError {
+  index: number;
+  email: string | null;
+  field: string;
+  rule: string;
+  message: string;
+}

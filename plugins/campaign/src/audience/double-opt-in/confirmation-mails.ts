@@ -1,0 +1,55 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { AppConfig, AppError, JobQueues, Mailer, TOKENS } from '@switchboard/core';
+import { LinkSigner } from '../../shared/link-signer';
+import { CONFIRM_PATH } from '../../shared/paths';
+import { SubscriberWriter } from '../subscribers/writer';
+import { SenderProfilesService } from '../../content/sender-profiles/service';
+import { CONFIRMATION_JOB, ConfirmationJob } from './confirmation-job';
+
+/** Double opt-in: a queued mail with a signed link, and the confirmation of that link. */
+@injectable()
+export class ConfirmationMails {
+  constructor(
+    @inject(TOKENS.Knex) private readonly knex: Knex,
+    @inject(TOKENS.Queues) private readonly queues: JobQueues,
+    @inject(TOKENS.Mailer) private readonly mailer: Mailer,
+    @inject(TOKENS.Config) private readonly config: AppConfig,
+    @inject(LinkSigner) private readonly signer: LinkSigner,
+    @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
+    @inject(SenderProfilesService) private readonly senders: SenderProfilesService,
+  ) {}
+
+  /** True once the mail is queued; the job id makes a second request for the same subscriber a no-op. */
+  async queue(organizationId: number, subscriberId: number): Promise<boolean> {
+    await this.queues.get(CONFIRMATION_JOB).add({ organizationId, subscriberId }, { jobId: `confirm-${subscriberId}`, retries: 5, backoffMs: 5000 });
+    return true;
+  }
+
+  async send(job: ConfirmationJob): Promise<void> {
+    const subscriber = await this.knex('subscribers').where({ id: job.subscriberId, organization_id: job.organizationId, status: 'unconfirmed' }).first('email', 'first_name');
+    if (!subscriber) return;
+    const sender = await this.senders.defaultFor(job.organizationId);
+    const token = await this.signer.sign('confirm', [job.organizationId, job.subscriberId]);
+    const link = `${this.config.publicUrl}${CONFIRM_PATH}?token=${encodeURIComponent(token)}`;
+    const from = sender ? `"${sender.from_name}" <${sender.from_email}>` : `no-reply@${new URL(this.config.publicUrl).hostname}`;
+    await this.mailer.send({
+      from,
+      to: subscriber.email,
+      subject: 'Please confirm your subscription',
+      text: `Hello${subscriber.first_name ? ` ${subscriber.first_name}` : ''},\n\nplease confirm your subscription by opening this link:\n${link}\n\nIf you did not ask for it, ignore this mail.\n`,
+      html: `<p>Hello${subscriber.first_name ? ` ${escapeHtml(subscriber.first_name)}` : ''},</p><p>please <a href="${link}">confirm your subscription</a>.</p><p>If you did not ask for it, ignore this mail.</p>`,
+    });
+  }
+
+  async confirm(token: string): Promise<void> {
+    const ids = await this.signer.verify('confirm', token);
+    if (!ids || ids.length !== 2) throw new AppError('VALIDATION_ERROR', 'This confirmation link is not valid', { field: 'token', rule: 'signature' });
+    const [organizationId, subscriberId] = ids;
+    const current = await this.knex('subscribers').where({ id: subscriberId, organization_id: organizationId }).first('status');
+    if (!current) throw new AppError('RESOURCE_NOT_FOUND', 'This subscription no longer exists');
+    if (current.status === 'unconfirmed') await this.writer.setStatus(organizationId, subscriberId, 'active');
+  }
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

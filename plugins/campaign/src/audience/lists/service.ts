@@ -1,0 +1,94 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { Clock, duplicateEntry, insertedId, isUniqueViolation, notFound, ownedRow, toIso, TOKENS, transactionWithRetry, validationError } from '@switchboard/core';
+import { addMemberships, removeMemberships } from './memberships';
+import type { ListInput } from './schemas';
+
+const COLUMNS = ['id', 'name', 'code', 'description', 'subscriber_count', 'active_count', 'created_at'];
+
+const toList = (row: Record<string, unknown>) => ({
+  id: Number(row.id),
+  name: row.name as string,
+  code: row.code as string,
+  description: (row.description as string | null) ?? null,
+  subscriber_count: Number(row.subscriber_count),
+  active_count: Number(row.active_count),
+  created_at: toIso(row.created_at)!,
+});
+
+@injectable()
+export class ListsService {
+  constructor(
+    @inject(TOKENS.Knex) private readonly knex: Knex,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  async all(orgId: number) {
+    return (await this.knex('lists').where({ organization_id: orgId }).orderBy('id').select(COLUMNS)).map(toList);
+  }
+
+  async get(orgId: number, id: number) {
+    return toList(await ownedRow(this.knex, 'lists', orgId, id, COLUMNS, 'List'));
+  }
+
+  async create(orgId: number, input: Required<Pick<ListInput, 'name' | 'code'>> & ListInput) {
+    const now = this.clock.now();
+    const id = await this.uniqueCode(async () =>
+      insertedId(
+        await this.knex('lists').insert({ organization_id: orgId, name: input.name, code: input.code, description: input.description ?? null, created_at: now, updated_at: now }),
+      ),
+    );
+    return this.get(orgId, id);
+  }
+
+  async update(orgId: number, id: number, input: ListInput) {
+    const updated = await this.uniqueCode(() => this.knex('lists').where({ organization_id: orgId, id }).update({ ...input, updated_at: this.clock.now() }));
+    if (!updated) throw notFound('List', id);
+    return this.get(orgId, id);
+  }
+
+  /** The subscribers stay; only their membership goes. */
+  async delete(orgId: number, id: number): Promise<void> {
+    await transactionWithRetry(this.knex, async (trx) => {
+      await this.lockList(trx, orgId, id);
+      await trx('list_subscribers').where({ list_id: id }).delete();
+      await trx('lists').where({ organization_id: orgId, id }).delete();
+    });
+  }
+
+  async addSubscribers(orgId: number, id: number, subscriberIds: number[]): Promise<{ added: number }> {
+    return transactionWithRetry(this.knex, async (trx) => {
+      await this.lockList(trx, orgId, id);
+      const members = await trx('subscribers').where({ organization_id: orgId }).whereIn('id', subscriberIds).select('id', 'status');
+      if (members.length !== subscriberIds.length) {
+        const found = new Set(members.map((m: { id: number }) => Number(m.id)));
+        const missing = subscriberIds.find((s) => !found.has(s));
+        throw validationError('subscriber_ids', 'exists', `Subscriber ${missing} does not exist`);
+      }
+      const added = await addMemberships(trx, id, members.map((m: { id: number; status: string }) => ({ id: Number(m.id), status: m.status })), this.clock.now());
+      return { added };
+    });
+  }
+
+  async removeSubscribers(orgId: number, id: number, subscriberIds: number[]): Promise<{ removed: number }> {
+    return transactionWithRetry(this.knex, async (trx) => {
+      await this.lockList(trx, orgId, id);
+      return { removed: await removeMemberships(trx, id, subscriberIds) };
+    });
+  }
+
+  private async lockList(trx: Knex.Transaction, orgId: number, id: number): Promise<void> {
+    const query = trx('lists').where({ organization_id: orgId, id }).first('id');
+    if (trx.client.config.client === 'mysql2') query.forUpdate();
+    if (!(await query)) throw notFound('List', id);
+  }
+
+  private async uniqueCode<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw duplicateEntry('code', 'A list with this code already exists');
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import { validationError } from '@switchboard/core';
+import { normalizeEmail } from '../../shared/email';
+import { isSubscriberStatus, SUBSCRIBER_STATUSES, SubscriberStatus } from '../../shared/subscriber-statuses';
+
+export interface SubscriberSearch {
+  /** Exact addresses (`email:` and plain words that are addresses): each must be the subscriber's. */
+  emails: string[];
+  name?: string;
+  listCode?: string;
+  status?: SubscriberStatus;
+  /** Subscribers created on a later day than this (UTC): `created:>2024-01-31` starts at Feb 1. */
+  createdAfter?: Date;
+  meta: Array<{ key: string; value: string }>;
+  /** Plain words (a quoted phrase gives its words): each must be a word of the email or the name. */
+  words: string[];
+}
+
+const OPERATORS = ['email:', 'name:', 'list:', 'status:', 'created:>', 'meta.<key>:'];
+// An operator with a quoted value, a quoted phrase, or a bare term.
+const TERM = /([A-Za-z_][\w.-]*:>?)"([^"]*)"|"([^"]*)"|(\S+)/g;
+const META_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+const fail = (operator: string, expected: string, got: string) =>
+  validationError('search', 'operator', `Search operator ${operator} expects ${expected}, got "${got}"`);
+
+function applyOperator(search: SubscriberSearch, name: string, value: string): void {
+  if (name === 'email:') {
+    if (!EMAIL.test(value)) throw fail('email:', 'an email address', value);
+    search.emails.push(normalizeEmail(value));
+  } else if (name === 'name:') {
+    if (!value) throw fail('name:', 'some text', value);
+    search.name = value.toLowerCase();
+  } else if (name === 'list:') {
+    if (!value) throw fail('list:', 'a list code', value);
+    search.listCode = value;
+  } else if (name === 'status:') {
+    if (!isSubscriberStatus(value)) throw fail('status:', SUBSCRIBER_STATUSES.join(', '), value);
+    search.status = value;
+  } else if (name === 'created:>') {
+    const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+    const day = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : null;
+    if (!day || day.toISOString().slice(0, 10) !== value) throw fail('created:>', 'a date YYYY-MM-DD', value);
+    search.createdAfter = new Date(day.getTime() + 86_400_000);
+  } else if (name.startsWith('meta.') && name.endsWith(':') && !name.endsWith(':>')) {
+    const key = name.slice(5, -1);
+    if (!META_KEY.test(key)) throw fail('meta.<key>:', 'a key of letters, digits, _ or -', key);
+    if (!value) throw fail(`meta.${key}:`, 'a value', value);
+    search.meta.push({ key, value });
+  } else if (name === 'created:') {
+    throw fail('created:', '>YYYY-MM-DD', value);
+  } else {
+    throw validationError('search', 'operator', `Unknown search operator ${name} (known: ${OPERATORS.join(' ')})`);
+  }
+}
+
+/** A plain word that is an email address is matched as the whole address, like `email:`. */
+function addWord(search: SubscriberSearch, word: string): void {
+  if (EMAIL.test(word)) search.emails.push(normalizeEmail(word));
+  else search.words.push(word.toLowerCase());
+}
+
+/** Parses `email:a@b.co list:vip "quoted words" meta.plan:"pro plus" ada`. */
+export function parseSearch(text: string | undefined): SubscriberSearch {
+  const search: SubscriberSearch = { emails: [], meta: [], words: [] };
+  if (!text?.trim()) return search;
+  if ((text.match(/"/g) ?? []).length % 2 === 1) {
+    throw validationError('search', 'syntax', 'Search has an unmatched double quote');
+  }
+  for (const match of text.matchAll(TERM)) {
+    const [, quotedOperator, quotedValue, phrase, bare] = match;
+    if (quotedOperator !== undefined) applyOperator(search, quotedOperator, quotedValue);
+    else if (phrase !== undefined) {
+      for (const word of phrase.split(/\s+/).filter(Boolean)) addWord(search, word);
+    } else {
+      const operator = /^([A-Za-z_][\w.-]*:>?)(.*)$/.exec(bare);
+      if (operator) applyOperator(search, operator[1], operator[2]);
+      else addWord(search, bare);
+    }
+  }
+  return search;
+}

@@ -1,0 +1,182 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { notFound, TOKENS, validationError } from '@switchboard/core';
+import type { SubscriberStatus } from '../../shared/subscriber-statuses';
+import { statusCount } from './status-counts';
+import { parseSearch, SubscriberSearch } from '../search/syntax';
+import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './rows';
+import { nameMatches, plainMatch, WordMatch } from '../search/words';
+
+/** Above this many matches a search reports this number as its total (and says so). */
+export const SEARCH_COUNT_CAP = 10_000;
+
+export interface SubscriberListQuery {
+  page: number;
+  per_page: number;
+  list_id?: number;
+  status: SubscriberStatus;
+  search?: string;
+}
+
+const prefix = (s: string) => `${s.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+
+/**
+ * Listing and search, built to cost the same at ten thousand and at a million subscribers: every
+ * filter is an index range (search word, meta and membership tables), a page is chosen on ids alone and
+ * only its rows are read, and totals come from maintained counters or a capped count.
+ */
+@injectable()
+export class SubscriberQuery {
+  constructor(@inject(TOKENS.Knex) private readonly knex: Knex) {}
+
+  async list(orgId: number, q: SubscriberListQuery) {
+    const search = parseSearch(q.search);
+    const status = search.status ?? q.status;
+    const listIds = await this.listFilter(orgId, q.list_id, search.listCode);
+    if (listIds === null) return { items: [], total: 0, capped: false };
+
+    const { query, idColumn } = this.filter(orgId, status, listIds, search);
+    const ids: number[] = (
+      await query
+        .clone()
+        .select({ id: idColumn })
+        .orderBy(idColumn)
+        .limit(q.per_page)
+        .offset((q.page - 1) * q.per_page)
+    ).map((r: { id: number }) => Number(r.id));
+    const [rows, memberships, counted] = await Promise.all([
+      ids.length ? this.knex('subscribers').whereIn('id', ids).select(LIST_COLUMNS) : Promise.resolve([]),
+      this.memberships(ids),
+      this.total(orgId, status, listIds, search, query, idColumn),
+    ]);
+    const byId = new Map(rows.map((r: Record<string, unknown>) => [Number(r.id), r]));
+    const items = ids.map((id) => toListItem(byId.get(id)!, memberships.get(id) ?? []));
+    return { items, ...counted };
+  }
+
+  async get(orgId: number, id: number) {
+    const row = await this.knex('subscribers').where({ organization_id: orgId, id }).first(DETAIL_COLUMNS);
+    if (!row) throw notFound('Subscriber', id);
+    const lists = await this.knex('list_subscribers as ls')
+      .join('lists as l', 'l.id', 'ls.list_id')
+      .where('ls.subscriber_id', id)
+      .orderBy('l.id')
+      .select('l.id', 'l.name', 'l.code');
+    return toDetail(row, lists.map((l: { id: number; name: string; code: string }) => ({ id: Number(l.id), name: l.name, code: l.code })));
+  }
+
+  /** The list ids to filter on: undefined for none, null when a named list does not exist (no result). */
+  private async listFilter(orgId: number, listId: number | undefined, code: string | undefined): Promise<number[] | undefined | null> {
+    const ids: number[] = [];
+    if (listId !== undefined) {
+      const found = await this.knex('lists').where({ organization_id: orgId, id: listId }).first('id');
+      if (!found) throw validationError('list_id', 'exists', `List ${listId} does not exist`);
+      ids.push(listId);
+    }
+    if (code !== undefined) {
+      const found = await this.knex('lists').where({ organization_id: orgId, code }).first('id');
+      if (!found) return null;
+      if (!ids.includes(Number(found.id))) ids.push(Number(found.id));
+    }
+    return ids.length ? ids : undefined;
+  }
+
+  /**
+   * One index leads, in subscriber id order, so a page stops after its rows whatever the audience
+   * size: a list's members (list, status, subscriber), else a meta value (organization, key, value,
+   * subscriber), else an exact word (organization, kind, token, subscriber), else (organization,
+   * status, id). The other filters check each candidate through their own index.
+   */
+  private filter(orgId: number, status: string, listIds: number[] | undefined, search: SubscriberSearch) {
+    const wordFilters = [
+      ...(search.name ? nameMatches(search.name).map((m) => ({ kinds: ['n'], m })) : []),
+      ...search.words.map((w) => ({ kinds: ['n', 'e'], m: plainMatch(w) })),
+    ];
+    const meta = [...search.meta];
+    let query: Knex.QueryBuilder;
+    let idColumn: string;
+    let statusChecked = false;
+    let leadKinds = 0;
+    if (listIds) {
+      query = this.knex('list_subscribers as d').where('d.list_id', listIds[0]).andWhere('d.subscriber_status', status);
+      statusChecked = true;
+      for (const listId of listIds.slice(1)) {
+        query.whereIn('d.subscriber_id', this.knex('list_subscribers').select('subscriber_id').where({ list_id: listId }));
+      }
+      idColumn = 'd.subscriber_id';
+    } else if (meta.length) {
+      const { key, value } = meta.shift()!;
+      query = this.knex('subscriber_meta as d').where({ 'd.organization_id': orgId, 'd.meta_key': key, 'd.meta_value': value, 'd.subscriber_status': status });
+      statusChecked = true;
+      idColumn = 'd.subscriber_id';
+    } else if (wordFilters.some((w) => !w.m.prefix)) {
+      const lead = wordFilters.splice(wordFilters.findIndex((w) => !w.m.prefix), 1)[0];
+      query = this.knex('subscriber_tokens as d')
+        .where('d.organization_id', orgId)
+        .whereIn('d.kind', lead.kinds)
+        .andWhere('d.token', lead.m.word)
+        .andWhere('d.subscriber_status', status);
+      statusChecked = true;
+      leadKinds = lead.kinds.length;
+      idColumn = 'd.subscriber_id';
+    } else {
+      query = this.knex('subscribers as s').where('s.organization_id', orgId).andWhere('s.status', status);
+      statusChecked = true;
+      idColumn = 's.id';
+    }
+    const needsRow = !statusChecked || search.emails.length > 0 || search.createdAfter !== undefined;
+    if (idColumn !== 's.id' && needsRow) query.join('subscribers as s', 's.id', idColumn);
+    if (!statusChecked) query.andWhere('s.status', status);
+    for (const email of search.emails) query.andWhere('s.email', email);
+    if (search.createdAfter) query.andWhere('s.created_at', '>=', search.createdAfter);
+    for (const { key, value } of meta) {
+      query.whereIn(
+        idColumn,
+        this.knex('subscriber_meta').select('subscriber_id').where({ organization_id: orgId, meta_key: key, meta_value: value, subscriber_status: status }),
+      );
+    }
+    for (const { kinds, m } of wordFilters) query.whereIn(idColumn, this.subscribersWithWord(orgId, kinds, m, status));
+    // A plain word may be both a name word and an email piece of one subscriber: one match.
+    if (leadKinds > 1) query.distinct();
+    return { query, idColumn };
+  }
+
+  private subscribersWithWord(orgId: number, kinds: string[], m: WordMatch, status: string): Knex.QueryBuilder {
+    const query = this.knex('subscriber_tokens').select('subscriber_id').where('organization_id', orgId).whereIn('kind', kinds);
+    const matching = m.prefix ? query.andWhereRaw("token like ? escape '!'", [prefix(m.word)]) : query.andWhere('token', m.word);
+    return matching.andWhere('subscriber_status', status);
+  }
+
+  /**
+   * A status or a single list: the maintained counters (or one membership index range). Anything
+   * else: the matches, counted up to SEARCH_COUNT_CAP.
+   */
+  private async total(orgId: number, status: string, listIds: number[] | undefined, search: SubscriberSearch, filtered: Knex.QueryBuilder, idColumn: string) {
+    const plain = !search.emails.length && !search.name && !search.createdAfter && !search.meta.length && !search.words.length;
+    if (plain && !listIds) return { total: await statusCount(this.knex, orgId, status), capped: false };
+    if (plain && listIds?.length === 1) {
+      if (status === 'active') {
+        const list = await this.knex('lists').where({ id: listIds[0] }).first('active_count');
+        return { total: Number(list.active_count), capped: false };
+      }
+      const [{ n }] = await this.knex('list_subscribers').where({ list_id: listIds[0], subscriber_status: status }).count({ n: '*' });
+      return { total: Number(n), capped: false };
+    }
+    const limited = filtered.clone().select({ id: idColumn }).limit(SEARCH_COUNT_CAP + 1);
+    const [{ n }] = await this.knex.from(limited.as('matches')).count({ n: '*' });
+    const total = Number(n);
+    return total > SEARCH_COUNT_CAP ? { total: SEARCH_COUNT_CAP, capped: true } : { total, capped: false };
+  }
+
+  private async memberships(ids: number[]): Promise<Map<number, number[]>> {
+    const map = new Map<number, number[]>();
+    if (!ids.length) return map;
+    const rows = await this.knex('list_subscribers').whereIn('subscriber_id', ids).orderBy('list_id').select('subscriber_id', 'list_id');
+    for (const r of rows as Array<{ subscriber_id: number; list_id: number }>) {
+      const list = map.get(Number(r.subscriber_id)) ?? [];
+      list.push(Number(r.list_id));
+      map.set(Number(r.subscriber_id), list);
+    }
+    return map;
+  }
+}

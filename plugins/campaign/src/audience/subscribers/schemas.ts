@@ -1,0 +1,120 @@
+import { nullableTimestamp, pageQueryProperties, timestamp } from '@switchboard/core';
+import { SUBSCRIBER_STATUSES } from '../../shared/subscriber-statuses';
+
+const text = { type: ['string', 'null'], maxLength: 191 } as const;
+const listIds = { type: 'array', items: { type: 'integer', minimum: 1 }, uniqueItems: true, maxItems: 100 } as const;
+
+export const metaDataSchema = {
+  type: 'object',
+  maxProperties: 50,
+  propertyNames: { pattern: '^[A-Za-z0-9_-]{1,64}$' },
+  additionalProperties: {
+    anyOf: [
+      { type: 'string', maxLength: 191 },
+      { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 191 } },
+    ],
+  },
+  description: 'values are strings or arrays of strings',
+} as const;
+
+export const profileProperties = {
+  first_name: text,
+  last_name: text,
+  company_name: text,
+  phone: { type: ['string', 'null'], maxLength: 64 },
+  job_title: text,
+  lists: listIds,
+  meta_data: metaDataSchema,
+} as const;
+
+export const createSubscriberBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['email'],
+  properties: {
+    email: { type: 'string', format: 'email', maxLength: 191 },
+    ...profileProperties,
+    confirmed: { type: 'boolean', default: true, description: 'false: unconfirmed, and a double opt-in mail is sent' },
+  },
+} as const;
+
+export const updateSubscriberBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: profileProperties,
+} as const;
+
+export const unsubscribeBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { reason: { type: 'string', maxLength: 191 }, feedback: { type: 'string', maxLength: 5000 } },
+} as const;
+
+export const listSubscribersQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...pageQueryProperties,
+    list_id: { type: 'integer', minimum: 1 },
+    status: { enum: SUBSCRIBER_STATUSES, default: 'active' },
+    search: { type: 'string', maxLength: 500 },
+  },
+} as const;
+
+const listItemProperties = {
+  id: { type: 'integer' },
+  email: { type: 'string' },
+  first_name: { type: ['string', 'null'] },
+  last_name: { type: ['string', 'null'] },
+  company_name: { type: ['string', 'null'] },
+  phone: { type: ['string', 'null'] },
+  job_title: { type: ['string', 'null'] },
+  status: { enum: SUBSCRIBER_STATUSES },
+  created_at: timestamp,
+  meta_data: { type: 'object' },
+} as const;
+
+export const subscriberListItemSchema = {
+  type: 'object',
+  properties: { ...listItemProperties, lists: { type: 'array', items: { type: 'integer' } } },
+} as const;
+
+export const subscriberSchema = {
+  type: 'object',
+  properties: {
+    ...listItemProperties,
+    lists: {
+      type: 'array',
+      items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' }, code: { type: 'string' } } },
+    },
+    confirmed_at: nullableTimestamp,
+    unsubscribed_at: nullableTimestamp,
+    messages_received: { type: 'integer' },
+    messages_opened: { type: 'integer' },
+    messages_clicked: { type: 'integer' },
+    updated_at: timestamp,
+  },
+} as const;
+
+export const createdSubscriberSchema = {
+  type: 'object',
+  properties: { id: { type: 'integer' }, email: { type: 'string' }, status: { enum: SUBSCRIBER_STATUSES }, confirmation_sent: { type: 'boolean' } },
+} as const;
+
+export type MetaData = Record<string, string | string[]>;
+
+export interface SubscriberProfile {
+  first_name?: string | null;
+  last_name?: string | null;
+  company_name?: string | null;
+  phone?: string | null;
+  job_title?: string | null;
+  lists?: number[];
+  meta_data?: MetaData;
+}
+
+export interface NewSubscriber extends SubscriberProfile {
+  email: string;
+  confirmed: boolean;
+}

@@ -1,0 +1,191 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { Clock, dialectOfKnex, duplicateEntry, insertedId, isUniqueViolation, notFound, TOKENS, transactionWithRetry, validationError } from '@switchboard/core';
+import { addMemberships, applyListDeltas, deleteMemberships, deltaOf, insertMemberships, Membership, moveMembershipStatus, removeAllMemberships } from '../lists/memberships';
+import { adjustStatusCounts, ensureStatusCountRows } from './status-counts';
+import { updateProfiles } from './profile-updates';
+import { normalizeEmail } from '../../shared/email';
+import { profileColumns } from './rows';
+import { deleteSearchRows, insertSearchRows, replaceSearchRows, SEARCH_SOURCE_COLUMNS, SearchSource } from '../search/rows';
+import type { NewSubscriber, SubscriberProfile } from './schemas';
+import type { SubscriberStatus } from '../../shared/subscriber-statuses';
+
+/** The name fields present in the input. */
+export const pickNames = (input: SubscriberProfile) => ({
+  ...(input.first_name !== undefined ? { first_name: input.first_name } : {}),
+  ...(input.last_name !== undefined ? { last_name: input.last_name } : {}),
+});
+
+/** The search source after a profile update: names and meta_data as given, the rest as stored. */
+export const withProfile = (current: SearchSource, input: SubscriberProfile): SearchSource => ({
+  ...current,
+  ...pickNames(input),
+  ...(input.meta_data !== undefined ? { meta_data: input.meta_data } : {}),
+});
+
+/** Every change to subscribers, each in one transaction that also keeps the counters right. */
+@injectable()
+export class SubscriberWriter {
+  constructor(
+    @inject(TOKENS.Knex) private readonly knex: Knex,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  async create(orgId: number, input: NewSubscriber): Promise<{ id: number; email: string; status: string }> {
+    await ensureStatusCountRows(this.knex, orgId);
+    const email = normalizeEmail(input.email);
+    const status = input.confirmed ? 'active' : 'unconfirmed';
+    const now = this.clock.now();
+    try {
+      return await transactionWithRetry(this.knex, async (trx) => {
+        await this.assertListsExist(trx, orgId, input.lists ?? []);
+        const id = insertedId(
+          await trx('subscribers').insert({
+            organization_id: orgId,
+            email,
+            status,
+            confirmed_at: input.confirmed ? now : null,
+            created_at: now,
+            updated_at: now,
+            meta_data: JSON.stringify(input.meta_data ?? {}),
+            ...profileColumns(input),
+          }),
+        );
+        await insertSearchRows(trx, orgId, [{ id, email, status, first_name: input.first_name, last_name: input.last_name, meta_data: input.meta_data }]);
+        await adjustStatusCounts(trx, orgId, { [status]: 1 });
+        for (const listId of input.lists ?? []) await addMemberships(trx, listId, [{ id, status }], now);
+        return { id, email, status };
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw duplicateEntry('email', `A subscriber with the email ${email} already exists`);
+      throw err;
+    }
+  }
+
+  /** `lists` replaces the memberships; `meta_data` replaces the whole object. */
+  async update(orgId: number, id: number, input: SubscriberProfile): Promise<void> {
+    if ((await this.updateMany(orgId, [{ id, profile: input }])).length) throw notFound('Subscriber', id);
+  }
+
+  /**
+   * Profile changes of many subscribers (each at most once) in one transaction: one upsert per set of
+   * given fields, their search rows, their memberships where `lists` is given. Returns the ids that
+   * are not the organization's subscribers (nothing changed for them).
+   */
+  async updateMany(orgId: number, changes: Array<{ id: number; profile: SubscriberProfile }>): Promise<number[]> {
+    if (!changes.length) return [];
+    await this.assertListsExist(this.knex, orgId, changes.flatMap((c) => c.profile.lists ?? []));
+    return transactionWithRetry(this.knex, async (trx) => {
+      const stored = new Map((await this.locked(trx, orgId, changes.map((c) => c.id))).map((r) => [r.id, r]));
+      const found = changes.filter((c) => stored.has(c.id));
+      const now = this.clock.now();
+      await updateProfiles(trx, orgId, found.map((c) => ({ stored: stored.get(c.id)!, columns: profileColumns(c.profile) })), now);
+      await replaceSearchRows(
+        trx,
+        orgId,
+        found.map((c) => stored.get(c.id)!),
+        found.map((c) => withProfile(stored.get(c.id)!, c.profile)),
+      );
+      await this.replaceLists(trx, found.filter((c) => c.profile.lists !== undefined).map((c) => ({ ...stored.get(c.id)!, lists: c.profile.lists! })), now);
+      return changes.filter((c) => !stored.has(c.id)).map((c) => c.id);
+    });
+  }
+
+  async delete(orgId: number, id: number): Promise<void> {
+    if (!(await this.deleteMany(orgId, [id]))) throw notFound('Subscriber', id);
+  }
+
+  /**
+   * Deletes the organization's subscribers among `ids` (at most a batch's 1000) with their search rows
+   * and memberships, and the counters, in one transaction; returns how many there were.
+   */
+  async deleteMany(orgId: number, ids: number[]): Promise<number> {
+    if (!ids.length) return 0;
+    await ensureStatusCountRows(this.knex, orgId);
+    return transactionWithRetry(this.knex, async (trx) => {
+      const rows = await this.locked(trx, orgId, ids);
+      if (!rows.length) return 0;
+      const gone = rows.map((r) => r.id);
+      await removeAllMemberships(trx, gone);
+      await deleteSearchRows(trx, orgId, rows);
+      await trx('subscribers').whereIn('id', gone).delete();
+      const byStatus: Record<string, number> = {};
+      for (const r of rows) byStatus[r.status] = (byStatus[r.status] ?? 0) - 1;
+      await adjustStatusCounts(trx, orgId, byStatus);
+      return rows.length;
+    });
+  }
+
+  /** Moves a subscriber to a status with its timestamps, counters and list counts. */
+  async setStatus(orgId: number, id: number, status: SubscriberStatus, extra: Record<string, unknown> = {}): Promise<void> {
+    await ensureStatusCountRows(this.knex, orgId);
+    await transactionWithRetry(this.knex, async (trx) => {
+      const current = await this.current(trx, orgId, id);
+      const now = this.clock.now();
+      const stamps: Record<string, unknown> = {};
+      if (status === 'unsubscribed' && current.status !== 'unsubscribed') stamps.unsubscribed_at = now;
+      if (status === 'active' && current.status === 'unconfirmed') stamps.confirmed_at = now;
+      await trx('subscribers').where({ id }).update({ status, ...stamps, ...extra, updated_at: now });
+      if (current.status !== status) {
+        await adjustStatusCounts(trx, orgId, { [current.status]: -1, [status]: 1 });
+        await replaceSearchRows(trx, orgId, [current], [{ ...current, status }]);
+        await moveMembershipStatus(trx, id, current.status, status);
+      }
+    });
+  }
+
+  /** The stored row the search rows were derived from. */
+  private async current(trx: Knex.Transaction, orgId: number, id: number): Promise<SearchSource> {
+    const row = await trx('subscribers').where({ organization_id: orgId, id }).first(SEARCH_SOURCE_COLUMNS);
+    if (!row) throw notFound('Subscriber', id);
+    return { ...row, id: Number(row.id) };
+  }
+
+  /**
+   * The organization's subscribers among `ids` as stored now, locked on MySQL until the transaction
+   * ends (record locks by primary key only).
+   */
+  async locked(trx: Knex.Transaction, orgId: number, ids: number[]): Promise<SearchSource[]> {
+    const query = trx('subscribers').where({ organization_id: orgId }).whereIn('id', ids).select(SEARCH_SOURCE_COLUMNS);
+    if (!ids.length) return [];
+    return (await (dialectOfKnex(trx) === 'mysql' ? query.forUpdate() : query)).map((r: SearchSource) => ({ ...r, id: Number(r.id) }));
+  }
+
+  /** Makes each subscriber's memberships exactly `lists`, with the list counters. */
+  private async replaceLists(trx: Knex.Transaction, subscribers: Array<{ id: number; status: string; lists: number[] }>, now: Date): Promise<void> {
+    if (!subscribers.length) return;
+    const current = new Map<number, Set<number>>();
+    for (const m of (await trx('list_subscribers').whereIn('subscriber_id', subscribers.map((s) => s.id)).select('subscriber_id', 'list_id')) as Array<{ subscriber_id: number; list_id: number }>) {
+      const lists = current.get(Number(m.subscriber_id)) ?? current.set(Number(m.subscriber_id), new Set()).get(Number(m.subscriber_id))!;
+      lists.add(Number(m.list_id));
+    }
+    const leaving: Membership[] = [];
+    const joining: Membership[] = [];
+    for (const s of subscribers) {
+      const had = current.get(s.id) ?? new Set<number>();
+      const wanted = new Set(s.lists);
+      for (const listId of had) if (!wanted.has(listId)) leaving.push({ listId, id: s.id, status: s.status });
+      for (const listId of wanted) if (!had.has(listId)) joining.push({ listId, id: s.id, status: s.status });
+    }
+    const deltas = await insertMemberships(trx, joining, now);
+    for (const [listId, delta] of await deleteMemberships(trx, leaving)) {
+      const sum = deltaOf(deltas, listId);
+      sum.subscribers += delta.subscribers;
+      sum.active += delta.active;
+    }
+    // One update of all the lists' counters, in id order, as every writer takes the list rows.
+    await applyListDeltas(trx, deltas);
+  }
+
+  async assertListsExist(trx: Knex | Knex.Transaction, orgId: number, lists: number[]): Promise<void> {
+    const found = await this.existingLists(trx, orgId, lists);
+    const missing = lists.find((id) => !found.has(id));
+    if (missing !== undefined) throw validationError('lists', 'exists', `List ${missing} does not exist`);
+  }
+
+  /** Those of the list ids that are lists of the organization. */
+  async existingLists(trx: Knex | Knex.Transaction, orgId: number, lists: number[]): Promise<Set<number>> {
+    if (!lists.length) return new Set();
+    return new Set(((await trx('lists').where({ organization_id: orgId }).whereIn('id', [...new Set(lists)]).pluck('id')) as number[]).map(Number));
+  }
+}

@@ -1,0 +1,24 @@
+import type { ApiGroup, PluginContext } from '@switchboard/core';
+import { ChangelogService } from './service';
+import { changelogSubscribeBody, changelogSubscriptionSchema } from './schemas';
+import { envelopes, okSchema } from '../shared/envelope';
+
+export function changelogRoutes(group: ApiGroup, ctx: PluginContext): void {
+  const changelog = ctx.container.resolve(ChangelogService);
+  const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
+  group.post(
+    '/changelog/subscribe',
+    {
+      summary: 'Subscribe to API change notices (201 when new, 200 when the pair was already subscribed)',
+      permission: 'changelog:write',
+      body: changelogSubscribeBody,
+      trim: ['email', 'webhook_url'],
+      response: { status: 201, schema: okSchema(changelogSubscriptionSchema) },
+    },
+    async ({ auth, body, ctx: koa }) => {
+      const { created, subscription } = await changelog.subscribe(auth.organizationId, body);
+      if (!created) koa.state.responseStatus = 200;
+      return envelope.ok(subscription);
+    },
+  );
+}

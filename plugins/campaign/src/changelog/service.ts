@@ -1,0 +1,29 @@
+import crypto from 'node:crypto';
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { Clock, insertedId, isUniqueViolation, toIso, TOKENS } from '@switchboard/core';
+import { normalizeEmail } from '../shared/email';
+
+/** Who wants to hear of API changes; subscribing twice with the same pair answers the first one. */
+@injectable()
+export class ChangelogService {
+  constructor(
+    @inject(TOKENS.Knex) private readonly knex: Knex,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  async subscribe(orgId: number, input: { email: string; webhook_url: string }): Promise<{ created: boolean; subscription: Record<string, unknown> }> {
+    const email = normalizeEmail(input.email);
+    const hash = crypto.createHash('sha256').update(input.webhook_url).digest('hex');
+    const key = { organization_id: orgId, email, webhook_url_hash: hash };
+    let created = false;
+    try {
+      await this.knex('changelog_subscriptions').insert({ ...key, webhook_url: input.webhook_url, created_at: this.clock.now() }).then(insertedId);
+      created = true;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+    const row = await this.knex('changelog_subscriptions').where(key).first('id', 'email', 'webhook_url', 'created_at');
+    return { created, subscription: { id: Number(row.id), email: row.email, webhook_url: row.webhook_url, created_at: toIso(row.created_at) } };
+  }
+}

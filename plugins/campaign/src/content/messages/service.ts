@@ -1,0 +1,83 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { Clock, insertedId, ownedRow, paginate, toIso, TOKENS, validationError } from '@switchboard/core';
+import type { MessageInput, MessageListQuery } from './schemas';
+
+const COLUMNS = [
+  'id', 'name', 'subject', 'preheader', 'content_html', 'content_text', 'from_name', 'from_email', 'status', 'sent_at', 'created_at', 'updated_at',
+  'count_sent', 'count_read', 'count_clicked', 'count_stop',
+];
+
+/** A percentage of sent mail with two decimals; 0 before anything was sent. */
+export const rate = (part: number, sent: number) => (sent > 0 ? Math.round((part / sent) * 10_000) / 100 : 0);
+
+const toMessage = (row: Record<string, unknown>) => {
+  const sent = Number(row.count_sent);
+  const opened = Number(row.count_read);
+  const clicked = Number(row.count_clicked);
+  return {
+    id: Number(row.id),
+    name: row.name as string,
+    subject: row.subject as string,
+    preheader: (row.preheader as string | null) ?? null,
+    content_html: (row.content_html as string | null) ?? null,
+    content_text: (row.content_text as string | null) ?? null,
+    from_name: (row.from_name as string | null) ?? null,
+    from_email: (row.from_email as string | null) ?? null,
+    status: row.status as string,
+    sent_at: toIso(row.sent_at),
+    created_at: toIso(row.created_at)!,
+    updated_at: toIso(row.updated_at)!,
+    stats: { sent, opened, clicked, unsubscribed: Number(row.count_stop) },
+    open_rate: rate(opened, sent),
+    click_rate: rate(clicked, sent),
+  };
+};
+
+const dayStart = (day: string) => new Date(`${day}T00:00:00.000Z`);
+
+@injectable()
+export class MessagesService {
+  constructor(
+    @inject(TOKENS.Knex) private readonly knex: Knex,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  async list(orgId: number, q: MessageListQuery) {
+    const filtered = this.knex('messages').where({ organization_id: orgId });
+    if (q.status) filtered.andWhere({ status: q.status });
+    if (q.from_date) filtered.andWhere('created_at', '>=', dayStart(q.from_date));
+    if (q.to_date) filtered.andWhere('created_at', '<', new Date(dayStart(q.to_date).getTime() + 86_400_000));
+    if (q.from_date && q.to_date && q.from_date > q.to_date) throw validationError('to_date', 'after_from_date', 'to_date is before from_date');
+    return paginate(filtered, q, COLUMNS, toMessage);
+  }
+
+  async get(orgId: number, id: number) {
+    return toMessage(await ownedRow(this.knex, 'messages', orgId, id, COLUMNS, 'Message'));
+  }
+
+  async create(orgId: number, input: MessageInput) {
+    const now = this.clock.now();
+    const id = insertedId(await this.knex('messages').insert({ ...input, organization_id: orgId, status: 'draft', created_at: now, updated_at: now }));
+    return this.get(orgId, id);
+  }
+
+  /** Only a draft can change: what was sent, or is being sent, stays as it was. */
+  async update(orgId: number, id: number, input: MessageInput) {
+    const current = await this.get(orgId, id);
+    if (current.status !== 'draft') {
+      throw validationError('status', 'draft_only', `Message ${id} is ${current.status}; only a draft can be changed`);
+    }
+    const updated = await this.knex('messages').where({ organization_id: orgId, id, status: 'draft' }).update({ ...input, updated_at: this.clock.now() });
+    if (!updated) throw validationError('status', 'draft_only', `Message ${id} is no longer a draft; only a draft can be changed`);
+    return this.get(orgId, id);
+  }
+
+  async delete(orgId: number, id: number): Promise<void> {
+    const current = await this.get(orgId, id);
+    if (current.status === 'pending' || current.status === 'active') {
+      throw validationError('status', 'not_sending', `Message ${id} is being sent; cancel it before deleting it`);
+    }
+    await this.knex('messages').where({ organization_id: orgId, id }).delete();
+  }
+}

@@ -1,0 +1,66 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { Clock, deleteOwnedRow, insertedId, notFound, ownedRow, toBool, toIso, TOKENS, transactionWithRetry } from '@switchboard/core';
+import type { SenderProfileInput } from './schemas';
+
+const COLUMNS = ['id', 'name', 'from_name', 'from_email', 'reply_to_email', 'is_default', 'created_at', 'updated_at'];
+
+const toProfile = (row: Record<string, unknown>) => ({
+  id: Number(row.id),
+  name: row.name as string,
+  from_name: row.from_name as string,
+  from_email: row.from_email as string,
+  reply_to_email: (row.reply_to_email as string | null) ?? null,
+  is_default: toBool(row.is_default),
+  created_at: toIso(row.created_at)!,
+  updated_at: toIso(row.updated_at)!,
+});
+
+/** Sender identities; at most one per organization is the default. */
+@injectable()
+export class SenderProfilesService {
+  constructor(
+    @inject(TOKENS.Knex) private readonly knex: Knex,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  async all(orgId: number) {
+    return (await this.knex('sender_profiles').where({ organization_id: orgId }).orderBy('id').select(COLUMNS)).map(toProfile);
+  }
+
+  async get(orgId: number, id: number) {
+    return toProfile(await ownedRow(this.knex, 'sender_profiles', orgId, id, COLUMNS, 'Sender profile'));
+  }
+
+  /** The organization's default sender, if it has one. */
+  async defaultFor(orgId: number) {
+    const row = await this.knex('sender_profiles').where({ organization_id: orgId, is_default: true }).first(COLUMNS);
+    return row ? toProfile(row) : null;
+  }
+
+  async create(orgId: number, input: SenderProfileInput) {
+    const now = this.clock.now();
+    const id = await transactionWithRetry(this.knex, async (trx) => {
+      if (input.is_default) await this.clearDefault(trx, orgId);
+      return insertedId(await trx('sender_profiles').insert({ ...input, organization_id: orgId, created_at: now, updated_at: now }));
+    });
+    return this.get(orgId, id);
+  }
+
+  async update(orgId: number, id: number, input: SenderProfileInput) {
+    await transactionWithRetry(this.knex, async (trx) => {
+      if (!(await trx('sender_profiles').where({ organization_id: orgId, id }).first('id'))) throw notFound('Sender profile', id);
+      if (input.is_default) await this.clearDefault(trx, orgId);
+      await trx('sender_profiles').where({ id }).update({ ...input, updated_at: this.clock.now() });
+    });
+    return this.get(orgId, id);
+  }
+
+  async delete(orgId: number, id: number): Promise<void> {
+    await deleteOwnedRow(this.knex, 'sender_profiles', orgId, id, 'Sender profile');
+  }
+
+  private clearDefault(trx: Knex.Transaction, orgId: number) {
+    return trx('sender_profiles').where({ organization_id: orgId, is_default: true }).update({ is_default: false });
+  }
+}

@@ -1,0 +1,123 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { Clock, deleteOwnedRow, insertedId, ownedRow, toBool, toIso, TOKENS, validationError } from '@switchboard/core';
+import { isIanaZone, nextRunAt, Recurrence } from './next-run';
+import type { ScheduleInput } from './schemas';
+
+const COLUMNS = ['id', 'message_id', 'frequency', 'send_time', 'timezone', 'day_of_week', 'max_runs', 'is_active', 'run_count', 'next_run_at', 'last_run_at', 'created_at', 'updated_at'];
+
+const toSchedule = (row: Record<string, unknown>) => ({
+  id: Number(row.id),
+  message_id: Number(row.message_id),
+  frequency: row.frequency as Recurrence['frequency'],
+  send_time: row.send_time as string,
+  timezone: row.timezone as string,
+  day_of_week: row.day_of_week === null ? null : Number(row.day_of_week),
+  max_runs: row.max_runs === null ? null : Number(row.max_runs),
+  is_active: toBool(row.is_active),
+  run_count: Number(row.run_count),
+  next_run_at: toIso(row.next_run_at),
+  last_run_at: toIso(row.last_run_at),
+  created_at: toIso(row.created_at)!,
+  updated_at: toIso(row.updated_at)!,
+});
+
+type Schedule = ReturnType<typeof toSchedule>;
+
+/** Recurring sends: stores the rule and keeps next_run_at (UTC) computed from it. */
+@injectable()
+export class SchedulesService {
+  constructor(
+    @inject(TOKENS.Knex) private readonly knex: Knex,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  async list(orgId: number, q: { message_id?: number; is_active?: boolean }) {
+    const query = this.knex('message_schedules').where({ organization_id: orgId });
+    if (q.message_id !== undefined) query.andWhere({ message_id: q.message_id });
+    if (q.is_active !== undefined) query.andWhere({ is_active: q.is_active });
+    return (await query.orderBy('id').select(COLUMNS)).map(toSchedule);
+  }
+
+  async get(orgId: number, id: number): Promise<Schedule> {
+    return toSchedule(await ownedRow(this.knex, 'message_schedules', orgId, id, COLUMNS, 'Schedule'));
+  }
+
+  async create(orgId: number, input: Required<Pick<ScheduleInput, 'message_id' | 'frequency' | 'send_time' | 'timezone'>> & ScheduleInput) {
+    const rule = await this.checked(orgId, input);
+    const now = this.clock.now();
+    const id = insertedId(
+      await this.knex('message_schedules').insert({
+        organization_id: orgId,
+        message_id: input.message_id,
+        ...rule,
+        max_runs: input.max_runs ?? null,
+        run_count: 0,
+        is_active: true,
+        next_run_at: nextRunAt(rule, now),
+        created_at: now,
+        updated_at: now,
+      }),
+    );
+    return this.get(orgId, id);
+  }
+
+  async update(orgId: number, id: number, input: ScheduleInput) {
+    const current = await this.get(orgId, id);
+    const rule = await this.checked(orgId, { ...current, ...input });
+    const maxRuns = input.max_runs !== undefined ? input.max_runs : current.max_runs;
+    const exhausted = maxRuns !== null && current.run_count >= maxRuns;
+    const now = this.clock.now();
+    await this.knex('message_schedules')
+      .where({ organization_id: orgId, id })
+      .update({
+        ...rule,
+        message_id: input.message_id ?? current.message_id,
+        max_runs: maxRuns,
+        is_active: current.is_active && !exhausted,
+        next_run_at: current.is_active && !exhausted ? nextRunAt(rule, now) : null,
+        updated_at: now,
+      });
+    return this.get(orgId, id);
+  }
+
+  /** Pause: is_active false and no next run. */
+  async pause(orgId: number, id: number) {
+    await this.get(orgId, id);
+    await this.knex('message_schedules').where({ organization_id: orgId, id }).update({ is_active: false, next_run_at: null, updated_at: this.clock.now() });
+    return this.get(orgId, id);
+  }
+
+  /** Resume: is_active true and the next run computed from now. */
+  async resume(orgId: number, id: number) {
+    const current = await this.get(orgId, id);
+    if (current.max_runs !== null && current.run_count >= current.max_runs) {
+      throw validationError('max_runs', 'exhausted', `Schedule ${id} has made its ${current.max_runs} runs; raise max_runs to resume it`);
+    }
+    const now = this.clock.now();
+    await this.knex('message_schedules').where({ organization_id: orgId, id }).update({ is_active: true, next_run_at: nextRunAt(current, now), updated_at: now });
+    return this.get(orgId, id);
+  }
+
+  async delete(orgId: number, id: number): Promise<void> {
+    await deleteOwnedRow(this.knex, 'message_schedules', orgId, id, 'Schedule');
+  }
+
+  private async checked(orgId: number, input: ScheduleInput & Pick<Recurrence, 'frequency' | 'send_time' | 'timezone'>): Promise<Recurrence> {
+    if (!isIanaZone(input.timezone)) {
+      throw validationError('timezone', 'iana', `timezone "${input.timezone}" is not an IANA time zone name such as Europe/Berlin`);
+    }
+    if (input.frequency === 'weekly' && (input.day_of_week === undefined || input.day_of_week === null)) {
+      throw validationError('day_of_week', 'required', 'day_of_week is required for a weekly schedule (0 = Sunday ... 6 = Saturday)');
+    }
+    if (input.message_id !== undefined && !(await this.knex('messages').where({ organization_id: orgId, id: input.message_id }).first('id'))) {
+      throw validationError('message_id', 'exists', `Message ${input.message_id} does not exist`);
+    }
+    return {
+      frequency: input.frequency,
+      send_time: input.send_time,
+      timezone: input.timezone,
+      day_of_week: input.frequency === 'weekly' ? input.day_of_week! : null,
+    };
+  }
+}

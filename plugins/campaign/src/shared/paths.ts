@@ -1,0 +1,5 @@
+/** Where every campaign route is mounted. */
+export const CAMPAIGN_API_PREFIX = '/api/campaign';
+
+/** The double opt-in link sent in mail; it needs no API token, its signed token is the proof. */
+export const CONFIRM_PATH = `${CAMPAIGN_API_PREFIX}/confirm`;
