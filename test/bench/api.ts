@@ -4,8 +4,7 @@ import usersProjects from '@switchboard/plugin-users-projects';
 import { freePort } from '../src/cli';
 import { load, LoadFigures, median } from './load';
 import { startServer, stop } from './processes';
-import { benchBackend, serveSwitchboard } from './backend';
-import type { BenchOptions } from './registry';
+import { benchBackend, BenchOptions } from '@switchboard/core/testing';
 
 const CONNECTIONS = 50;
 const TARGET_RATIO = 0.5;
@@ -15,7 +14,7 @@ const TARGET_P99_MS = 25;
  * Authenticated GET /api/v1/users/{id} through the full stack (token auth, rate limit in Redis,
  * validation, envelope) against a bare Koa route doing the same select, on MariaDB + Redis.
  */
-export async function apiBenchmark({ quick, log }: BenchOptions): Promise<Record<string, unknown>> {
+export async function apiBenchmark({ quick, log, serve }: BenchOptions): Promise<Record<string, unknown>> {
   const seconds = quick ? 4 : 8;
   const rounds = quick ? 3 : 5;
   const { backend, engine, tenant, env } = await benchBackend([usersProjects]);
@@ -24,7 +23,7 @@ export async function apiBenchmark({ quick, log }: BenchOptions): Promise<Record
     await engine.close();
 
     const barePort = await freePort();
-    const full = await serveSwitchboard(env);
+    const full = await serve(env);
     const bare = await startServer([path.join(__dirname, 'bare-server.js')], { ...env, PORT: String(barePort), BENCH_ORG_ID: String(tenant.organizationId) }, `http://127.0.0.1:${barePort}/health`);
     try {
       const fullUrl = `${full.url}/api/v1/users/${user.id}`;

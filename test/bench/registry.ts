@@ -1,13 +1,8 @@
+import type { Benchmark } from '@switchboard/core/testing';
+import { audienceBenchmark } from '@switchboard/plugin-campaign/bench';
 import { apiBenchmark } from './api';
-import { audienceBenchmark } from './audience';
 
-export interface BenchOptions {
-  quick: boolean;
-  log(line: string): void;
-}
-
-export type Benchmark = (options: BenchOptions) => Promise<Record<string, unknown>>;
-
+/** Every benchmark by name; a plugin's own live in its package (`bench/`). */
 export const benchmarks: Record<string, Benchmark> = {
   api: apiBenchmark,
   audience: audienceBenchmark,

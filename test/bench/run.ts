@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { benchmarks } from './registry';
+import { serveSwitchboard } from './serve';
 
 /** `npm run bench -- NAME [--quick]`: runs one benchmark; its last output line is one JSON object. */
 async function main(): Promise<void> {
@@ -11,7 +12,7 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const result = await benchmarks[name]({ quick, log: (line) => process.stderr.write(`${line}\n`) });
+  const result = await benchmarks[name]({ quick, log: (line) => process.stderr.write(`${line}\n`), serve: serveSwitchboard });
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 

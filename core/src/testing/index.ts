@@ -2,3 +2,5 @@ export * from './services';
 export * from './engine';
 export * from './wait';
 export * from './schema-guard';
+export * from './bench';
+export * from './api-client';

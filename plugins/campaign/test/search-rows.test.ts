@@ -102,30 +102,30 @@ describeEachBackend('campaign: upgrading a 1.0 database to 1.1', (backend) => {
     const knex = engine.knex;
 
     // A subscriber written as 1.0 wrote it: rows in every search table, cascades through foreign keys.
-    const list = (await api('post', '/lists', { name: 'Old', code: 'old' }).expect(201)).body.data.id;
-    const old = (await api('post', '/subscribers', { email: 'old@example.com', first_name: 'Olga', lists: [list], meta_data: { plan: 'pro' } }).expect(201)).body.data.id;
+    const list = (await api.post('/lists', { name: 'Old', code: 'old' }).expect(201)).body.data.id;
+    const old = (await api.post('/subscribers', { email: 'old@example.com', first_name: 'Olga', lists: [list], meta_data: { plan: 'pro' } }).expect(201)).body.data.id;
     expect((await searchRowsOf(knex, old)).tokens).to.include('n:olga:active');
 
     const applied = await engine.migrator().latest({ plugin: 'campaign', to: '1.1' });
     expect(applied).to.deep.equal([{ plugin: 'campaign', applied: ['1.1/01-search-rows-by-primary-key'] }]);
-    expect(await foundBy((p) => api('get', p), 'name:olga')).to.deep.equal([old]);
-    await api('delete', `/subscribers/${old}`).expect(200);
+    expect(await foundBy(api.get, 'name:olga')).to.deep.equal([old]);
+    await api.delete(`/subscribers/${old}`).expect(200);
     expect(await searchRowsOf(knex, old)).to.deep.equal({ tokens: [], meta: [], lists: [] });
 
     await engine.migrator().rollback({ plugin: 'campaign', to: '1.0' });
-    const kept = (await api('post', '/subscribers', { email: 'kept@example.com', first_name: 'Kim', lists: [list] }).expect(201)).body.data.id;
+    const kept = (await api.post('/subscribers', { email: 'kept@example.com', first_name: 'Kim', lists: [list] }).expect(201)).body.data.id;
     // 1.0's foreign keys are back: deleting the subscriber row cascades to its search rows.
     await knex('subscribers').where({ id: kept }).delete();
     expect(await searchRowsOf(knex, kept)).to.deep.equal({ tokens: [], meta: [], lists: [] });
 
     // 1.0 data upgraded to the latest version in one go (the raw delete above left the list counter as it was).
-    const member = (await api('post', '/subscribers', { email: 'member@example.com', first_name: 'Mia', lists: [list] }).expect(201)).body.data.id;
-    const counted = async () => (await api('get', `/lists/${list}`).expect(200)).body.data.subscriber_count as number;
+    const member = (await api.post('/subscribers', { email: 'member@example.com', first_name: 'Mia', lists: [list] }).expect(201)).body.data.id;
+    const counted = async () => (await api.get(`/lists/${list}`).expect(200)).body.data.subscriber_count as number;
     const before = await counted();
     await engine.migrator().latest({ plugin: 'campaign' });
-    expect(await foundBy((p) => api('get', p), 'list:old name:mia')).to.deep.equal([member]);
-    expect((await api('get', `/subscribers?list_id=${list}`).expect(200)).body.data.map((s: { id: number }) => s.id)).to.deep.equal([member]);
-    await api('delete', `/subscribers/${member}`).expect(200);
+    expect(await foundBy(api.get, 'list:old name:mia')).to.deep.equal([member]);
+    expect((await api.get(`/subscribers?list_id=${list}`).expect(200)).body.data.map((s: { id: number }) => s.id)).to.deep.equal([member]);
+    await api.delete(`/subscribers/${member}`).expect(200);
     expect(await searchRowsOf(knex, member)).to.deep.equal({ tokens: [], meta: [], lists: [] });
     expect(await counted()).to.equal(before - 1);
   });

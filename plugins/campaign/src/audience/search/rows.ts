@@ -155,3 +155,20 @@ async function deleteRows(trx: Knex.Transaction, table: SearchTable, organizatio
       .delete();
   }
 }
+
+/**
+ * The search rows of subscribers per table, as plain objects in primary-key order: the rows an import
+ * writes, for code that writes them another way (the audience benchmark's plain-knex baseline).
+ */
+export function searchRowsByTable(organizationId: number, subscribers: SearchSource[]): Array<{ table: string; rows: SearchRow[] }> {
+  return TABLES.map((table) => {
+    const { columns, values, shared } = keyOrderedValues(table, organizationId, subscribers);
+    const rows: SearchRow[] = [];
+    for (let i = 0; i < values.length; i += columns.length) {
+      const row: SearchRow = { ...(shared as SearchRow) };
+      columns.forEach((column, j) => (row[column] = values[i + j] as string | number));
+      rows.push(row);
+    }
+    return { table: table.name, rows };
+  });
+}

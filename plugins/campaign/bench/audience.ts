@@ -1,8 +1,6 @@
-import campaign from '@switchboard/plugin-campaign';
-import { benchBackend, serveSwitchboard } from './backend';
-import { timeRequests } from './timing';
+import { benchBackend, BenchOptions, timeRequests } from '@switchboard/core/testing';
+import campaign from '../src';
 import { rawImportRate } from './raw-import';
-import type { BenchOptions } from './registry';
 
 const LISTS = 20;
 const BATCH = 1000;
@@ -104,13 +102,13 @@ async function measureQueries(client: Api, size: number) {
  * On MariaDB: import a small and then a large audience through the batch endpoint of a running
  * server, timing the import, and measure each listed query at both sizes.
  */
-export async function audienceBenchmark({ quick, log }: BenchOptions): Promise<Record<string, unknown>> {
+export async function audienceBenchmark({ quick, log, serve }: BenchOptions): Promise<Record<string, unknown>> {
   const small = 10_000;
   const large = quick ? 100_000 : 1_000_000;
   const { backend, engine, tenant, env } = await benchBackend([campaign]);
   try {
     await engine.close();
-    const servers = await Promise.all(Array.from({ length: API_PROCESSES }, () => serveSwitchboard(env)));
+    const servers = await Promise.all(Array.from({ length: API_PROCESSES }, () => serve(env)));
     try {
       const client = api(servers.map((s) => s.url), tenant.token);
       const listIds: number[] = [];

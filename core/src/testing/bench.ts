@@ -1,0 +1,48 @@
+import type { Engine } from '../engine/engine';
+import type { Plugin } from '../plugin/types';
+import { createTestEngine, createTenant, TestTenant } from './engine';
+import { productionBackend, TestBackend } from './services';
+
+/** What the harness (`npm run bench -- NAME`) gives a benchmark, wherever the benchmark lives. */
+export interface BenchOptions {
+  /** A reduced size that runs in under two minutes. */
+  quick: boolean;
+  /** Progress lines (stderr): stdout ends with the benchmark's one JSON object. */
+  log(line: string): void;
+  /** `switchboard serve` (API only) as its own process on a free port, with this environment. */
+  serve(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }>;
+}
+
+export type Benchmark = (options: BenchOptions) => Promise<Record<string, unknown>>;
+
+/** A fresh MariaDB database and Redis prefix, migrated for the plugins, with one tenant. */
+export async function benchBackend(
+  plugins: Plugin<any>[],
+): Promise<{ backend: TestBackend; engine: Engine; tenant: TestTenant; env: Record<string, string> }> {
+  const backend = await productionBackend();
+  if (!backend) throw new Error('benchmarks run on MariaDB and Redis: neither TEST_MYSQL_URL nor TEST_REDIS_URL may be down');
+  const engine = await createTestEngine(backend, { plugins });
+  const tenant = await createTenant(engine, { name: 'Bench' });
+  const env = {
+    DATABASE_URL: backend.databaseUrl,
+    REDIS_URL: backend.redisUrl!,
+    REDIS_PREFIX: backend.redisPrefix,
+    DATA_DIR: backend.dataDir,
+    PLUGINS: plugins.map((p) => p.id).join(','),
+    RATE_LIMIT_SCALE: '1000000',
+  };
+  return { backend, engine, tenant, env };
+}
+
+/** p50/p95 of request latencies measured one after another. */
+export async function timeRequests(run: () => Promise<void>, count: number): Promise<{ p50_ms: number; p95_ms: number }> {
+  const samples: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    await run();
+    samples.push(performance.now() - started);
+  }
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => Number(samples[Math.min(samples.length - 1, Math.floor(q * samples.length))].toFixed(2));
+  return { p50_ms: at(0.5), p95_ms: at(0.95) };
+}

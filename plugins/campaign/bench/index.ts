@@ -1,0 +1,1 @@
+export { audienceBenchmark } from './audience';
