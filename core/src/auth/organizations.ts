@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { TOKENS } from '../container/tokens';
 import { Clock } from '../clock';
-import { insertedId, toIso } from '../db/values';
+import { insertedId, toInt, toIsoRequired, toOneOf, toText } from '../db/values';
 
 export const PLANS = ['free', 'basic', 'pro', 'enterprise'] as const;
 export const SUBSCRIPTION_STATUSES = ['active', 'inactive'] as const;
@@ -17,22 +17,13 @@ export interface Organization {
   updated_at: string;
 }
 
-interface OrganizationRow {
-  id: number;
-  name: string;
-  selected_plan: Plan;
-  subscription_status: string;
-  created_at: unknown;
-  updated_at: unknown;
-}
-
-const toOrganization = (row: OrganizationRow): Organization => ({
-  id: Number(row.id),
-  name: row.name,
-  selected_plan: row.selected_plan,
-  subscription_status: row.subscription_status,
-  created_at: toIso(row.created_at)!,
-  updated_at: toIso(row.updated_at)!,
+const toOrganization = (row: Record<string, unknown>): Organization => ({
+  id: toInt(row.id),
+  name: toText(row.name),
+  selected_plan: toOneOf(row.selected_plan, PLANS),
+  subscription_status: toText(row.subscription_status),
+  created_at: toIsoRequired(row.created_at),
+  updated_at: toIsoRequired(row.updated_at),
 });
 
 @injectable()
@@ -57,12 +48,12 @@ export class OrganizationService {
   }
 
   async get(id: number): Promise<Organization | null> {
-    const row = await this.knex<OrganizationRow>('organizations').where({ id }).first();
+    const row = await this.knex('organizations').where({ id }).first();
     return row ? toOrganization(row) : null;
   }
 
   async findByName(name: string): Promise<Organization | null> {
-    const row = await this.knex<OrganizationRow>('organizations').where({ name }).orderBy('id').first();
+    const row = await this.knex('organizations').where({ name }).orderBy('id').first();
     return row ? toOrganization(row) : null;
   }
 }

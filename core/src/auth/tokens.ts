@@ -5,10 +5,10 @@ import { LRUCache } from 'lru-cache';
 import { TOKENS } from '../container/tokens';
 import { Clock } from '../clock';
 import type { AppConfig } from '../config/types';
-import { insertedId, parseJson, toDate, toIso } from '../db/values';
+import { insertedId, parseJson, toDate, toInt, toIso, toIsoRequired, toOneOf, toText } from '../db/values';
 import { addressAllowed, parseAllowlist } from './ip-allowlist';
 import { permissionProblem } from './permissions';
-import type { Plan } from './organizations';
+import { PLANS, Plan } from './organizations';
 
 export interface AuthContext {
   tokenId: number;
@@ -91,15 +91,15 @@ export class TokenService {
     const row = await this.knex('api_tokens').where({ id }).first();
     if (!row) return null;
     return {
-      id: Number(row.id),
-      organization_id: Number(row.organization_id),
-      name: row.name,
-      prefix: row.token_prefix,
+      id: toInt(row.id),
+      organization_id: toInt(row.organization_id),
+      name: toText(row.name),
+      prefix: toText(row.token_prefix),
       permissions: parseJson(row.permissions, []),
       ip_whitelist: parseJson(row.ip_whitelist, null),
       expires_at: toIso(row.expires_at),
       revoked_at: toIso(row.revoked_at),
-      created_at: toIso(row.created_at)!,
+      created_at: toIsoRequired(row.created_at),
     };
   }
 
@@ -132,9 +132,9 @@ export class TokenService {
     const allowlist = parseJson<string[] | null>(row.ip_whitelist, null);
     const cached: CachedToken = {
       auth: {
-        tokenId: Number(row.id),
-        organizationId: Number(row.organization_id),
-        plan: row.selected_plan,
+        tokenId: toInt(row.id),
+        organizationId: toInt(row.organization_id),
+        plan: toOneOf(row.selected_plan, PLANS),
         permissions: parseJson(row.permissions, []),
       },
       expiresAt: toDate(row.expires_at),
