@@ -1,3 +1,5 @@
+import { Shape, Validated } from '@switchboard/core';
+
 export const changelogSubscribeBody = {
   type: 'object',
   additionalProperties: false,
@@ -10,5 +12,10 @@ export const changelogSubscribeBody = {
 
 export const changelogSubscriptionSchema = {
   type: 'object',
+  required: ['id', 'email', 'webhook_url', 'created_at'],
   properties: { id: { type: 'integer' }, email: { type: 'string' }, webhook_url: { type: 'string' }, created_at: { type: 'string', format: 'date-time' } },
 } as const;
+
+/** Request and response shapes, derived from the schemas above. */
+export type ChangelogSubscribe = Validated<typeof changelogSubscribeBody>;
+export type ChangelogSubscription = Shape<typeof changelogSubscriptionSchema>;

@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, insertedId, isUniqueViolation, toIso, TOKENS } from '@switchboard/core';
+import { Clock, insertedId, isUniqueViolation, toInt, toIsoRequired, toText, TOKENS } from '@switchboard/core';
 import { normalizeEmail } from '../shared/email';
+import type { ChangelogSubscribe, ChangelogSubscription } from './schemas';
 
 /** Who wants to hear of API changes; subscribing twice with the same pair answers the first one. */
 @injectable()
@@ -12,7 +13,7 @@ export class ChangelogService {
     @inject(TOKENS.Clock) private readonly clock: Clock,
   ) {}
 
-  async subscribe(orgId: number, input: { email: string; webhook_url: string }): Promise<{ created: boolean; subscription: Record<string, unknown> }> {
+  async subscribe(orgId: number, input: ChangelogSubscribe): Promise<{ created: boolean; subscription: ChangelogSubscription }> {
     const email = normalizeEmail(input.email);
     const hash = crypto.createHash('sha256').update(input.webhook_url).digest('hex');
     const key = { organization_id: orgId, email, webhook_url_hash: hash };
@@ -24,6 +25,9 @@ export class ChangelogService {
       if (!isUniqueViolation(err)) throw err;
     }
     const row = await this.knex('changelog_subscriptions').where(key).first('id', 'email', 'webhook_url', 'created_at');
-    return { created, subscription: { id: Number(row.id), email: row.email, webhook_url: row.webhook_url, created_at: toIso(row.created_at) } };
+    return {
+      created,
+      subscription: { id: toInt(row.id), email: toText(row.email), webhook_url: toText(row.webhook_url), created_at: toIsoRequired(row.created_at) },
+    };
   }
 }

@@ -1,13 +1,8 @@
 import { DateTime } from 'luxon';
+import type { NewSchedule } from './schemas';
 
-export interface Recurrence {
-  frequency: 'daily' | 'weekly';
-  /** HH:MM, wall-clock time in the timezone. */
-  send_time: string;
-  timezone: string;
-  /** 0 = Sunday ... 6 = Saturday; weekly only. */
-  day_of_week?: number | null;
-}
+/** A schedule's rule: send_time is HH:MM wall-clock time in the timezone, day_of_week (weekly only) 0 = Sunday ... 6 = Saturday. */
+export type Recurrence = Pick<NewSchedule, 'frequency' | 'send_time' | 'timezone' | 'day_of_week'>;
 
 /**
  * The first send strictly after `after`, in UTC. Wall-clock time in the schedule's zone: across a

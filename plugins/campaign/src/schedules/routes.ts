@@ -1,13 +1,12 @@
 import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
 import { SchedulesService } from './service';
-import { createScheduleBody, listSchedulesQuery, ScheduleInput, scheduleSchema, updateScheduleBody } from './schemas';
+import { createScheduleBody, listSchedulesQuery, scheduleSchema, updateScheduleBody } from './schemas';
 import { envelopes, messageSchema, okSchema } from '../shared/envelope';
 
 export function scheduleRoutes(group: ApiGroup, ctx: PluginContext): void {
   const schedules = ctx.container.resolve(SchedulesService);
   const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
   const one = okSchema(scheduleSchema);
-  type Create = Required<Pick<ScheduleInput, 'message_id' | 'frequency' | 'send_time' | 'timezone'>> & ScheduleInput;
 
   group
     .get(

@@ -1,4 +1,4 @@
-import { nullableTimestamp, timestamp } from '@switchboard/core';
+import { nullableTimestamp, Shape, timestamp, Validated } from '@switchboard/core';
 
 export const FREQUENCIES = ['weekly', 'daily'] as const;
 
@@ -28,6 +28,21 @@ export const listSchedulesQuery = {
 
 export const scheduleSchema = {
   type: 'object',
+  required: [
+    'id',
+    'message_id',
+    'frequency',
+    'send_time',
+    'timezone',
+    'day_of_week',
+    'max_runs',
+    'is_active',
+    'run_count',
+    'next_run_at',
+    'last_run_at',
+    'created_at',
+    'updated_at',
+  ],
   properties: {
     id: { type: 'integer' },
     message_id: { type: 'integer' },
@@ -45,11 +60,8 @@ export const scheduleSchema = {
   },
 } as const;
 
-export interface ScheduleInput {
-  message_id?: number;
-  frequency?: (typeof FREQUENCIES)[number];
-  send_time?: string;
-  timezone?: string;
-  day_of_week?: number | null;
-  max_runs?: number | null;
-}
+/** Request and response shapes, derived from the schemas above. */
+export type Schedule = Shape<typeof scheduleSchema>;
+export type NewSchedule = Validated<typeof createScheduleBody>;
+export type ScheduleChanges = Validated<typeof updateScheduleBody>;
+export type ScheduleListQuery = Validated<typeof listSchedulesQuery>;

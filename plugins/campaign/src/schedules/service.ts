@@ -1,28 +1,40 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, deleteOwnedRow, insertedId, ownedRow, toBool, toIso, TOKENS, validationError } from '@switchboard/core';
+import {
+  Clock,
+  deleteOwnedRow,
+  insertedId,
+  ownedRow,
+  toBool,
+  toInt,
+  toIso,
+  toIsoRequired,
+  toNullableInt,
+  toOneOf,
+  toText,
+  TOKENS,
+  validationError,
+} from '@switchboard/core';
 import { isIanaZone, nextRunAt, Recurrence } from './next-run';
-import type { ScheduleInput } from './schemas';
+import { FREQUENCIES, NewSchedule, Schedule, ScheduleChanges, ScheduleListQuery } from './schemas';
 
 const COLUMNS = ['id', 'message_id', 'frequency', 'send_time', 'timezone', 'day_of_week', 'max_runs', 'is_active', 'run_count', 'next_run_at', 'last_run_at', 'created_at', 'updated_at'];
 
-const toSchedule = (row: Record<string, unknown>) => ({
-  id: Number(row.id),
-  message_id: Number(row.message_id),
-  frequency: row.frequency as Recurrence['frequency'],
-  send_time: row.send_time as string,
-  timezone: row.timezone as string,
-  day_of_week: row.day_of_week === null ? null : Number(row.day_of_week),
-  max_runs: row.max_runs === null ? null : Number(row.max_runs),
+const toSchedule = (row: Record<string, unknown>): Schedule => ({
+  id: toInt(row.id),
+  message_id: toInt(row.message_id),
+  frequency: toOneOf(row.frequency, FREQUENCIES),
+  send_time: toText(row.send_time),
+  timezone: toText(row.timezone),
+  day_of_week: toNullableInt(row.day_of_week),
+  max_runs: toNullableInt(row.max_runs),
   is_active: toBool(row.is_active),
-  run_count: Number(row.run_count),
+  run_count: toInt(row.run_count),
   next_run_at: toIso(row.next_run_at),
   last_run_at: toIso(row.last_run_at),
-  created_at: toIso(row.created_at)!,
-  updated_at: toIso(row.updated_at)!,
+  created_at: toIsoRequired(row.created_at),
+  updated_at: toIsoRequired(row.updated_at),
 });
-
-type Schedule = ReturnType<typeof toSchedule>;
 
 /** Recurring sends: stores the rule and keeps next_run_at (UTC) computed from it. */
 @injectable()
@@ -32,7 +44,7 @@ export class SchedulesService {
     @inject(TOKENS.Clock) private readonly clock: Clock,
   ) {}
 
-  async list(orgId: number, q: { message_id?: number; is_active?: boolean }) {
+  async list(orgId: number, q: ScheduleListQuery) {
     const query = this.knex('message_schedules').where({ organization_id: orgId });
     if (q.message_id !== undefined) query.andWhere({ message_id: q.message_id });
     if (q.is_active !== undefined) query.andWhere({ is_active: q.is_active });
@@ -43,7 +55,7 @@ export class SchedulesService {
     return toSchedule(await ownedRow(this.knex, 'message_schedules', orgId, id, COLUMNS, 'Schedule'));
   }
 
-  async create(orgId: number, input: Required<Pick<ScheduleInput, 'message_id' | 'frequency' | 'send_time' | 'timezone'>> & ScheduleInput) {
+  async create(orgId: number, input: NewSchedule) {
     const rule = await this.checked(orgId, input);
     const now = this.clock.now();
     const id = insertedId(
@@ -62,7 +74,7 @@ export class SchedulesService {
     return this.get(orgId, id);
   }
 
-  async update(orgId: number, id: number, input: ScheduleInput) {
+  async update(orgId: number, id: number, input: ScheduleChanges) {
     const current = await this.get(orgId, id);
     const rule = await this.checked(orgId, { ...current, ...input });
     const maxRuns = input.max_runs !== undefined ? input.max_runs : current.max_runs;
@@ -103,7 +115,7 @@ export class SchedulesService {
     await deleteOwnedRow(this.knex, 'message_schedules', orgId, id, 'Schedule');
   }
 
-  private async checked(orgId: number, input: ScheduleInput & Pick<Recurrence, 'frequency' | 'send_time' | 'timezone'>): Promise<Recurrence> {
+  private async checked(orgId: number, input: ScheduleChanges & Pick<Recurrence, 'frequency' | 'send_time' | 'timezone'>): Promise<Recurrence> {
     if (!isIanaZone(input.timezone)) {
       throw validationError('timezone', 'iana', `timezone "${input.timezone}" is not an IANA time zone name such as Europe/Berlin`);
     }

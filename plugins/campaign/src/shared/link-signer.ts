@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { TOKENS } from '@switchboard/core';
+import { toText, TOKENS } from '@switchboard/core';
 
 /** Signs and checks the ids carried by links in mail (confirm, unsubscribe), with the install's secret. */
 @injectable()
@@ -14,7 +14,7 @@ export class LinkSigner {
     this.secret ??= this.knex('campaign_settings')
       .where({ name: 'link_signing_secret' })
       .first('value')
-      .then((row) => row.value as string)
+      .then((row) => toText(row.value))
       .catch((err) => {
         // A failed read is not remembered: the next link tries again.
         this.secret = undefined;

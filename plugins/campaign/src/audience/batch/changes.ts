@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { AppError, compileValidator, TOKENS } from '@switchboard/core';
 import { normalizeEmail } from '../../shared/email';
 import { SubscriberWriter } from '../subscribers/writer';
-import { batchUpdateRowSchema, RowError } from './schemas';
+import { BatchDelete, BatchDeleteResult, BatchOutcome, BatchUpdateRow, batchUpdateRowSchema, RowError } from './schemas';
 import type { SubscriberProfile } from '../subscribers/schemas';
 
 const validateRow = compileValidator(batchUpdateRowSchema, 'body');
@@ -28,7 +28,7 @@ export class BatchChanges {
    * Rows are checked one by one (shape, a known id or email, existing lists, each subscriber once),
    * then all changes are written in one transaction.
    */
-  async update(orgId: number, raw: object[]): Promise<{ updated: number; failed: number; errors: RowError[] }> {
+  async update(orgId: number, raw: object[]): Promise<BatchOutcome> {
     const errors: RowError[] = [];
     const fail = (index: number, email: string | null, field: string, rule: string, message: string) => errors.push({ index, email, field, rule, message });
     const rows: UpdateRow[] = [];
@@ -36,7 +36,7 @@ export class BatchChanges {
       const given = (candidate as { email?: unknown }).email;
       const email = typeof given === 'string' ? normalizeEmail(given) : null;
       try {
-        const row = validateRow<SubscriberProfile & { id?: number; email?: string }>({ ...candidate, ...(email ? { email } : {}) });
+        const row = validateRow<BatchUpdateRow>({ ...candidate, ...(email ? { email } : {}) });
         if (row.id === undefined && row.email === undefined) {
           throw new AppError('VALIDATION_ERROR', 'Each row needs an id or an email', { field: 'id', rule: 'required' });
         }
@@ -69,7 +69,7 @@ export class BatchChanges {
     return { updated: changes.length - unknown.size, failed: errors.length, errors };
   }
 
-  async delete(orgId: number, input: { ids?: number[]; emails?: string[] }): Promise<{ deleted: number; not_found: number }> {
+  async delete(orgId: number, input: BatchDelete): Promise<BatchDeleteResult> {
     const ids = new Set(input.ids ?? []);
     const emails = (input.emails ?? []).map(normalizeEmail);
     if (emails.length) {

@@ -5,28 +5,20 @@ import { applyListDeltas, insertMemberships, Membership } from '../lists/members
 import { adjustStatusCounts, ensureStatusCountRows } from '../subscribers/status-counts';
 import { normalizeEmail } from '../../shared/email';
 import { profileColumns } from '../subscribers/rows';
-import type { SubscriberProfile } from '../subscribers/schemas';
 import { SubscriberWriter, withProfile } from '../subscribers/writer';
 import { insertSearchRows, replaceSearchRows, SearchSource } from '../search/rows';
 import { updateProfiles } from '../subscribers/profile-updates';
-import { batchRowSchema, RowError } from './schemas';
+import { BatchCreate, BatchOutcome, BatchRow, batchRowSchema } from './schemas';
 
 const CHUNK = 1000;
 const validateRow = compileValidator(batchRowSchema, 'body');
 
-interface Row extends SubscriberProfile {
-  index: number;
-  email: string;
-}
+type Row = BatchRow & { index: number };
 
-export interface BatchResult {
-  created: number;
-  updated: number;
-  failed: number;
-  errors: RowError[];
+export type BatchResult = Required<BatchOutcome> & {
   /** Ids of new unconfirmed subscribers, for their confirmation mails. */
   unconfirmed: number[];
-}
+};
 
 /**
  * Rows of new subscribers, all with the same columns (insertRows takes those of the first row): the
@@ -56,7 +48,7 @@ export class BatchImport {
     @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
   ) {}
 
-  async run(orgId: number, input: { subscribers: object[]; lists?: number[]; skip_confirmation: boolean }): Promise<BatchResult> {
+  async run(orgId: number, input: BatchCreate): Promise<BatchResult> {
     await this.writer.assertListsExist(this.knex, orgId, input.lists ?? []);
     await ensureStatusCountRows(this.knex, orgId);
     const result: BatchResult = { created: 0, updated: 0, failed: 0, errors: [], unconfirmed: [] };
@@ -79,7 +71,7 @@ export class BatchImport {
       // The request body is ours: the row is trimmed and checked in place, not copied.
       const email = typeof given.email === 'string' ? (given.email = given.email.trim()) : null;
       try {
-        const row = validateRow<Row>(candidate);
+        const row = validateRow<BatchRow>(candidate);
         const normalized = normalizeEmail(row.email);
         if (seen.has(normalized)) {
           result.errors.push({ index, email: normalized, field: 'email', rule: 'duplicate_in_batch', message: `${normalized} appears earlier in this batch` });
@@ -106,7 +98,7 @@ export class BatchImport {
   private async writeChunkRetrying(
     orgId: number,
     chunk: Row[],
-    input: { lists?: number[]; skip_confirmation: boolean },
+    input: BatchCreate,
     knownLists: Set<number>,
     result: BatchResult,
     plan: { lookFirst: boolean },
@@ -137,7 +129,7 @@ export class BatchImport {
   private async writeChunk(
     orgId: number,
     chunk: Row[],
-    input: { lists?: number[]; skip_confirmation: boolean },
+    input: BatchCreate,
     knownLists: Set<number>,
     result: BatchResult,
     lookFirst: boolean,

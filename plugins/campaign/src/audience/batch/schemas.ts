@@ -1,3 +1,4 @@
+import { Shape, Validated } from '@switchboard/core';
 import { createSubscriberBody, profileProperties } from '../subscribers/schemas';
 
 /** Requests above this many rows are refused whole (VALIDATION_ERROR, rule maxItems). */
@@ -48,11 +49,13 @@ export const batchDeleteBody = {
 
 const rowError = {
   type: 'object',
+  required: ['index', 'email', 'field', 'rule', 'message'],
   properties: { index: { type: 'integer' }, email: { type: ['string', 'null'] }, field: { type: 'string' }, rule: { type: 'string' }, message: { type: 'string' } },
 } as const;
 
 export const batchResultSchema = {
   type: 'object',
+  required: ['updated', 'failed', 'errors'],
   properties: {
     created: { type: 'integer' },
     updated: { type: 'integer' },
@@ -63,13 +66,16 @@ export const batchResultSchema = {
 
 export const batchDeleteResultSchema = {
   type: 'object',
+  required: ['deleted', 'not_found'],
   properties: { deleted: { type: 'integer' }, not_found: { type: 'integer' } },
 } as const;
 
-export interface RowError {
-  index: number;
-  email: string | null;
-  field: string;
-  rule: string;
-  message: string;
-}
+/** Request and response shapes, derived from the schemas above. */
+export type BatchCreate = Validated<typeof batchCreateBody>;
+export type BatchRow = Validated<typeof batchRowSchema>;
+export type BatchUpdateRow = Validated<typeof batchUpdateRowSchema>;
+export type BatchDelete = Validated<typeof batchDeleteBody>;
+export type RowError = Shape<typeof rowError>;
+/** `created` only in the answer of a batch that creates. */
+export type BatchOutcome = Shape<typeof batchResultSchema>;
+export type BatchDeleteResult = Shape<typeof batchDeleteResultSchema>;

@@ -4,7 +4,7 @@ import { insertRows } from '@switchboard/core';
 /** Moves the status copies in memberships to a new status and keeps each list's active_count right. */
 export async function moveMembershipStatus(trx: Knex.Transaction, subscriberId: number, from: string, to: string): Promise<void> {
   if (from === to) return;
-  const listIds = (await trx('list_subscribers').where({ subscriber_id: subscriberId }).pluck('list_id')) as number[];
+  const listIds = (await trx('list_subscribers').where({ subscriber_id: subscriberId }).pluck('list_id')).map(Number);
   if (!listIds.length) return;
   await trx('list_subscribers').where({ subscriber_id: subscriberId }).update({ subscriber_status: to });
   if (from === 'active') await trx('lists').whereIn('id', listIds).decrement('active_count', 1);

@@ -1,12 +1,11 @@
 import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
 import { ListsService } from './service';
-import { createListBody, ListInput, listSchema, membershipBody, updateListBody } from './schemas';
+import { createListBody, listSchema, membershipBody, updateListBody } from './schemas';
 import { confirmationSchema, envelopes, messageSchema, okSchema } from '../../shared/envelope';
 
 export function listRoutes(group: ApiGroup, ctx: PluginContext): void {
   const lists = ctx.container.resolve(ListsService);
   const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
-  type Members = { subscriber_ids: number[] };
 
   group
     .get('/lists', { summary: 'All lists with their counts', permission: 'lists:read', response: { schema: okSchema({ type: 'array', items: listSchema }) } }, async ({ auth }) =>

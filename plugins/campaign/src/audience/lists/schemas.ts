@@ -1,9 +1,10 @@
-import { timestamp } from '@switchboard/core';
+import { Shape, timestamp, Validated } from '@switchboard/core';
 
 const code = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$', description: 'short slug used in search as list:<code>' } as const;
 
 export const listSchema = {
   type: 'object',
+  required: ['id', 'name', 'code', 'description', 'subscriber_count', 'active_count', 'created_at'],
   properties: {
     id: { type: 'integer' },
     name: { type: 'string' },
@@ -36,8 +37,7 @@ export const membershipBody = {
   properties: { subscriber_ids: { type: 'array', minItems: 1, maxItems: 1000, uniqueItems: true, items: { type: 'integer', minimum: 1 } } },
 } as const;
 
-export interface ListInput {
-  name?: string;
-  code?: string;
-  description?: string | null;
-}
+/** Request and response shapes, derived from the schemas above. */
+export type List = Shape<typeof listSchema>;
+export type NewList = Validated<typeof createListBody>;
+export type ListChanges = Validated<typeof updateListBody>;

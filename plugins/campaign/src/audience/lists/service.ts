@@ -1,19 +1,33 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, duplicateEntry, insertedId, isUniqueViolation, notFound, ownedRow, toIso, TOKENS, transactionWithRetry, validationError } from '@switchboard/core';
+import {
+  Clock,
+  duplicateEntry,
+  insertedId,
+  isUniqueViolation,
+  notFound,
+  ownedRow,
+  toInt,
+  toIsoRequired,
+  toNullableText,
+  toText,
+  TOKENS,
+  transactionWithRetry,
+  validationError,
+} from '@switchboard/core';
 import { addMemberships, removeMemberships } from './memberships';
-import type { ListInput } from './schemas';
+import type { List, ListChanges, NewList } from './schemas';
 
 const COLUMNS = ['id', 'name', 'code', 'description', 'subscriber_count', 'active_count', 'created_at'];
 
-const toList = (row: Record<string, unknown>) => ({
-  id: Number(row.id),
-  name: row.name as string,
-  code: row.code as string,
-  description: (row.description as string | null) ?? null,
-  subscriber_count: Number(row.subscriber_count),
-  active_count: Number(row.active_count),
-  created_at: toIso(row.created_at)!,
+const toList = (row: Record<string, unknown>): List => ({
+  id: toInt(row.id),
+  name: toText(row.name),
+  code: toText(row.code),
+  description: toNullableText(row.description),
+  subscriber_count: toInt(row.subscriber_count),
+  active_count: toInt(row.active_count),
+  created_at: toIsoRequired(row.created_at),
 });
 
 @injectable()
@@ -31,7 +45,7 @@ export class ListsService {
     return toList(await ownedRow(this.knex, 'lists', orgId, id, COLUMNS, 'List'));
   }
 
-  async create(orgId: number, input: Required<Pick<ListInput, 'name' | 'code'>> & ListInput) {
+  async create(orgId: number, input: NewList) {
     const now = this.clock.now();
     const id = await this.uniqueCode(async () =>
       insertedId(
@@ -41,7 +55,7 @@ export class ListsService {
     return this.get(orgId, id);
   }
 
-  async update(orgId: number, id: number, input: ListInput) {
+  async update(orgId: number, id: number, input: ListChanges) {
     const updated = await this.uniqueCode(() => this.knex('lists').where({ organization_id: orgId, id }).update({ ...input, updated_at: this.clock.now() }));
     if (!updated) throw notFound('List', id);
     return this.get(orgId, id);

@@ -1,22 +1,14 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { notFound, TOKENS, validationError } from '@switchboard/core';
-import type { SubscriberStatus } from '../../shared/subscriber-statuses';
+import { notFound, toInt, toText, TOKENS, validationError } from '@switchboard/core';
 import { statusCount } from './status-counts';
 import { parseSearch, SubscriberSearch } from '../search/syntax';
 import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './rows';
 import { nameMatches, plainMatch, WordMatch } from '../search/words';
+import type { SubscriberListQuery } from './schemas';
 
 /** Above this many matches a search reports this number as its total (and says so). */
 export const SEARCH_COUNT_CAP = 10_000;
-
-export interface SubscriberListQuery {
-  page: number;
-  per_page: number;
-  list_id?: number;
-  status: SubscriberStatus;
-  search?: string;
-}
 
 const prefix = (s: string) => `${s.replace(/[!%_]/g, (c) => `!${c}`)}%`;
 
@@ -43,13 +35,13 @@ export class SubscriberQuery {
         .orderBy(idColumn)
         .limit(q.per_page)
         .offset((q.page - 1) * q.per_page)
-    ).map((r: { id: number }) => Number(r.id));
+    ).map((r: Record<string, unknown>) => toInt(r.id));
     const [rows, memberships, counted] = await Promise.all([
       ids.length ? this.knex('subscribers').whereIn('id', ids).select(LIST_COLUMNS) : Promise.resolve([]),
       this.memberships(ids),
       this.total(orgId, status, listIds, search, query, idColumn),
     ]);
-    const byId = new Map(rows.map((r: Record<string, unknown>) => [Number(r.id), r]));
+    const byId = new Map(rows.map((r: Record<string, unknown>) => [toInt(r.id), r]));
     const items = ids.map((id) => toListItem(byId.get(id)!, memberships.get(id) ?? []));
     return { items, ...counted };
   }
@@ -62,7 +54,7 @@ export class SubscriberQuery {
       .where('ls.subscriber_id', id)
       .orderBy('l.id')
       .select('l.id', 'l.name', 'l.code');
-    return toDetail(row, lists.map((l: { id: number; name: string; code: string }) => ({ id: Number(l.id), name: l.name, code: l.code })));
+    return toDetail(row, lists.map((l: Record<string, unknown>) => ({ id: toInt(l.id), name: toText(l.name), code: toText(l.code) })));
   }
 
   /** The list ids to filter on: undefined for none, null when a named list does not exist (no result). */
@@ -172,10 +164,11 @@ export class SubscriberQuery {
     const map = new Map<number, number[]>();
     if (!ids.length) return map;
     const rows = await this.knex('list_subscribers').whereIn('subscriber_id', ids).orderBy('list_id').select('subscriber_id', 'list_id');
-    for (const r of rows as Array<{ subscriber_id: number; list_id: number }>) {
-      const list = map.get(Number(r.subscriber_id)) ?? [];
-      list.push(Number(r.list_id));
-      map.set(Number(r.subscriber_id), list);
+    for (const r of rows as Array<Record<string, unknown>>) {
+      const subscriberId = toInt(r.subscriber_id);
+      const list = map.get(subscriberId) ?? [];
+      list.push(toInt(r.list_id));
+      map.set(subscriberId, list);
     }
     return map;
   }

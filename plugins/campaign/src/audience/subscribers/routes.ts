@@ -1,13 +1,11 @@
 import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
-import { SubscriberQuery, SubscriberListQuery } from './query';
+import { SubscriberQuery } from './query';
 import { SubscriberWriter } from './writer';
 import { ConfirmationMails } from '../double-opt-in/confirmation-mails';
 import {
   createdSubscriberSchema,
   createSubscriberBody,
   listSubscribersQuery,
-  NewSubscriber,
-  SubscriberProfile,
   subscriberListItemSchema,
   subscriberSchema,
   unsubscribeBody,

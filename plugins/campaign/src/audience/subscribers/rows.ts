@@ -1,5 +1,6 @@
-import { parseJson, toIso } from '@switchboard/core';
-import type { MetaData, SubscriberProfile } from './schemas';
+import { parseJson, toInt, toIso, toIsoRequired, toNullableText, toOneOf, toText } from '@switchboard/core';
+import { SUBSCRIBER_STATUSES } from '../../shared/subscriber-statuses';
+import type { MetaData, Subscriber, SubscriberListItem, SubscriberProfile } from './schemas';
 
 export const LIST_COLUMNS = ['id', 'email', 'first_name', 'last_name', 'company_name', 'phone', 'job_title', 'status', 'created_at', 'meta_data'];
 
@@ -15,29 +16,29 @@ export const DETAIL_COLUMNS = [
 
 type Row = Record<string, unknown>;
 
-export const toListItem = (row: Row, lists: number[]) => ({
-  id: Number(row.id),
-  email: row.email as string,
-  first_name: (row.first_name as string | null) ?? null,
-  last_name: (row.last_name as string | null) ?? null,
-  company_name: (row.company_name as string | null) ?? null,
-  phone: (row.phone as string | null) ?? null,
-  job_title: (row.job_title as string | null) ?? null,
-  status: row.status as string,
+export const toListItem = (row: Row, lists: number[]): SubscriberListItem => ({
+  id: toInt(row.id),
+  email: toText(row.email),
+  first_name: toNullableText(row.first_name),
+  last_name: toNullableText(row.last_name),
+  company_name: toNullableText(row.company_name),
+  phone: toNullableText(row.phone),
+  job_title: toNullableText(row.job_title),
+  status: toOneOf(row.status, SUBSCRIBER_STATUSES),
   lists,
-  created_at: toIso(row.created_at)!,
+  created_at: toIsoRequired(row.created_at),
   meta_data: parseJson<MetaData>(row.meta_data, {}),
 });
 
-export const toDetail = (row: Row, lists: Array<{ id: number; name: string; code: string }>) => ({
+export const toDetail = (row: Row, lists: Subscriber['lists']): Subscriber => ({
   ...toListItem(row, []),
   lists,
   confirmed_at: toIso(row.confirmed_at),
   unsubscribed_at: toIso(row.unsubscribed_at),
-  messages_received: Number(row.messages_received),
-  messages_opened: Number(row.messages_opened),
-  messages_clicked: Number(row.messages_clicked),
-  updated_at: toIso(row.updated_at)!,
+  messages_received: toInt(row.messages_received),
+  messages_opened: toInt(row.messages_opened),
+  messages_clicked: toInt(row.messages_clicked),
+  updated_at: toIsoRequired(row.updated_at),
 });
 
 /** Columns of the profile fields present in the input. */

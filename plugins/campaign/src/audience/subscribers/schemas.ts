@@ -1,4 +1,4 @@
-import { nullableTimestamp, pageQueryProperties, timestamp } from '@switchboard/core';
+import { nullableTimestamp, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
 import { SUBSCRIBER_STATUSES } from '../../shared/subscriber-statuses';
 
 const text = { type: ['string', 'null'], maxLength: 191 } as const;
@@ -75,18 +75,46 @@ const listItemProperties = {
   meta_data: { type: 'object' },
 } as const;
 
+const listItemRequired = [
+  'id',
+  'email',
+  'first_name',
+  'last_name',
+  'company_name',
+  'phone',
+  'job_title',
+  'status',
+  'created_at',
+  'meta_data',
+] as const;
+
 export const subscriberListItemSchema = {
   type: 'object',
+  required: [...listItemRequired, 'lists'],
   properties: { ...listItemProperties, lists: { type: 'array', items: { type: 'integer' } } },
 } as const;
 
 export const subscriberSchema = {
   type: 'object',
+  required: [
+    ...listItemRequired,
+    'lists',
+    'confirmed_at',
+    'unsubscribed_at',
+    'messages_received',
+    'messages_opened',
+    'messages_clicked',
+    'updated_at',
+  ],
   properties: {
     ...listItemProperties,
     lists: {
       type: 'array',
-      items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' }, code: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['id', 'name', 'code'],
+        properties: { id: { type: 'integer' }, name: { type: 'string' }, code: { type: 'string' } },
+      },
     },
     confirmed_at: nullableTimestamp,
     unsubscribed_at: nullableTimestamp,
@@ -99,22 +127,16 @@ export const subscriberSchema = {
 
 export const createdSubscriberSchema = {
   type: 'object',
+  required: ['id', 'email', 'status', 'confirmation_sent'],
   properties: { id: { type: 'integer' }, email: { type: 'string' }, status: { enum: SUBSCRIBER_STATUSES }, confirmation_sent: { type: 'boolean' } },
 } as const;
 
-export type MetaData = Record<string, string | string[]>;
-
-export interface SubscriberProfile {
-  first_name?: string | null;
-  last_name?: string | null;
-  company_name?: string | null;
-  phone?: string | null;
-  job_title?: string | null;
-  lists?: number[];
-  meta_data?: MetaData;
-}
-
-export interface NewSubscriber extends SubscriberProfile {
-  email: string;
-  confirmed: boolean;
-}
+/** Request and response shapes, derived from the schemas above: one definition gives both. */
+export type MetaData = Validated<typeof metaDataSchema>;
+/** The profile fields a request may give (all optional): an update, and the rest of a new subscriber. */
+export type SubscriberProfile = Validated<typeof updateSubscriberBody>;
+export type NewSubscriber = Validated<typeof createSubscriberBody>;
+export type SubscriberListQuery = Validated<typeof listSubscribersQuery>;
+export type SubscriberListItem = Shape<typeof subscriberListItemSchema>;
+export type Subscriber = Shape<typeof subscriberSchema>;
+export type CreatedSubscriber = Shape<typeof createdSubscriberSchema>;

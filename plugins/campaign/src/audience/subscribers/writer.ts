@@ -7,7 +7,7 @@ import { updateProfiles } from './profile-updates';
 import { normalizeEmail } from '../../shared/email';
 import { profileColumns } from './rows';
 import { deleteSearchRows, insertSearchRows, replaceSearchRows, SEARCH_SOURCE_COLUMNS, SearchSource } from '../search/rows';
-import type { NewSubscriber, SubscriberProfile } from './schemas';
+import type { CreatedSubscriber, NewSubscriber, SubscriberProfile } from './schemas';
 import type { SubscriberStatus } from '../../shared/subscriber-statuses';
 
 /** The name fields present in the input. */
@@ -31,7 +31,7 @@ export class SubscriberWriter {
     @inject(TOKENS.Clock) private readonly clock: Clock,
   ) {}
 
-  async create(orgId: number, input: NewSubscriber): Promise<{ id: number; email: string; status: string }> {
+  async create(orgId: number, input: NewSubscriber): Promise<Pick<CreatedSubscriber, 'id' | 'email' | 'status'>> {
     await ensureStatusCountRows(this.knex, orgId);
     const email = normalizeEmail(input.email);
     const status = input.confirmed ? 'active' : 'unconfirmed';
@@ -186,6 +186,6 @@ export class SubscriberWriter {
   /** Those of the list ids that are lists of the organization. */
   async existingLists(trx: Knex | Knex.Transaction, orgId: number, lists: number[]): Promise<Set<number>> {
     if (!lists.length) return new Set();
-    return new Set(((await trx('lists').where({ organization_id: orgId }).whereIn('id', [...new Set(lists)]).pluck('id')) as number[]).map(Number));
+    return new Set((await trx('lists').where({ organization_id: orgId }).whereIn('id', [...new Set(lists)]).pluck('id')).map(Number));
   }
 }

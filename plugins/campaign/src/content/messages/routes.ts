@@ -1,6 +1,6 @@
 import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
 import { MessagesService } from './service';
-import { createMessageBody, listMessagesQuery, MessageInput, MessageListQuery, messageSchema, updateMessageBody } from './schemas';
+import { createMessageBody, listMessagesQuery, messageSchema, updateMessageBody } from './schemas';
 import { envelopes, messageSchema as messageEnvelopeSchema, okSchema, pageSchema } from '../../shared/envelope';
 
 export function messageRoutes(group: ApiGroup, ctx: PluginContext): void {

@@ -1,4 +1,4 @@
-import { nullableTimestamp, pageQueryProperties, timestamp } from '@switchboard/core';
+import { nullableTimestamp, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
 
 export const MESSAGE_STATUSES = ['draft', 'pending', 'active', 'sent', 'cancelled'] as const;
 
@@ -28,6 +28,23 @@ export const listMessagesQuery = {
 
 export const messageSchema = {
   type: 'object',
+  required: [
+    'id',
+    'name',
+    'subject',
+    'preheader',
+    'content_html',
+    'content_text',
+    'from_name',
+    'from_email',
+    'status',
+    'sent_at',
+    'created_at',
+    'updated_at',
+    'stats',
+    'open_rate',
+    'click_rate',
+  ],
   properties: {
     id: { type: 'integer' },
     name: { type: 'string' },
@@ -43,6 +60,7 @@ export const messageSchema = {
     updated_at: timestamp,
     stats: {
       type: 'object',
+      required: ['sent', 'opened', 'clicked', 'unsubscribed'],
       properties: { sent: { type: 'integer' }, opened: { type: 'integer' }, clicked: { type: 'integer' }, unsubscribed: { type: 'integer' } },
     },
     open_rate: { type: 'number', description: 'opened / sent, in percent, two decimals' },
@@ -50,20 +68,8 @@ export const messageSchema = {
   },
 } as const;
 
-export interface MessageInput {
-  name?: string;
-  subject?: string;
-  preheader?: string | null;
-  content_html?: string | null;
-  content_text?: string | null;
-  from_name?: string | null;
-  from_email?: string | null;
-}
-
-export interface MessageListQuery {
-  page: number;
-  per_page: number;
-  status?: string;
-  from_date?: string;
-  to_date?: string;
-}
+/** Request and response shapes, derived from the schemas above. */
+export type Message = Shape<typeof messageSchema>;
+export type NewMessage = Validated<typeof createMessageBody>;
+export type MessageChanges = Validated<typeof updateMessageBody>;
+export type MessageListQuery = Validated<typeof listMessagesQuery>;

@@ -1,7 +1,20 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, insertedId, ownedRow, paginate, toIso, TOKENS, validationError } from '@switchboard/core';
-import type { MessageInput, MessageListQuery } from './schemas';
+import {
+  Clock,
+  insertedId,
+  ownedRow,
+  paginate,
+  toInt,
+  toIso,
+  toIsoRequired,
+  toNullableText,
+  toOneOf,
+  toText,
+  TOKENS,
+  validationError,
+} from '@switchboard/core';
+import { Message, MESSAGE_STATUSES, MessageChanges, MessageListQuery, NewMessage } from './schemas';
 
 const COLUMNS = [
   'id', 'name', 'subject', 'preheader', 'content_html', 'content_text', 'from_name', 'from_email', 'status', 'sent_at', 'created_at', 'updated_at',
@@ -11,24 +24,24 @@ const COLUMNS = [
 /** A percentage of sent mail with two decimals; 0 before anything was sent. */
 export const rate = (part: number, sent: number) => (sent > 0 ? Math.round((part / sent) * 10_000) / 100 : 0);
 
-const toMessage = (row: Record<string, unknown>) => {
-  const sent = Number(row.count_sent);
-  const opened = Number(row.count_read);
-  const clicked = Number(row.count_clicked);
+const toMessage = (row: Record<string, unknown>): Message => {
+  const sent = toInt(row.count_sent);
+  const opened = toInt(row.count_read);
+  const clicked = toInt(row.count_clicked);
   return {
-    id: Number(row.id),
-    name: row.name as string,
-    subject: row.subject as string,
-    preheader: (row.preheader as string | null) ?? null,
-    content_html: (row.content_html as string | null) ?? null,
-    content_text: (row.content_text as string | null) ?? null,
-    from_name: (row.from_name as string | null) ?? null,
-    from_email: (row.from_email as string | null) ?? null,
-    status: row.status as string,
+    id: toInt(row.id),
+    name: toText(row.name),
+    subject: toText(row.subject),
+    preheader: toNullableText(row.preheader),
+    content_html: toNullableText(row.content_html),
+    content_text: toNullableText(row.content_text),
+    from_name: toNullableText(row.from_name),
+    from_email: toNullableText(row.from_email),
+    status: toOneOf(row.status, MESSAGE_STATUSES),
     sent_at: toIso(row.sent_at),
-    created_at: toIso(row.created_at)!,
-    updated_at: toIso(row.updated_at)!,
-    stats: { sent, opened, clicked, unsubscribed: Number(row.count_stop) },
+    created_at: toIsoRequired(row.created_at),
+    updated_at: toIsoRequired(row.updated_at),
+    stats: { sent, opened, clicked, unsubscribed: toInt(row.count_stop) },
     open_rate: rate(opened, sent),
     click_rate: rate(clicked, sent),
   };
@@ -56,14 +69,14 @@ export class MessagesService {
     return toMessage(await ownedRow(this.knex, 'messages', orgId, id, COLUMNS, 'Message'));
   }
 
-  async create(orgId: number, input: MessageInput) {
+  async create(orgId: number, input: NewMessage) {
     const now = this.clock.now();
     const id = insertedId(await this.knex('messages').insert({ ...input, organization_id: orgId, status: 'draft', created_at: now, updated_at: now }));
     return this.get(orgId, id);
   }
 
   /** Only a draft can change: what was sent, or is being sent, stays as it was. */
-  async update(orgId: number, id: number, input: MessageInput) {
+  async update(orgId: number, id: number, input: MessageChanges) {
     const current = await this.get(orgId, id);
     if (current.status !== 'draft') {
       throw validationError('status', 'draft_only', `Message ${id} is ${current.status}; only a draft can be changed`);

@@ -1,6 +1,6 @@
 import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
 import { SenderProfilesService } from './service';
-import { createSenderProfileBody, SenderProfileInput, senderProfileSchema, updateSenderProfileBody } from './schemas';
+import { createSenderProfileBody, senderProfileSchema, updateSenderProfileBody } from './schemas';
 import { envelopes, messageSchema, okSchema } from '../../shared/envelope';
 
 export function senderProfileRoutes(group: ApiGroup, ctx: PluginContext): void {

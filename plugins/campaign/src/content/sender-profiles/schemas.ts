@@ -1,4 +1,4 @@
-import { timestamp } from '@switchboard/core';
+import { Shape, timestamp, Validated } from '@switchboard/core';
 
 const email = { type: 'string', format: 'email', maxLength: 191 } as const;
 const properties = {
@@ -20,6 +20,7 @@ export const updateSenderProfileBody = { type: 'object', additionalProperties: f
 
 export const senderProfileSchema = {
   type: 'object',
+  required: ['id', 'name', 'from_name', 'from_email', 'reply_to_email', 'is_default', 'created_at', 'updated_at'],
   properties: {
     id: { type: 'integer' },
     name: { type: 'string' },
@@ -32,10 +33,7 @@ export const senderProfileSchema = {
   },
 } as const;
 
-export interface SenderProfileInput {
-  name?: string;
-  from_name?: string;
-  from_email?: string;
-  reply_to_email?: string | null;
-  is_default?: boolean;
-}
+/** Request and response shapes, derived from the schemas above. */
+export type SenderProfile = Shape<typeof senderProfileSchema>;
+export type NewSenderProfile = Validated<typeof createSenderProfileBody>;
+export type SenderProfileChanges = Validated<typeof updateSenderProfileBody>;

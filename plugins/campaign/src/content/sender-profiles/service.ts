@@ -1,19 +1,32 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, deleteOwnedRow, insertedId, notFound, ownedRow, toBool, toIso, TOKENS, transactionWithRetry } from '@switchboard/core';
-import type { SenderProfileInput } from './schemas';
+import {
+  Clock,
+  deleteOwnedRow,
+  insertedId,
+  notFound,
+  ownedRow,
+  toBool,
+  toInt,
+  toIsoRequired,
+  toNullableText,
+  toText,
+  TOKENS,
+  transactionWithRetry,
+} from '@switchboard/core';
+import type { NewSenderProfile, SenderProfile, SenderProfileChanges } from './schemas';
 
 const COLUMNS = ['id', 'name', 'from_name', 'from_email', 'reply_to_email', 'is_default', 'created_at', 'updated_at'];
 
-const toProfile = (row: Record<string, unknown>) => ({
-  id: Number(row.id),
-  name: row.name as string,
-  from_name: row.from_name as string,
-  from_email: row.from_email as string,
-  reply_to_email: (row.reply_to_email as string | null) ?? null,
+const toProfile = (row: Record<string, unknown>): SenderProfile => ({
+  id: toInt(row.id),
+  name: toText(row.name),
+  from_name: toText(row.from_name),
+  from_email: toText(row.from_email),
+  reply_to_email: toNullableText(row.reply_to_email),
   is_default: toBool(row.is_default),
-  created_at: toIso(row.created_at)!,
-  updated_at: toIso(row.updated_at)!,
+  created_at: toIsoRequired(row.created_at),
+  updated_at: toIsoRequired(row.updated_at),
 });
 
 /** Sender identities; at most one per organization is the default. */
@@ -38,7 +51,7 @@ export class SenderProfilesService {
     return row ? toProfile(row) : null;
   }
 
-  async create(orgId: number, input: SenderProfileInput) {
+  async create(orgId: number, input: NewSenderProfile) {
     const now = this.clock.now();
     const id = await transactionWithRetry(this.knex, async (trx) => {
       if (input.is_default) await this.clearDefault(trx, orgId);
@@ -47,7 +60,7 @@ export class SenderProfilesService {
     return this.get(orgId, id);
   }
 
-  async update(orgId: number, id: number, input: SenderProfileInput) {
+  async update(orgId: number, id: number, input: SenderProfileChanges) {
     await transactionWithRetry(this.knex, async (trx) => {
       if (!(await trx('sender_profiles').where({ organization_id: orgId, id }).first('id'))) throw notFound('Sender profile', id);
       if (input.is_default) await this.clearDefault(trx, orgId);
