@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import request from 'supertest';
 import type { Server } from 'node:http';
 import { describeEachBackend, createTestEngine, createTenant, ManualClock } from '../src/testing';
-import { Engine, TokenService } from '../src';
-import { hashToken } from '../src/auth/tokens';
+import { Engine, ApiTokenService } from '../src';
+import { hashToken } from '../src/auth/api-tokens';
 import { probePlugin } from './support/probe-plugin';
 
 describeEachBackend('API token authentication', (backend) => {
@@ -45,7 +45,7 @@ describeEachBackend('API token authentication', (backend) => {
   it('refuses a revoked token', async () => {
     const tenant = await createTenant(engine);
     await request(server).get('/api/probe/things/1').set(tenant.auth).expect(200);
-    expect(await engine.container.resolve(TokenService).revoke(tenant.tokenId)).to.equal(true);
+    expect(await engine.container.resolve(ApiTokenService).revoke(tenant.tokenId)).to.equal(true);
     const res = await request(server).get('/api/probe/things/1').set(tenant.auth).expect(401);
     expect(res.body.error.message).to.contain('revoked');
   });

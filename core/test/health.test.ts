@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { describeEachBackend, createTestEngine, createTenant } from '../src/testing';
-import { Engine, TOKENS } from '../src';
+import { Engine, SERVICES } from '../src';
 import type { JobQueues } from '../src/queue/types';
 import { probePlugin } from './support/probe-plugin';
 
@@ -24,7 +24,7 @@ describeEachBackend('health, readiness and metrics', (backend) => {
     const tenant = await createTenant(engine);
     await request(app).get('/api/probe/things/5').set(tenant.auth).expect(200);
     await request(app).get('/api/probe/things/6').set(tenant.auth).expect(200);
-    await engine.container.resolve<JobQueues>(TOKENS.Queues).get('metrics-probe').add({}, { delayMs: 60_000 });
+    await engine.container.resolve<JobQueues>(SERVICES.Queues).get('metrics-probe').add({}, { delayMs: 60_000 });
     const text = (await request(app).get('/metrics').expect(200)).text;
     expect(text).to.match(/switchboard_http_requests_total\{method="GET",route="\/api\/probe\/things\/:id",status="200"\} 2/);
     expect(text).to.contain('switchboard_http_request_duration_seconds_bucket');

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { TOKENS } from '../container/tokens';
+import { SERVICES } from '../container/service-keys';
 import { Clock } from '../clock';
 import { insertedId, toInt, toIsoRequired, toOneOf, toText } from '../db/values';
 
@@ -29,8 +29,8 @@ const toOrganization = (row: Record<string, unknown>): Organization => ({
 @injectable()
 export class OrganizationService {
   constructor(
-    @inject(TOKENS.Knex) private readonly knex: Knex,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
   ) {}
 
   async create(input: { name: string; plan?: Plan; subscriptionStatus?: string }): Promise<Organization> {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { OrganizationService, PLANS, Plan, SUBSCRIPTION_STATUSES } from '../auth/organizations';
-import { TokenService } from '../auth/tokens';
+import { ApiTokenService } from '../auth/api-tokens';
 import { permissionProblem } from '../auth/permissions';
 import { parseAllowlist } from '../auth/ip-allowlist';
 import { CliError, printResult } from './output';
@@ -61,7 +61,7 @@ export function registerAuthCommands(program: Command, withEngine: WithEngine, r
       return withEngine(async (engine) => {
         if (!(await engine.container.resolve(OrganizationService).get(orgId))) throw new CliError(`Organization ${orgId} does not exist`);
         const { token, info } = await engine.container
-          .resolve(TokenService)
+          .resolve(ApiTokenService)
           .create(orgId, { name: opts.name, permissions, ipAllowlist: ip, expiresAt });
         printResult(opts.json, { ...info, token }, token);
       });
@@ -75,7 +75,7 @@ export function registerAuthCommands(program: Command, withEngine: WithEngine, r
     .action((id: string, opts: { json?: boolean }) =>
       withEngine(async (engine) => {
         const tokenId = Number(id);
-        if (!Number.isInteger(tokenId) || !(await engine.container.resolve(TokenService).revoke(tokenId))) {
+        if (!Number.isInteger(tokenId) || !(await engine.container.resolve(ApiTokenService).revoke(tokenId))) {
           throw new CliError(`Token ${id} does not exist`);
         }
         printResult(opts.json, { id: tokenId, revoked: true }, `Token ${tokenId} revoked`);

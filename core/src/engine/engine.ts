@@ -6,14 +6,14 @@ import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { RedisClientType } from 'redis';
 import type { AppConfig } from '../config/types';
-import { TOKENS } from '../container/tokens';
+import { SERVICES } from '../container/service-keys';
 import { loadPlugins, LoadedPlugin } from '../plugin/loader';
 import type { PluginContext } from '../plugin/types';
 import { ApiRegistry } from '../http/api-registry';
 import { buildHttpApp } from '../http/build-app';
 import { RateLimits } from '../http/rate-limits';
 import type { Metrics } from '../http/metrics';
-import { TokenService } from '../auth/tokens';
+import { ApiTokenService } from '../auth/api-tokens';
 import { knownResources } from '../auth/permissions';
 import { Migrator } from '../db/migrations';
 import type { MigrationNamespace } from '../db/migrations';
@@ -68,7 +68,7 @@ export class Engine {
     const plugins = loadPlugins(config.plugins, options.resolvePlugin);
     const root = await createRootContainer(config, options);
     const resources = knownResources(plugins.map((l) => l.plugin));
-    root.register(TOKENS.Resources, { useValue: resources });
+    root.register(SERVICES.Resources, { useValue: resources });
     const contexts = new Map<string, PluginContext>();
     const registry = new ApiRegistry({
       policies: Object.fromEntries(plugins.map((l) => [l.plugin.id, l.config.rateLimits ?? l.plugin.rateLimits ?? null])),
@@ -77,7 +77,7 @@ export class Engine {
     });
     const engine = new Engine(config, root, plugins, contexts, registry);
     try {
-      const logger = root.resolve<Logger>(TOKENS.Logger);
+      const logger = root.resolve<Logger>(SERVICES.Logger);
       for (const { plugin, options: pluginOptions } of plugins) {
         const ctx: PluginContext = {
           id: plugin.id,
@@ -103,11 +103,11 @@ export class Engine {
   }
 
   get logger(): Logger {
-    return this.container.resolve<Logger>(TOKENS.Logger);
+    return this.container.resolve<Logger>(SERVICES.Logger);
   }
 
   get knex(): Knex {
-    return this.container.resolve<Knex>(TOKENS.Knex);
+    return this.container.resolve<Knex>(SERVICES.Knex);
   }
 
   migrationNamespaces(): MigrationNamespace[] {
@@ -128,9 +128,9 @@ export class Engine {
       config: this.config,
       logger: this.logger,
       registry: this.registry,
-      tokens: this.container.resolve(TokenService),
-      rateLimits: new RateLimits(this.config, this.container.resolve<RedisClientType | null>(TOKENS.Redis)),
-      metrics: this.container.resolve<Metrics>(TOKENS.Metrics),
+      tokens: this.container.resolve(ApiTokenService),
+      rateLimits: new RateLimits(this.config, this.container.resolve<RedisClientType | null>(SERVICES.Redis)),
+      metrics: this.container.resolve<Metrics>(SERVICES.Metrics),
       ready: () => this.readiness(),
     });
     return this.app;
@@ -144,7 +144,7 @@ export class Engine {
     } catch (err) {
       checks.database = (err as Error).message;
     }
-    const redis = this.container.resolve<RedisClientType | null>(TOKENS.Redis);
+    const redis = this.container.resolve<RedisClientType | null>(SERVICES.Redis);
     if (redis) {
       try {
         await redis.ping();
@@ -172,7 +172,7 @@ export class Engine {
   startWorkers(): void {
     if (this.workersStarted) return;
     this.workersStarted = true;
-    const queues = this.container.resolve<JobQueues>(TOKENS.Queues);
+    const queues = this.container.resolve<JobQueues>(SERVICES.Queues);
     for (const { plugin } of this.plugins) plugin.jobs?.(queues, this.contexts.get(plugin.id)!);
   }
 
@@ -180,9 +180,9 @@ export class Engine {
   startScheduler(): Scheduler {
     if (this.scheduler) return this.scheduler;
     this.scheduler = new Scheduler({
-      locks: this.container.resolve<Locks>(TOKENS.Locks),
+      locks: this.container.resolve<Locks>(SERVICES.Locks),
       logger: this.logger.child({ component: 'scheduler' }),
-      clock: this.container.resolve<Clock>(TOKENS.Clock),
+      clock: this.container.resolve<Clock>(SERVICES.Clock),
     });
     for (const { plugin } of this.plugins) {
       for (const task of plugin.recurring?.(this.contexts.get(plugin.id)!) ?? []) this.scheduler.register(task);

@@ -3,7 +3,7 @@ import { createClient, RedisClientType } from 'redis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/types';
-import { TOKENS } from '../container/tokens';
+import { SERVICES } from '../container/service-keys';
 import { Clock, systemClock } from '../clock';
 import { createKnex } from '../db/knex';
 import { createLogger } from '../logger';
@@ -30,26 +30,26 @@ export async function createRootContainer(config: AppConfig, overrides: SharedSe
     await redis.connect();
   }
   const queues = createJobQueues({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger });
-  root.register(TOKENS.Config, { useValue: config });
-  root.register(TOKENS.Logger, { useValue: logger });
-  root.register(TOKENS.Clock, { useValue: overrides.clock ?? systemClock });
-  root.register(TOKENS.Knex, {
+  root.register(SERVICES.Config, { useValue: config });
+  root.register(SERVICES.Logger, { useValue: logger });
+  root.register(SERVICES.Clock, { useValue: overrides.clock ?? systemClock });
+  root.register(SERVICES.Knex, {
     useValue: createKnex(config.databaseUrl, { log: { warn: (m) => logger.warn(m), error: (m) => logger.error(m) } }),
   });
   // tsyringe does not accept null as a value, so the absent client comes from a factory.
-  root.register(TOKENS.Redis, { useFactory: () => redis });
-  root.register(TOKENS.Queues, { useValue: queues });
-  root.register(TOKENS.Locks, { useValue: createLocks({ redis, prefix: config.redisPrefix }) });
-  root.register(TOKENS.Mailer, { useValue: createMailer({ smtpUrl: config.smtpUrl, outboxDir: config.outboxDir }) });
-  root.register(TOKENS.Metrics, { useValue: new Metrics(queues) });
+  root.register(SERVICES.Redis, { useFactory: () => redis });
+  root.register(SERVICES.Queues, { useValue: queues });
+  root.register(SERVICES.Locks, { useValue: createLocks({ redis, prefix: config.redisPrefix }) });
+  root.register(SERVICES.Mailer, { useValue: createMailer({ smtpUrl: config.smtpUrl, outboxDir: config.outboxDir }) });
+  root.register(SERVICES.Metrics, { useValue: new Metrics(queues) });
   return root;
 }
 
 export async function closeSharedServices(root: DependencyContainer, timeoutMs: number): Promise<void> {
-  await root.resolve<JobQueues>(TOKENS.Queues).closeAll(timeoutMs);
-  await root.resolve<Locks>(TOKENS.Locks).close();
-  root.resolve<{ close(): void }>(TOKENS.Mailer).close();
-  const redis = root.resolve<RedisClientType | null>(TOKENS.Redis);
+  await root.resolve<JobQueues>(SERVICES.Queues).closeAll(timeoutMs);
+  await root.resolve<Locks>(SERVICES.Locks).close();
+  root.resolve<{ close(): void }>(SERVICES.Mailer).close();
+  const redis = root.resolve<RedisClientType | null>(SERVICES.Redis);
   if (redis?.isOpen) await redis.quit();
-  await root.resolve<Knex>(TOKENS.Knex).destroy();
+  await root.resolve<Knex>(SERVICES.Knex).destroy();
 }

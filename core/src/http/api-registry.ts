@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
-import type { AuthContext } from '../auth/tokens';
+import type { AuthContext } from '../auth/api-tokens';
 import type { RateLimitPolicy } from '../config/types';
 import { grants, unknownResource } from '../auth/permissions';
 import { AppError } from './errors';

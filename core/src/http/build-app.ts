@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/types';
-import type { TokenService } from '../auth/tokens';
+import type { ApiTokenService } from '../auth/api-tokens';
 import type { ApiRegistry } from './api-registry';
 import type { Metrics } from './metrics';
 import type { RateLimits } from './rate-limits';
@@ -17,7 +17,7 @@ export interface HttpDeps {
   config: AppConfig;
   logger: Logger;
   registry: ApiRegistry;
-  tokens: TokenService;
+  tokens: ApiTokenService;
   rateLimits: RateLimits;
   metrics: Metrics;
   ready: ReadinessCheck;

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { ApiRegistry } from './api-registry';
-import type { TokenService } from '../auth/tokens';
+import type { ApiTokenService } from '../auth/api-tokens';
 import type { RateLimits } from './rate-limits';
 import { AppError } from './errors';
 
@@ -13,7 +13,7 @@ const bearer = (header: string): string | undefined => {
  * For every request under a group's prefix (matched route or not): identify the token without
  * refusing yet, count the request, and set the X-RateLimit-* headers before anything can fail.
  */
-export function groupGuard(registry: ApiRegistry, tokens: TokenService, rateLimits: RateLimits): Middleware {
+export function groupGuard(registry: ApiRegistry, tokens: ApiTokenService, rateLimits: RateLimits): Middleware {
   return async (ctx, next) => {
     const group = registry.groupFor(ctx.path);
     if (!group) return next();

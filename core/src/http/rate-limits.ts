@@ -1,7 +1,7 @@
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RedisClientType } from 'redis';
 import type { AppConfig, RateLimitPolicy } from '../config/types';
-import type { AuthContext } from '../auth/tokens';
+import type { AuthContext } from '../auth/api-tokens';
 
 export interface LimitState {
   limit: number;

@@ -3,7 +3,7 @@ import { loadConfig } from '../config/load-config';
 import { Engine } from '../engine/engine';
 import type { Plugin } from '../plugin/types';
 import { OrganizationService, Plan } from '../auth/organizations';
-import { TokenService } from '../auth/tokens';
+import { ApiTokenService } from '../auth/api-tokens';
 import type { Clock } from '../clock';
 import type { TestBackend } from './services';
 
@@ -54,7 +54,7 @@ export async function createTenant(
   options: { name?: string; plan?: Plan; permissions?: string[]; ipAllowlist?: string[]; expiresAt?: Date } = {},
 ): Promise<TestTenant> {
   const org = await engine.container.resolve(OrganizationService).create({ name: options.name ?? 'Acme', plan: options.plan });
-  const { token, info } = await engine.container.resolve(TokenService).create(org.id, {
+  const { token, info } = await engine.container.resolve(ApiTokenService).create(org.id, {
     name: 'test',
     permissions: options.permissions ?? ['*'],
     ipAllowlist: options.ipAllowlist,

@@ -11,7 +11,7 @@ import {
   toNullableText,
   toOneOf,
   toText,
-  TOKENS,
+  SERVICES,
   validationError,
 } from '@switchboard/core';
 import { UsersService } from './users-service';
@@ -32,8 +32,8 @@ const toProject = (row: Record<string, unknown>): Project => ({
 @injectable()
 export class ProjectsService {
   constructor(
-    @inject(TOKENS.Knex) private readonly knex: Knex,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(UsersService) private readonly users: UsersService,
   ) {}
 

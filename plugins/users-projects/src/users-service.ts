@@ -14,7 +14,7 @@ import {
   toNullableText,
   toOneOf,
   toText,
-  TOKENS,
+  SERVICES,
 } from '@switchboard/core';
 import { normalizeUserEmail } from './normalize-email';
 import { NewUser, ROLES, User, UserChanges, UserListQuery } from './schemas';
@@ -38,8 +38,8 @@ const escapeLike = (s: string) => s.replace(/[!%_]/g, (c) => `!${c}`);
 @injectable()
 export class UsersService {
   constructor(
-    @inject(TOKENS.Knex) private readonly knex: Knex,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
   ) {}
 
   async list(orgId: number, q: UserListQuery): Promise<{ items: User[]; total: number }> {

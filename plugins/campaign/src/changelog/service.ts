@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, insertedId, isUniqueViolation, toInt, toIsoRequired, toText, TOKENS } from '@switchboard/core';
+import { Clock, insertedId, isUniqueViolation, toInt, toIsoRequired, toText, SERVICES } from '@switchboard/core';
 import { normalizeEmail } from '../shared/email';
 import type { ChangelogSubscribe, ChangelogSubscription } from './schemas';
 
@@ -9,8 +9,8 @@ import type { ChangelogSubscribe, ChangelogSubscription } from './schemas';
 @injectable()
 export class ChangelogService {
   constructor(
-    @inject(TOKENS.Knex) private readonly knex: Knex,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
   ) {}
 
   async subscribe(orgId: number, input: ChangelogSubscribe): Promise<{ created: boolean; subscription: ChangelogSubscription }> {

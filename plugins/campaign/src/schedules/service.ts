@@ -12,7 +12,7 @@ import {
   toNullableInt,
   toOneOf,
   toText,
-  TOKENS,
+  SERVICES,
   validationError,
 } from '@switchboard/core';
 import { isIanaZone, nextRunAt, Recurrence } from './next-run';
@@ -40,8 +40,8 @@ const toSchedule = (row: Record<string, unknown>): Schedule => ({
 @injectable()
 export class SchedulesService {
   constructor(
-    @inject(TOKENS.Knex) private readonly knex: Knex,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
   ) {}
 
   async list(orgId: number, q: ScheduleListQuery) {

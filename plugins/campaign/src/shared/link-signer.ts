@@ -1,14 +1,14 @@
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { toText, TOKENS } from '@switchboard/core';
+import { toText, SERVICES } from '@switchboard/core';
 
 /** Signs and checks the ids carried by links in mail (confirm, unsubscribe), with the install's secret. */
 @injectable()
 export class LinkSigner {
   private secret?: Promise<string>;
 
-  constructor(@inject(TOKENS.Knex) private readonly knex: Knex) {}
+  constructor(@inject(SERVICES.Knex) private readonly knex: Knex) {}
 
   private key(): Promise<string> {
     this.secret ??= this.knex('campaign_settings')

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppError, compileValidator, TOKENS } from '@switchboard/core';
+import { AppError, compileValidator, SERVICES } from '@switchboard/core';
 import { normalizeEmail } from '../../shared/email';
 import { SubscriberWriter } from '../subscribers/writer';
 import { BatchDelete, BatchDeleteResult, BatchOutcome, BatchUpdateRow, batchUpdateRowSchema, RowError } from './schemas';
@@ -20,7 +20,7 @@ interface UpdateRow {
 @injectable()
 export class BatchChanges {
   constructor(
-    @inject(TOKENS.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
   ) {}
 

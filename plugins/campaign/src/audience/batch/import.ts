@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppError, Clock, compileValidator, insertRowsReturningIds, isUniqueViolation, TOKENS, transactionWithRetry } from '@switchboard/core';
+import { AppError, Clock, compileValidator, insertRowsReturningIds, isUniqueViolation, SERVICES, transactionWithRetry } from '@switchboard/core';
 import { applyListDeltas, insertMemberships, Membership } from '../lists/memberships';
 import { adjustStatusCounts, ensureStatusCountRows } from '../subscribers/status-counts';
 import { normalizeEmail } from '../../shared/email';
@@ -43,8 +43,8 @@ function subscriberRows(orgId: number, status: string, now: Date, fresh: Row[]):
 @injectable()
 export class BatchImport {
   constructor(
-    @inject(TOKENS.Knex) private readonly knex: Knex,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
   ) {}
 

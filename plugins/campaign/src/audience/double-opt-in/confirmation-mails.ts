@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppConfig, AppError, JobQueues, Mailer, TOKENS } from '@switchboard/core';
+import { AppConfig, AppError, JobQueues, Mailer, SERVICES } from '@switchboard/core';
 import { LinkSigner } from '../../shared/link-signer';
 import { CONFIRM_PATH } from '../../shared/paths';
 import { SubscriberWriter } from '../subscribers/writer';
@@ -11,10 +11,10 @@ import { CONFIRMATION_JOB, ConfirmationJob } from './confirmation-job';
 @injectable()
 export class ConfirmationMails {
   constructor(
-    @inject(TOKENS.Knex) private readonly knex: Knex,
-    @inject(TOKENS.Queues) private readonly queues: JobQueues,
-    @inject(TOKENS.Mailer) private readonly mailer: Mailer,
-    @inject(TOKENS.Config) private readonly config: AppConfig,
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Queues) private readonly queues: JobQueues,
+    @inject(SERVICES.Mailer) private readonly mailer: Mailer,
+    @inject(SERVICES.Config) private readonly config: AppConfig,
     @inject(LinkSigner) private readonly signer: LinkSigner,
     @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
     @inject(SenderProfilesService) private readonly senders: SenderProfilesService,

@@ -11,7 +11,7 @@ import {
   toIsoRequired,
   toNullableText,
   toText,
-  TOKENS,
+  SERVICES,
   transactionWithRetry,
   validationError,
 } from '@switchboard/core';
@@ -33,8 +33,8 @@ const toList = (row: Record<string, unknown>): List => ({
 @injectable()
 export class ListsService {
   constructor(
-    @inject(TOKENS.Knex) private readonly knex: Knex,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
   ) {}
 
   async all(orgId: number) {

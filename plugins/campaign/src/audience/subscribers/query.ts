@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { notFound, toInt, toText, TOKENS, validationError } from '@switchboard/core';
+import { notFound, toInt, toText, SERVICES, validationError } from '@switchboard/core';
 import { statusCount } from './status-counts';
 import { parseSearch, SubscriberSearch } from '../search/syntax';
 import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './rows';
@@ -19,7 +19,7 @@ const prefix = (s: string) => `${s.replace(/[!%_]/g, (c) => `!${c}`)}%`;
  */
 @injectable()
 export class SubscriberQuery {
-  constructor(@inject(TOKENS.Knex) private readonly knex: Knex) {}
+  constructor(@inject(SERVICES.Knex) private readonly knex: Knex) {}
 
   async list(orgId: number, q: SubscriberListQuery) {
     const search = parseSearch(q.search);

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, dialectOfKnex, duplicateEntry, insertedId, isUniqueViolation, notFound, TOKENS, transactionWithRetry, validationError } from '@switchboard/core';
+import { Clock, dialectOfKnex, duplicateEntry, insertedId, isUniqueViolation, notFound, SERVICES, transactionWithRetry, validationError } from '@switchboard/core';
 import { addMemberships, applyListDeltas, deleteMemberships, deltaOf, insertMemberships, Membership, moveMembershipStatus, removeAllMemberships } from '../lists/memberships';
 import { adjustStatusCounts, ensureStatusCountRows } from './status-counts';
 import { updateProfiles } from './profile-updates';
@@ -27,8 +27,8 @@ export const withProfile = (current: SearchSource, input: SubscriberProfile): Se
 @injectable()
 export class SubscriberWriter {
   constructor(
-    @inject(TOKENS.Knex) private readonly knex: Knex,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
   ) {}
 
   async create(orgId: number, input: NewSubscriber): Promise<Pick<CreatedSubscriber, 'id' | 'email' | 'status'>> {

@@ -11,7 +11,7 @@ import {
   toNullableText,
   toOneOf,
   toText,
-  TOKENS,
+  SERVICES,
   validationError,
 } from '@switchboard/core';
 import { Message, MESSAGE_STATUSES, MessageChanges, MessageListQuery, NewMessage } from './schemas';
@@ -52,8 +52,8 @@ const dayStart = (day: string) => new Date(`${day}T00:00:00.000Z`);
 @injectable()
 export class MessagesService {
   constructor(
-    @inject(TOKENS.Knex) private readonly knex: Knex,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
   ) {}
 
   async list(orgId: number, q: MessageListQuery) {

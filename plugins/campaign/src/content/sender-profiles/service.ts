@@ -11,7 +11,7 @@ import {
   toIsoRequired,
   toNullableText,
   toText,
-  TOKENS,
+  SERVICES,
   transactionWithRetry,
 } from '@switchboard/core';
 import type { NewSenderProfile, SenderProfile, SenderProfileChanges } from './schemas';
@@ -33,8 +33,8 @@ const toProfile = (row: Record<string, unknown>): SenderProfile => ({
 @injectable()
 export class SenderProfilesService {
   constructor(
-    @inject(TOKENS.Knex) private readonly knex: Knex,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
   ) {}
 
   async all(orgId: number) {

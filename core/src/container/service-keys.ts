@@ -1,5 +1,5 @@
-/** Injection tokens of the shared services in the root container. */
-export const TOKENS = {
+/** Keys of the shared services in the root container (`@inject(SERVICES.Knex)`). */
+export const SERVICES = {
   Config: 'Config',
   Logger: 'Logger',
   Knex: 'Knex',

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
-import { TOKENS } from '../container/tokens';
+import { SERVICES } from '../container/service-keys';
 import { Clock } from '../clock';
 import type { AppConfig } from '../config/types';
 import { insertedId, parseJson, toDate, toInt, toIso, toIsoRequired, toOneOf, toText } from '../db/values';
@@ -51,15 +51,15 @@ const TOKEN_PREFIX = 'sb_';
 export const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
 
 @injectable()
-export class TokenService {
+export class ApiTokenService {
   /** Verified tokens; a token cache of 0 seconds keeps nothing. */
   private readonly cache: LRUCache<string, CachedToken>;
 
   constructor(
-    @inject(TOKENS.Knex) private readonly knex: Knex,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
-    @inject(TOKENS.Config) config: AppConfig,
-    @inject(TOKENS.Resources) private readonly resources: string[],
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Config) config: AppConfig,
+    @inject(SERVICES.Resources) private readonly resources: string[],
   ) {
     this.cache = new LRUCache({ max: config.tokenCacheSeconds > 0 ? 10_000 : 1, ttl: Math.max(1, config.tokenCacheSeconds * 1000) });
   }
