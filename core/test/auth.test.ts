@@ -61,7 +61,11 @@ describeEachBackend('API token authentication', (backend) => {
   it('answers 403 AUTH_INSUFFICIENT_PERMISSIONS without the permission; write implies read', async () => {
     const reader = await createTenant(engine, { permissions: ['things:read'] });
     await request(server).get('/api/probe/things/1').set(reader.auth).expect(200);
-    const denied = await request(server).post('/api/probe/things').set(reader.auth).send({ email: 'a@b.co' }).expect(403);
+    const denied = await request(server)
+      .post('/api/probe/things')
+      .set(reader.auth)
+      .send({ email: 'a@b.co' })
+      .expect(403);
     expect(denied.body.error.code).to.equal('AUTH_INSUFFICIENT_PERMISSIONS');
 
     const writer = await createTenant(engine, { permissions: ['things:write'] });
@@ -86,9 +90,17 @@ describeEachBackend('API token authentication', (backend) => {
     await request(server).get('/api/probe/things/1').set(tenant.auth).set('X-Forwarded-For', '192.0.2.10').expect(200);
     await request(server).get('/api/probe/things/1').set(tenant.auth).set('X-Forwarded-For', '192.0.2.11').expect(401);
 
-    const untrusting = await createTestEngine(backend(), { plugins: [probePlugin], migrate: false, env: { RATE_LIMIT_SCALE: '1000' } });
+    const untrusting = await createTestEngine(backend(), {
+      plugins: [probePlugin],
+      migrate: false,
+      env: { RATE_LIMIT_SCALE: '1000' },
+    });
     try {
-      await request(untrusting.http().callback()).get('/api/probe/things/1').set(tenant.auth).set('X-Forwarded-For', '192.0.2.10').expect(401);
+      await request(untrusting.http().callback())
+        .get('/api/probe/things/1')
+        .set(tenant.auth)
+        .set('X-Forwarded-For', '192.0.2.10')
+        .expect(401);
     } finally {
       await untrusting.close();
     }

@@ -23,8 +23,12 @@ describe('configuration', () => {
   });
 
   it('reads plugins from the config file and lets PLUGINS choose among them', () => {
-    const file = tmp(JSON.stringify({ plugins: { a: { package: 'pkg-a', options: { x: 1 } }, b: { enabled: false } } }));
-    expect(loadConfig({ env: {}, file }).plugins).to.deep.equal([{ id: 'a', package: 'pkg-a', options: { x: 1 }, rateLimits: undefined }]);
+    const file = tmp(
+      JSON.stringify({ plugins: { a: { package: 'pkg-a', options: { x: 1 } }, b: { enabled: false } } }),
+    );
+    expect(loadConfig({ env: {}, file }).plugins).to.deep.equal([
+      { id: 'a', package: 'pkg-a', options: { x: 1 }, rateLimits: undefined },
+    ]);
     expect(loadConfig({ env: { PLUGINS: 'b, c' }, file }).plugins.map((p) => p.package)).to.deep.equal([
       '@switchboard/plugin-b',
       '@switchboard/plugin-c',
@@ -33,10 +37,19 @@ describe('configuration', () => {
 
   it('says what is wrong with bad values', () => {
     expect(() => loadConfig({ env: { PORT: 'eighty' }, file: false })).to.throw(ConfigError, 'PORT');
-    expect(() => loadConfig({ env: { APP_ENV: 'prod' }, file: false })).to.throw(ConfigError, 'APP_ENV must be one of local, staging, production');
+    expect(() => loadConfig({ env: { APP_ENV: 'prod' }, file: false })).to.throw(
+      ConfigError,
+      'APP_ENV must be one of local, staging, production',
+    );
     expect(() => loadConfig({ env: { RATE_LIMIT_SCALE: '0' }, file: false })).to.throw(ConfigError, 'RATE_LIMIT_SCALE');
     expect(() => loadConfig({ env: {}, file: tmp('{ nope') })).to.throw(ConfigError, 'not valid JSON');
-    expect(() => loadConfig({ env: {}, file: tmp('{"http": {"bodyLimit": 5}}') })).to.throw(ConfigError, '/http/bodyLimit');
-    expect(() => loadConfig({ env: {}, file: '/nonexistent/switchboard.json' })).to.throw(ConfigError, 'does not exist');
+    expect(() => loadConfig({ env: {}, file: tmp('{"http": {"bodyLimit": 5}}') })).to.throw(
+      ConfigError,
+      '/http/bodyLimit',
+    );
+    expect(() => loadConfig({ env: {}, file: '/nonexistent/switchboard.json' })).to.throw(
+      ConfigError,
+      'does not exist',
+    );
   });
 });

@@ -10,7 +10,9 @@ function recordingPlugin(calls: string[]) {
     id: 'recorder',
     version: '1.0',
     routes: (api) => {
-      api.group({ prefix: '/api/recorder', tag: 'recorder', auth: 'none', rateLimit: null }).get('/ping', { summary: 'ping', response: {} }, async () => ({ pong: true }));
+      api
+        .group({ prefix: '/api/recorder', tag: 'recorder', auth: 'none', rateLimit: null })
+        .get('/ping', { summary: 'ping', response: {} }, async () => ({ pong: true }));
     },
     start: async () => {
       calls.push('start');
@@ -31,7 +33,11 @@ function recordingPlugin(calls: string[]) {
 describeEachBackend('engine lifecycle: start() brings up what a process runs, in order', (backend) => {
   const started = async (parts: Parameters<Engine['start']>[0]) => {
     const calls: string[] = [];
-    const engine = await createTestEngine(backend(), { plugins: [recordingPlugin(calls)], migrate: false, env: { PORT: '0' } });
+    const engine = await createTestEngine(backend(), {
+      plugins: [recordingPlugin(calls)],
+      migrate: false,
+      env: { PORT: '0' },
+    });
     await engine.start(parts);
     return { engine, calls };
   };
@@ -67,12 +73,16 @@ describeEachBackend('engine lifecycle: start() brings up what a process runs, in
       version: '1.0',
       resources: ['todos'],
       routes: (api) => {
-        api.group({ prefix: '/api/borrower', tag: 'borrower', auth: 'token' }).get('/x', { summary: 'x', permission: 'projects:read', response: {} }, async () => ({}));
+        api
+          .group({ prefix: '/api/borrower', tag: 'borrower', auth: 'token' })
+          .get('/x', { summary: 'x', permission: 'projects:read', response: {} }, async () => ({}));
       },
     });
     let error: Error | undefined;
     await createTestEngine(backend(), { plugins: [borrower], migrate: false }).catch((err: Error) => (error = err));
-    expect(error?.message).to.equal('GET /api/borrower/x of plugin borrower: permission projects:read: unknown resource "projects" (known: todos)');
+    expect(error?.message).to.equal(
+      'GET /api/borrower/x of plugin borrower: permission projects:read: unknown resource "projects" (known: todos)',
+    );
   });
 
   it('an engine that never started does not stop its plugins', async () => {

@@ -14,7 +14,10 @@ describeEachBackend('health, readiness and metrics', (backend) => {
 
   it('answers /health and /ready with every dependency checked', async () => {
     const app = engine.http().callback();
-    expect((await request(app).get('/health').expect(200)).body).to.deep.equal({ status: 'ok', version: engine.config.version });
+    expect((await request(app).get('/health').expect(200)).body).to.deep.equal({
+      status: 'ok',
+      version: engine.config.version,
+    });
     const ready = await request(app).get('/ready').expect(200);
     expect(ready.body.checks).to.deep.equal(backend().redisUrl ? { database: 'ok', redis: 'ok' } : { database: 'ok' });
   });
@@ -26,7 +29,9 @@ describeEachBackend('health, readiness and metrics', (backend) => {
     await request(app).get('/api/probe/things/6').set(tenant.auth).expect(200);
     await engine.container.resolve<JobQueues>(SERVICES.Queues).get('metrics-probe').add({}, { delayMs: 60_000 });
     const text = (await request(app).get('/metrics').expect(200)).text;
-    expect(text).to.match(/switchboard_http_requests_total\{method="GET",route="\/api\/probe\/things\/:id",status="200"\} 2/);
+    expect(text).to.match(
+      /switchboard_http_requests_total\{method="GET",route="\/api\/probe\/things\/:id",status="200"\} 2/,
+    );
     expect(text).to.contain('switchboard_http_request_duration_seconds_bucket');
     expect(text).to.match(/switchboard_queue_jobs\{queue="metrics-probe",state="delayed"\} 1/);
   });

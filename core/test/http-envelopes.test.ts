@@ -11,7 +11,11 @@ describeEachBackend('HTTP envelopes and error mapping', (backend) => {
   let tenant: TestTenant;
 
   before(async () => {
-    engine = await createTestEngine(backend(), { plugins: [probePlugin], env: { RATE_LIMIT_SCALE: '100' }, overrides: { bodyLimit: '1kb' } });
+    engine = await createTestEngine(backend(), {
+      plugins: [probePlugin],
+      env: { RATE_LIMIT_SCALE: '100' },
+      overrides: { bodyLimit: '1kb' },
+    });
     server = engine.http().listen(0);
     tenant = await createTenant(engine);
   });
@@ -38,7 +42,11 @@ describeEachBackend('HTTP envelopes and error mapping', (backend) => {
   });
 
   it('answers 201 with defaults applied and unknown members dropped', async () => {
-    const res = await request(server).post('/api/probe/things').set(tenant.auth).send({ email: 'a@b.co', extra: 1 }).expect(201);
+    const res = await request(server)
+      .post('/api/probe/things')
+      .set(tenant.auth)
+      .send({ email: 'a@b.co', extra: 1 })
+      .expect(201);
     expect(res.body.data).to.deep.equal({ email: 'a@b.co', count: 1 });
   });
 
@@ -53,7 +61,11 @@ describeEachBackend('HTTP envelopes and error mapping', (backend) => {
   it('maps an invalid value to 422 naming the field and the rule', async () => {
     const bad = await request(server).post('/api/probe/things').set(tenant.auth).send({ email: 'nope' }).expect(422);
     expect(bad.body.error.details).to.deep.equal({ field: 'email', rule: 'format' });
-    const neg = await request(server).post('/api/probe/things').set(tenant.auth).send({ email: 'a@b.co', count: -1 }).expect(422);
+    const neg = await request(server)
+      .post('/api/probe/things')
+      .set(tenant.auth)
+      .send({ email: 'a@b.co', count: -1 })
+      .expect(422);
     expect(neg.body.error.details).to.deep.equal({ field: 'count', rule: 'minimum' });
     const id = await request(server).get('/api/probe/things/abc').set(tenant.auth).expect(422);
     expect(id.body.error.details).to.deep.equal({ field: 'id', rule: 'type' });
@@ -70,9 +82,18 @@ describeEachBackend('HTTP envelopes and error mapping', (backend) => {
   });
 
   it('refuses a body over the limit with 413 and a non-JSON body with 415', async () => {
-    const big = await request(server).post('/api/probe/things').set(tenant.auth).send({ email: `${'a'.repeat(2000)}@b.co` }).expect(413);
+    const big = await request(server)
+      .post('/api/probe/things')
+      .set(tenant.auth)
+      .send({ email: `${'a'.repeat(2000)}@b.co` })
+      .expect(413);
     expect(big.body.error.code).to.equal('PAYLOAD_TOO_LARGE');
-    const text = await request(server).post('/api/probe/things').set(tenant.auth).set('Content-Type', 'text/plain').send('hi').expect(415);
+    const text = await request(server)
+      .post('/api/probe/things')
+      .set(tenant.auth)
+      .set('Content-Type', 'text/plain')
+      .send('hi')
+      .expect(415);
     expect(text.body.error.code).to.equal('UNSUPPORTED_MEDIA_TYPE');
   });
 
@@ -87,7 +108,10 @@ describeEachBackend('HTTP envelopes and error mapping', (backend) => {
 
   it('turns a thrown bug into a 500 envelope without the stack or the message', async () => {
     const res = await request(server).get('/api/probe/boom').set(tenant.auth).expect(500);
-    expect(res.body).to.deep.equal({ success: false, error: { code: 'INTERNAL_ERROR', message: 'Internal server error' } });
+    expect(res.body).to.deep.equal({
+      success: false,
+      error: { code: 'INTERNAL_ERROR', message: 'Internal server error' },
+    });
     expect(JSON.stringify(res.body)).not.to.contain('secret');
   });
 

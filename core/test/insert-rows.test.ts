@@ -6,7 +6,12 @@ import { insertRows, insertRowsReturningIds, insertValues } from '../src/db/inse
 import { describeEachBackend, productionBackend } from '../src/testing/services';
 
 const rowsOf = (count: number, scope: number, prefix = 'code') =>
-  Array.from({ length: count }, (_, i) => ({ scope, code: `${prefix}-${i}`, note: `note ${i}`, at: new Date(Date.UTC(2026, 0, 1, 0, 0, i % 60, i % 1000)) }));
+  Array.from({ length: count }, (_, i) => ({
+    scope,
+    code: `${prefix}-${i}`,
+    note: `note ${i}`,
+    at: new Date(Date.UTC(2026, 0, 1, 0, 0, i % 60, i % 1000)),
+  }));
 
 describeEachBackend('insertRows and insertRowsReturningIds', (backend) => {
   let knex: Knex;
@@ -27,15 +32,19 @@ describeEachBackend('insertRows and insertRowsReturningIds', (backend) => {
   });
 
   const stored = async (scope: number) =>
-    (await knex('ir_items').where({ scope }).orderBy('id').select('id', 'code', 'note', 'at')).map((r: { id: number; code: string; note: string | null; at: unknown }) => ({
-      ...r,
-      id: Number(r.id),
-      at: r.at === null ? null : new Date(r.at as string | number | Date).toISOString(),
-    }));
+    (await knex('ir_items').where({ scope }).orderBy('id').select('id', 'code', 'note', 'at')).map(
+      (r: { id: number; code: string; note: string | null; at: unknown }) => ({
+        ...r,
+        id: Number(r.id),
+        at: r.at === null ? null : new Date(r.at as string | number | Date).toISOString(),
+      }),
+    );
 
   it('returns the id of every row in row order, over several statements', async () => {
     const rows = rowsOf(2500, 1);
-    const ids = await knex.transaction((trx) => insertRowsReturningIds(trx, 'ir_items', rows, { uniqueColumn: 'code', scope: { scope: 1 } }));
+    const ids = await knex.transaction((trx) =>
+      insertRowsReturningIds(trx, 'ir_items', rows, { uniqueColumn: 'code', scope: { scope: 1 } }),
+    );
     const inDb = await stored(1);
     expect(ids).to.have.length(2500);
     expect(ids).to.deep.equal(inDb.map((r) => r.id));
@@ -44,7 +53,12 @@ describeEachBackend('insertRows and insertRowsReturningIds', (backend) => {
 
   it('writes quotes, placeholders, percent signs, backslashes, unicode, nulls and UTC times as given', async () => {
     const awkward = ["it's", 'a ? b ?? c', '100% %s', 'back\\slash', 'zero\u0000byte', 'naïve 🚀', null];
-    const rows = awkward.map((note, i) => ({ scope: 2, code: `a${i}`, note, at: i === 0 ? null : new Date(Date.UTC(2026, 2, 29, 1, 30, 15, 250)) }));
+    const rows = awkward.map((note, i) => ({
+      scope: 2,
+      code: `a${i}`,
+      note,
+      at: i === 0 ? null : new Date(Date.UTC(2026, 2, 29, 1, 30, 15, 250)),
+    }));
     await insertRows(knex, 'ir_items', rows);
     const inDb = await stored(2);
     expect(inDb.map((r) => r.note)).to.deep.equal(awkward);
@@ -54,20 +68,47 @@ describeEachBackend('insertRows and insertRowsReturningIds', (backend) => {
 
   it('writes values shared by every row (a number, a text, a time, a null) into each row', async () => {
     const at = new Date(Date.UTC(2026, 9, 25, 0, 59, 59, 999));
-    await insertRows(knex, 'ir_items', [1, 2, 3].map((i) => ({ scope: 7, code: `s${i}`, note: null, at })));
-    await insertRows(knex, 'ir_items', [4, 5].map((i) => ({ scope: 7, code: `s${i}`, note: 'same', at: null })));
+    await insertRows(
+      knex,
+      'ir_items',
+      [1, 2, 3].map((i) => ({ scope: 7, code: `s${i}`, note: null, at })),
+    );
+    await insertRows(
+      knex,
+      'ir_items',
+      [4, 5].map((i) => ({ scope: 7, code: `s${i}`, note: 'same', at: null })),
+    );
     expect((await stored(7)).map(({ code, note, at: time }) => ({ code, note, at: time }))).to.deep.equal(
-      [1, 2, 3, 4, 5].map((i) => ({ code: `s${i}`, note: i <= 3 ? null : 'same', at: i <= 3 ? '2026-10-25T00:59:59.999Z' : null })),
+      [1, 2, 3, 4, 5].map((i) => ({
+        code: `s${i}`,
+        note: i <= 3 ? null : 'same',
+        at: i <= 3 ? '2026-10-25T00:59:59.999Z' : null,
+      })),
     );
   });
 
   it('keeps shared values apart between calls on one connection', async () => {
     await knex.transaction(async (trx) => {
-      for (const [n, note] of [[1, 'first'], [2, 'second'], [3, 'first']] as const) {
-        await insertRows(trx, 'ir_items', [0, 1].map((i) => ({ scope: 8, code: `c${n}-${i}`, note })));
+      for (const [n, note] of [
+        [1, 'first'],
+        [2, 'second'],
+        [3, 'first'],
+      ] as const) {
+        await insertRows(
+          trx,
+          'ir_items',
+          [0, 1].map((i) => ({ scope: 8, code: `c${n}-${i}`, note })),
+        );
       }
     });
-    expect((await stored(8)).map((r) => `${r.code}:${r.note}`)).to.deep.equal(['c1-0:first', 'c1-1:first', 'c2-0:second', 'c2-1:second', 'c3-0:first', 'c3-1:first']);
+    expect((await stored(8)).map((r) => `${r.code}:${r.note}`)).to.deep.equal([
+      'c1-0:first',
+      'c1-1:first',
+      'c2-0:second',
+      'c2-1:second',
+      'c3-0:first',
+      'c3-1:first',
+    ]);
   });
 
   it('skips rows whose key exists when asked, and fails on them otherwise', async () => {
@@ -82,12 +123,20 @@ describeEachBackend('insertRows and insertRowsReturningIds', (backend) => {
   it('takes rows as flat values with shared columns, in as many statements as needed', async () => {
     const at = new Date(Date.UTC(2026, 5, 1, 12, 0, 0, 5));
     const values = Array.from({ length: 1203 }, (_, i) => [`flat-${i}`, i % 3 ? `note ${i}` : null]).flat();
-    const written = await insertValues(knex, 'ir_items', { columns: ['code', 'note'], values, shared: { scope: 9, at } });
+    const written = await insertValues(knex, 'ir_items', {
+      columns: ['code', 'note'],
+      values,
+      shared: { scope: 9, at },
+    });
     expect(written.reduce((n, s) => n + s.rows, 0)).to.equal(1203);
     const inDb = await stored(9);
-    expect(inDb.map((r) => [r.code, r.note])).to.deep.equal(Array.from({ length: 1203 }, (_, i) => [`flat-${i}`, i % 3 ? `note ${i}` : null]));
+    expect(inDb.map((r) => [r.code, r.note])).to.deep.equal(
+      Array.from({ length: 1203 }, (_, i) => [`flat-${i}`, i % 3 ? `note ${i}` : null]),
+    );
     expect(new Set(inDb.map((r) => r.at))).to.deep.equal(new Set(['2026-06-01T12:00:00.005Z']));
-    expect(await insertValues(knex, 'ir_items', { columns: ['code'], values: [], shared: { scope: 9 } })).to.deep.equal([]);
+    expect(await insertValues(knex, 'ir_items', { columns: ['code'], values: [], shared: { scope: 9 } })).to.deep.equal(
+      [],
+    );
   });
 
   it('writes rows whose every column has the same value, skipping the twin when asked', async () => {
@@ -96,7 +145,7 @@ describeEachBackend('insertRows and insertRowsReturningIds', (backend) => {
     expect((await stored(10)).map((r) => r.code)).to.deep.equal(['twin']);
   });
 
-  it('writes inside the caller\'s transaction: a failed transaction leaves no rows', async () => {
+  it("writes inside the caller's transaction: a failed transaction leaves no rows", async () => {
     const failure = await knex
       .transaction(async (trx) => {
         await insertRows(trx, 'ir_items', rowsOf(10, 6));
@@ -123,7 +172,9 @@ describeEachBackend('insertRows and insertRowsReturningIds', (backend) => {
       try {
         return await insertRowsReturningIds(trx, 'ir_items', rows, { uniqueColumn: 'code', scope: { scope: 4 } });
       } finally {
-        await trx.raw(dialectOfKnex(trx) === 'mysql' ? 'SET SESSION auto_increment_increment = 1' : 'DROP TRIGGER ir_interleave');
+        await trx.raw(
+          dialectOfKnex(trx) === 'mysql' ? 'SET SESSION auto_increment_increment = 1' : 'DROP TRIGGER ir_interleave',
+        );
       }
     });
     const inDb = await stored(4);
@@ -138,12 +189,18 @@ describe('prepared statements per MySQL connection', () => {
     if (!backend) this.skip();
     const knex = createKnex(backend!.databaseUrl);
     type Connection = { execute(sql: string, values: unknown[], done: (err: Error | null) => void): void };
-    const client = knex.client as { acquireConnection(): Promise<Connection>; releaseConnection(c: Connection): Promise<unknown> };
+    const client = knex.client as {
+      acquireConnection(): Promise<Connection>;
+      releaseConnection(c: Connection): Promise<unknown>;
+    };
     const prepared = async () => Number((await knex.raw("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'"))[0][0].Value);
     try {
       const connection = await client.acquireConnection();
       const before = await prepared();
-      for (let n = 0; n < 130; n++) await new Promise<void>((resolve, reject) => connection.execute(`SELECT ? + ${n} AS v`, [1], (err) => (err ? reject(err) : resolve())));
+      for (let n = 0; n < 130; n++)
+        await new Promise<void>((resolve, reject) =>
+          connection.execute(`SELECT ? + ${n} AS v`, [1], (err) => (err ? reject(err) : resolve())),
+        );
       const held = (await prepared()) - before;
       await client.releaseConnection(connection);
       expect(held).to.be.at.most(100).and.at.least(90);

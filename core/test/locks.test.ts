@@ -3,7 +3,6 @@ import { createLocks } from '../src/locks';
 import type { LockHandle, Locks } from '../src/locks/types';
 import { deleteRedisKeys, requiredRedisUrl, uniqueSuffix, waitFor } from '../src/testing';
 
-
 const drivers: Array<{ name: string; redisUrl(): Promise<string | null | undefined> }> = [
   { name: 'in-process', redisUrl: async () => undefined },
   { name: 'Redis', redisUrl: requiredRedisUrl },

@@ -9,12 +9,21 @@ describe('mailer without SMTP_URL', () => {
     const outboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-outbox-'));
     const mailer = createMailer({ outboxDir });
     try {
-      const { messageId } = await mailer.send({ from: 'news@example.com', to: 'ada@example.com', subject: 'Hello Ada', text: 'Hi!', headers: { 'X-Switchboard-Message': '7' } });
+      const { messageId } = await mailer.send({
+        from: 'news@example.com',
+        to: 'ada@example.com',
+        subject: 'Hello Ada',
+        text: 'Hi!',
+        headers: { 'X-Switchboard-Message': '7' },
+      });
       const files = fs.readdirSync(outboxDir);
       expect(files).to.have.length(1);
       expect(files[0]).to.match(/\.eml$/);
       const eml = fs.readFileSync(path.join(outboxDir, files[0]), 'utf8');
-      expect(eml).to.contain('Subject: Hello Ada').and.contain('To: ada@example.com').and.contain('X-Switchboard-Message: 7');
+      expect(eml)
+        .to.contain('Subject: Hello Ada')
+        .and.contain('To: ada@example.com')
+        .and.contain('X-Switchboard-Message: 7');
       expect(eml).to.contain(messageId);
     } finally {
       mailer.close();

@@ -32,17 +32,25 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
   throw new Error('expected the promise to reject');
 }
 
-const names = async (knex: Knex, table: string) => (await knex(table).select('name').orderBy('id')).map((r: { name: string }) => r.name);
+const names = async (knex: Knex, table: string) =>
+  (await knex(table).select('name').orderBy('id')).map((r: { name: string }) => r.name);
 
 describe('loadMigrationFiles', () => {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-migration-files-'));
   after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
   it('orders version folders and files numerically and loads only the compiled .js files', () => {
-    expect(fs.readdirSync(path.join(widgets.directory, '1.0'))).to.include.members(['2-create-widgets.d.ts', '2-create-widgets.js.map']);
+    expect(fs.readdirSync(path.join(widgets.directory, '1.0'))).to.include.members([
+      '2-create-widgets.d.ts',
+      '2-create-widgets.js.map',
+    ]);
     const files = loadMigrationFiles(widgets);
     expect(files.map((f) => f.name)).to.deep.equal(ALL);
-    expect(files[0]).to.deep.equal({ name: '1.0/2-create-widgets', version: '1.0', file: path.join(widgets.directory, '1.0/2-create-widgets.js') });
+    expect(files[0]).to.deep.equal({
+      name: '1.0/2-create-widgets',
+      version: '1.0',
+      file: path.join(widgets.directory, '1.0/2-create-widgets.js'),
+    });
   });
 
   it('rejects a version folder newer than the namespace version', () => {
@@ -93,7 +101,9 @@ describeEachBackend('migrations: upgrading', (backend) => {
 
   it('keeps data written under 1.0 when upgrading to 1.2, whose 1.1 backfills a new column from it', async () => {
     await knex('fx_widgets').insert([{ name: 'bolt' }, { name: 'nut' }]);
-    expect(await migrator.latest({ plugin: 'widgets', to: '1.2' })).to.deep.equal([{ plugin: 'widgets', applied: [...V1_1, ...V1_2] }]);
+    expect(await migrator.latest({ plugin: 'widgets', to: '1.2' })).to.deep.equal([
+      { plugin: 'widgets', applied: [...V1_1, ...V1_2] },
+    ]);
     expect(await knex('fx_widgets').select('name', 'label').orderBy('id')).to.deep.equal([
       { name: 'bolt', label: 'BOLT' },
       { name: 'nut', label: 'NUT' },
@@ -119,7 +129,9 @@ describeEachBackend('migrations: upgrading', (backend) => {
     fs.cpSync(widgets.directory, downgraded, { recursive: true });
     fs.rmSync(path.join(downgraded, '1.10'), { recursive: true });
     const error = await rejection(new Migrator(knex, [{ ...widgets, version: '1.2', directory: downgraded }]).latest());
-    expect(error.message).to.equal('Migrations of "widgets": The migration directory is corrupt, the following files are missing: 1.10/01-create-gizmos');
+    expect(error.message).to.equal(
+      'Migrations of "widgets": The migration directory is corrupt, the following files are missing: 1.10/01-create-gizmos',
+    );
   });
 
   it('records each namespace in its own tracking table, with its own lock', async () => {
@@ -131,7 +143,14 @@ describeEachBackend('migrations: upgrading', (backend) => {
 
   it('fingerprints the user tables with columns, indexes and foreign keys, without the bookkeeping', async () => {
     const fingerprint = await schemaFingerprint(knex);
-    expect(Object.keys(fingerprint.tables)).to.deep.equal(['fx_gadgets', 'fx_gizmos', 'fx_note_tags', 'fx_notes', 'fx_owners', 'fx_widgets']);
+    expect(Object.keys(fingerprint.tables)).to.deep.equal([
+      'fx_gadgets',
+      'fx_gizmos',
+      'fx_note_tags',
+      'fx_notes',
+      'fx_owners',
+      'fx_widgets',
+    ]);
     expect(fingerprint.tables.fx_widgets.columns.filter((c) => c.startsWith('label '))).to.have.length(1);
     expect(fingerprint.tables.fx_notes.indexes).to.include('fx_notes_status_idx(status)');
     expect(fingerprint.tables.fx_note_tags.indexes).to.include('unique fx_note_tags_unique(note_id,tag)');
@@ -144,7 +163,9 @@ describeEachBackend('migrations: upgrading', (backend) => {
     const known = 'Unknown plugin "nope" for migrations; known: widgets, fx-notes';
     expect((await rejection(migrator.latest({ plugin: 'nope' }))).message).to.equal(known);
     expect((await rejection(migrator.rollback({ plugin: 'nope' }))).message).to.equal(known);
-    expect((await rejection(migrator.latest({ to: 'v1' }))).message).to.equal('latest({ to }) must be a version such as 1.2 (or 0), got "v1"');
+    expect((await rejection(migrator.latest({ to: 'v1' }))).message).to.equal(
+      'latest({ to }) must be a version such as 1.2 (or 0), got "v1"',
+    );
   });
 });
 
@@ -161,7 +182,15 @@ describeEachBackend('migrations: rollback', (backend) => {
     await migrator.latest({ to: '1.0' });
     await migrator.latest();
     expect(await migrator.rollback()).to.deep.equal([
-      { plugin: 'widgets', reverted: ['1.10/01-create-gizmos', '1.2/01-create-gadgets', '1.1/02-backfill-widget-label', '1.1/01-add-widget-label'] },
+      {
+        plugin: 'widgets',
+        reverted: [
+          '1.10/01-create-gizmos',
+          '1.2/01-create-gadgets',
+          '1.1/02-backfill-widget-label',
+          '1.1/01-add-widget-label',
+        ],
+      },
     ]);
     expect(await names(knex, 'migrations_widgets')).to.deep.equal(V1_0);
     expect(await knex.schema.hasColumn('fx_widgets', 'label')).to.equal(false);
@@ -184,7 +213,17 @@ describeEachBackend('migrations: rollback', (backend) => {
     await both.latest();
     expect(await both.rollback({ to: '0' })).to.deep.equal([
       { plugin: 'fx-notes', reverted: NOTES },
-      { plugin: 'widgets', reverted: ['1.10/01-create-gizmos', '1.2/01-create-gadgets', '1.1/02-backfill-widget-label', '1.1/01-add-widget-label', '1.0/10-create-owners', '1.0/2-create-widgets'] },
+      {
+        plugin: 'widgets',
+        reverted: [
+          '1.10/01-create-gizmos',
+          '1.2/01-create-gadgets',
+          '1.1/02-backfill-widget-label',
+          '1.1/01-add-widget-label',
+          '1.0/10-create-owners',
+          '1.0/2-create-widgets',
+        ],
+      },
     ]);
     expect(await both.status()).to.deep.equal([
       { plugin: 'widgets', version: '1.10', applied: [], pending: ALL, current: null },
@@ -271,7 +310,9 @@ describe('schema snapshot guard', () => {
   it('fails when an existing migration was edited, naming the table', async () => {
     const snapshotFile = path.join(scratch, 'edited.json');
     await checkSchemaSnapshot({ knex: freshSqlite(), namespace: notes, snapshotFile, update: true });
-    const error = await rejection(checkSchemaSnapshot({ knex: freshSqlite(), namespace: editedNotes, snapshotFile, update: false }));
+    const error = await rejection(
+      checkSchemaSnapshot({ knex: freshSqlite(), namespace: editedNotes, snapshotFile, update: false }),
+    );
     expect(error.message).to.include('The schema changed without a new migration (tables that differ: fx_notes;');
     expect(error.message).to.include('an existing migration was edited');
     expect(error.message).to.include(`run this test again with UPDATE_SCHEMA_SNAPSHOT=1`);
@@ -282,9 +323,16 @@ describe('schema snapshot guard', () => {
     const released = path.join(scratch, 'widgets-1.2');
     fs.cpSync(widgets.directory, released, { recursive: true });
     fs.rmSync(path.join(released, '1.10'), { recursive: true });
-    await checkSchemaSnapshot({ knex: freshSqlite(), namespace: { ...widgets, directory: released }, snapshotFile, update: true });
+    await checkSchemaSnapshot({
+      knex: freshSqlite(),
+      namespace: { ...widgets, directory: released },
+      snapshotFile,
+      update: true,
+    });
 
-    const error = await rejection(checkSchemaSnapshot({ knex: freshSqlite(), namespace: widgets, snapshotFile, update: false }));
+    const error = await rejection(
+      checkSchemaSnapshot({ knex: freshSqlite(), namespace: widgets, snapshotFile, update: false }),
+    );
     expect(error.message).to.equal(
       'New migrations since the schema snapshot (it ends at 1.2/01-create-gadgets, the migrations at 1.10/01-create-gizmos): ' +
         `run this test again with UPDATE_SCHEMA_SNAPSHOT=1 (e.g. UPDATE_SCHEMA_SNAPSHOT=1 npm test) to rewrite ${snapshotFile}, and commit it together with the migration.`,
@@ -304,12 +352,20 @@ describe('schema snapshot guard', () => {
 
   it('fails without a snapshot, or with one of an older fingerprint format, saying to write it', async () => {
     const missing = path.join(scratch, 'missing.json');
-    const error = await rejection(checkSchemaSnapshot({ knex: freshSqlite(), namespace: notes, snapshotFile: missing, update: false }));
-    expect(error.message).to.match(/^No schema snapshot at .*missing\.json: run this test again with UPDATE_SCHEMA_SNAPSHOT=1/);
+    const error = await rejection(
+      checkSchemaSnapshot({ knex: freshSqlite(), namespace: notes, snapshotFile: missing, update: false }),
+    );
+    expect(error.message).to.match(
+      /^No schema snapshot at .*missing\.json: run this test again with UPDATE_SCHEMA_SNAPSHOT=1/,
+    );
 
     const old = path.join(scratch, 'old.json');
     fs.writeFileSync(old, JSON.stringify({ lastMigration: '1.0/01-create-notes', hash: 'x', tables: {} }));
-    const stale = await rejection(checkSchemaSnapshot({ knex: freshSqlite(), namespace: notes, snapshotFile: old, update: false }));
-    expect(stale.message).to.include('was written by schema fingerprint format 1, now 2; the migrations are not at fault');
+    const stale = await rejection(
+      checkSchemaSnapshot({ knex: freshSqlite(), namespace: notes, snapshotFile: old, update: false }),
+    );
+    expect(stale.message).to.include(
+      'was written by schema fingerprint format 1, now 2; the migrations are not at fault',
+    );
   });
 });

@@ -4,7 +4,11 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { definePlugin, hostResolver, loadPlugins, PluginConfig, PluginLoadError } from '../src';
 
-const config = (id: string, options: Record<string, unknown> = {}): PluginConfig => ({ id, package: `pkg-${id}`, options });
+const config = (id: string, options: Record<string, unknown> = {}): PluginConfig => ({
+  id,
+  package: `pkg-${id}`,
+  options,
+});
 const registry = (plugins: Record<string, unknown>) => (pkg: string) => plugins[pkg];
 
 describe('plugin loader', () => {
@@ -21,17 +25,26 @@ describe('plugin loader', () => {
   });
 
   it('names a dependency that is not enabled', () => {
-    expect(() => loadPlugins([config('b')], registry({ 'pkg-b': b }))).to.throw(PluginLoadError, 'depends on plugin "a", which is not enabled');
+    expect(() => loadPlugins([config('b')], registry({ 'pkg-b': b }))).to.throw(
+      PluginLoadError,
+      'depends on plugin "a", which is not enabled',
+    );
   });
 
   it('refuses dependency cycles', () => {
     const x = definePlugin({ id: 'x', version: '1.0', dependsOn: ['y'] });
     const y = definePlugin({ id: 'y', version: '1.0', dependsOn: ['x'] });
-    expect(() => loadPlugins([config('x'), config('y')], registry({ 'pkg-x': x, 'pkg-y': y }))).to.throw(PluginLoadError, 'cycle');
+    expect(() => loadPlugins([config('x'), config('y')], registry({ 'pkg-x': x, 'pkg-y': y }))).to.throw(
+      PluginLoadError,
+      'cycle',
+    );
   });
 
   it('refuses a package that is not a plugin, or is another plugin', () => {
-    expect(() => loadPlugins([config('a')], registry({ 'pkg-a': { hello: 1 } }))).to.throw(PluginLoadError, 'does not default-export a plugin');
+    expect(() => loadPlugins([config('a')], registry({ 'pkg-a': { hello: 1 } }))).to.throw(
+      PluginLoadError,
+      'does not default-export a plugin',
+    );
     expect(() => loadPlugins([config('a')], registry({ 'pkg-a': b }))).to.throw(PluginLoadError, 'is the plugin "b"');
   });
 
@@ -39,7 +52,11 @@ describe('plugin loader', () => {
     const withOptions = definePlugin({
       id: 'o',
       version: '1.0',
-      optionsSchema: { type: 'object', properties: { size: { type: 'integer', default: 3 } }, additionalProperties: false },
+      optionsSchema: {
+        type: 'object',
+        properties: { size: { type: 'integer', default: 3 } },
+        additionalProperties: false,
+      },
     });
     const resolve = registry({ 'pkg-o': withOptions });
     expect(loadPlugins([config('o')], resolve)[0].options).to.deep.equal({ size: 3 });
@@ -47,22 +64,27 @@ describe('plugin loader', () => {
   });
 
   it('refuses a plugin enabled twice', () => {
-    expect(() => loadPlugins([config('a'), config('a')], registry({ 'pkg-a': a }))).to.throw(PluginLoadError, 'enabled twice');
+    expect(() => loadPlugins([config('a'), config('a')], registry({ 'pkg-a': a }))).to.throw(
+      PluginLoadError,
+      'enabled twice',
+    );
   });
 
   it("loads a third party's plugin installed as its own npm package in the host's folder", () => {
     const host = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-host-'));
     const dir = path.join(host, 'node_modules', 'acme-switchboard-todo');
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'acme-switchboard-todo', main: 'index.js' }));
+    fs.writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({ name: 'acme-switchboard-todo', main: 'index.js' }),
+    );
     fs.writeFileSync(path.join(dir, 'index.js'), "exports.default = { id: 'todo', version: '1.0.0' };");
     try {
       const [loaded] = loadPlugins([{ id: 'todo', package: 'acme-switchboard-todo', options: {} }], hostResolver(host));
       expect(loaded.plugin).to.deep.equal({ id: 'todo', version: '1.0.0' });
-      expect(() => loadPlugins([{ id: 'todo', package: 'acme-switchboard-todo', options: {} }], hostResolver(os.tmpdir()))).to.throw(
-        PluginLoadError,
-        'npm install acme-switchboard-todo',
-      );
+      expect(() =>
+        loadPlugins([{ id: 'todo', package: 'acme-switchboard-todo', options: {} }], hostResolver(os.tmpdir())),
+      ).to.throw(PluginLoadError, 'npm install acme-switchboard-todo');
     } finally {
       fs.rmSync(host, { recursive: true, force: true });
     }

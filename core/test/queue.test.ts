@@ -248,7 +248,13 @@ for (const driver of drivers) {
 
 describe('bee-queue connection options', () => {
   it('are built from the Redis URL for the node-redis 3 client bee-queue brings', () => {
-    expect(beeRedisOptions('rediss://app:p%40ss@[::1]:6380/2')).to.include({ host: '::1', port: 6380, user: 'app', password: 'p@ss', db: 2 });
+    expect(beeRedisOptions('rediss://app:p%40ss@[::1]:6380/2')).to.include({
+      host: '::1',
+      port: 6380,
+      user: 'app',
+      password: 'p@ss',
+      db: 2,
+    });
     expect(beeRedisOptions('rediss://[::1]')).to.deep.include({ tls: { servername: '::1' }, port: 6379 });
     expect(beeRedisOptions('redis://localhost')).not.to.have.any.keys('user', 'password', 'db', 'tls');
     expect(() => beeRedisOptions('http://localhost')).to.throw('not a redis:// URL');

@@ -37,7 +37,11 @@ describeEachBackend('rate limits', (backend) => {
 
   it('counts a method limit apart from the overall one and reports the tighter', async () => {
     const tenant = await createTenant(engine);
-    const first = await request(server).post('/api/probe/things').set(tenant.auth).send({ email: 'a@b.co' }).expect(201);
+    const first = await request(server)
+      .post('/api/probe/things')
+      .set(tenant.auth)
+      .send({ email: 'a@b.co' })
+      .expect(201);
     expect(first.headers['x-ratelimit-limit']).to.equal('2');
     await request(server).post('/api/probe/things').set(tenant.auth).send({ email: 'a@b.co' }).expect(201);
     await request(server).post('/api/probe/things').set(tenant.auth).send({ email: 'a@b.co' }).expect(429);
@@ -73,8 +77,12 @@ describeEachBackend('rate limits', (backend) => {
     try {
       const free = await createTenant(scaled);
       const app = scaled.http().callback();
-      expect((await request(app).get('/api/probe/things/1').set(free.auth)).headers['x-ratelimit-limit']).to.equal('15');
-      expect((await request(app).get('/api/probe/things/1').set(pro.auth)).headers['x-ratelimit-limit']).to.equal('150');
+      expect((await request(app).get('/api/probe/things/1').set(free.auth)).headers['x-ratelimit-limit']).to.equal(
+        '15',
+      );
+      expect((await request(app).get('/api/probe/things/1').set(pro.auth)).headers['x-ratelimit-limit']).to.equal(
+        '150',
+      );
     } finally {
       await scaled.close();
     }

@@ -19,12 +19,21 @@ export async function apiBenchmark({ quick, log, serve }: BenchOptions): Promise
   const rounds = quick ? 3 : 5;
   const { backend, engine, tenant, env } = await benchBackend([usersProjects]);
   try {
-    const user = (await request(engine.http().callback()).post('/api/v1/users').set(tenant.auth).send({ name: 'Bench User', email: 'bench@example.com' })).body.data;
+    const user = (
+      await request(engine.http().callback())
+        .post('/api/v1/users')
+        .set(tenant.auth)
+        .send({ name: 'Bench User', email: 'bench@example.com' })
+    ).body.data;
     await engine.close();
 
     const barePort = await freePort();
     const full = await serve(env);
-    const bare = await startServer([path.join(__dirname, 'bare-server.js')], { ...env, PORT: String(barePort), BENCH_ORG_ID: String(tenant.organizationId) }, `http://127.0.0.1:${barePort}/health`);
+    const bare = await startServer(
+      [path.join(__dirname, 'bare-server.js')],
+      { ...env, PORT: String(barePort), BENCH_ORG_ID: String(tenant.organizationId) },
+      `http://127.0.0.1:${barePort}/health`,
+    );
     try {
       const fullUrl = `${full.url}/api/v1/users/${user.id}`;
       const bareUrl = `http://127.0.0.1:${barePort}/users/${user.id}`;
@@ -50,7 +59,11 @@ export async function apiBenchmark({ quick, log, serve }: BenchOptions): Promise
         baseline_bare_koa: baseline,
         ratio_rps: ratio,
         targets: { ratio_rps: TARGET_RATIO, p99_ms: TARGET_P99_MS },
-        met: { ratio_rps: ratio >= TARGET_RATIO, p99_ms: measured.p99_ms < TARGET_P99_MS, no_errors: measured.non_2xx === 0 && measured.errors === 0 },
+        met: {
+          ratio_rps: ratio >= TARGET_RATIO,
+          p99_ms: measured.p99_ms < TARGET_P99_MS,
+          no_errors: measured.non_2xx === 0 && measured.errors === 0,
+        },
       };
     } finally {
       await full.stop();

@@ -9,8 +9,16 @@ export interface LoadFigures {
 }
 
 /** Drives one URL with autocannon and reports throughput and latency. */
-export async function load(url: string, options: { connections: number; seconds: number; headers?: Record<string, string> }): Promise<LoadFigures> {
-  const result = await autocannon({ url, connections: options.connections, duration: options.seconds, headers: options.headers });
+export async function load(
+  url: string,
+  options: { connections: number; seconds: number; headers?: Record<string, string> },
+): Promise<LoadFigures> {
+  const result = await autocannon({
+    url,
+    connections: options.connections,
+    duration: options.seconds,
+    headers: options.headers,
+  });
   return {
     requests_per_second: Math.round(result.requests.average),
     p50_ms: result.latency.p50,

@@ -12,7 +12,11 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const result = await benchmarks[name]({ quick, log: (line) => process.stderr.write(`${line}\n`), serve: serveSwitchboard });
+  const result = await benchmarks[name]({
+    quick,
+    log: (line) => process.stderr.write(`${line}\n`),
+    serve: serveSwitchboard,
+  });
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 

@@ -34,7 +34,10 @@ export async function runJson<T = any>(args: string[], env: Record<string, strin
 }
 
 export function startCli(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [binPath, ...args], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+  return spawn(process.execPath, [binPath, ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+  });
 }
 
 export function freePort(): Promise<number> {

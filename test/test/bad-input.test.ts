@@ -12,7 +12,10 @@ describe('bad input on every route', () => {
   let tenant: TestTenant;
   before(async () => {
     backend = embeddedBackend();
-    engine = await createTestEngine(backend, { plugins: [campaign, usersProjects], env: { RATE_LIMIT_SCALE: '100000' } });
+    engine = await createTestEngine(backend, {
+      plugins: [campaign, usersProjects],
+      env: { RATE_LIMIT_SCALE: '100000' },
+    });
     tenant = await createTenant(engine);
   });
   after(async () => {
@@ -20,7 +23,14 @@ describe('bad input on every route', () => {
     await backend.dispose();
   });
 
-  const bodies: Array<string | object> = ['[1, 2]', '"text"', '{"a":', 'null', '12', { email: 5, name: [], lists: 'x', subscribers: 'x', subscriber_ids: [0, -1] }];
+  const bodies: Array<string | object> = [
+    '[1, 2]',
+    '"text"',
+    '{"a":',
+    'null',
+    '12',
+    { email: 5, name: [], lists: 'x', subscribers: 'x', subscriber_ids: [0, -1] },
+  ];
 
   it('answers 4xx envelopes, never a 500', async () => {
     const app = engine.http().callback();
@@ -29,9 +39,12 @@ describe('bad input on every route', () => {
     for (const route of engine.registry.routes()) {
       const path = (route.group.options.prefix + route.path).replace(/:id/g, '999999999').replace(/\/$/, '');
       for (const body of route.method === 'GET' ? [undefined] : bodies) {
-        for (const query of route.method === 'GET' ? ['?page=-1&per_page=abc&status=zzz&search=%22&from_date=x&is_active=maybe&token=.'] : ['', '?page=-1']) {
+        for (const query of route.method === 'GET'
+          ? ['?page=-1&per_page=abc&status=zzz&search=%22&from_date=x&is_active=maybe&token=.']
+          : ['', '?page=-1']) {
           const req = (request(app) as any)[route.method.toLowerCase()](path + query).set(tenant.auth);
-          if (body !== undefined) req.set('Content-Type', 'application/json').send(typeof body === 'string' ? body : JSON.stringify(body));
+          if (body !== undefined)
+            req.set('Content-Type', 'application/json').send(typeof body === 'string' ? body : JSON.stringify(body));
           const res = await req;
           const what = `${route.method} ${path}${query} ${JSON.stringify(body)}`;
           // A route that takes no query may ignore junk parameters and answer; nothing may answer 5xx.

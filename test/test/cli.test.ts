@@ -31,7 +31,20 @@ describeEachBackend('switchboard CLI', (backend) => {
     await runJson(['migrate'], env());
     const org = await runJson(['org:create', '--name', 'Acme', '--plan', 'pro'], env());
     expect(org).to.include({ name: 'Acme', selected_plan: 'pro', subscription_status: 'active' });
-    const token = await runJson(['token:create', '--org', String(org.id), '--name', 'ci', '--permissions', 'users:read,projects:*', '--ip', '127.0.0.1,10.0.0.0/8'], env());
+    const token = await runJson(
+      [
+        'token:create',
+        '--org',
+        String(org.id),
+        '--name',
+        'ci',
+        '--permissions',
+        'users:read,projects:*',
+        '--ip',
+        '127.0.0.1,10.0.0.0/8',
+      ],
+      env(),
+    );
     expect(token.token).to.match(/^sb_/);
     expect(token.permissions).to.deep.equal(['users:read', 'projects:*']);
     expect(token.ip_whitelist).to.deep.equal(['127.0.0.1', '10.0.0.0/8']);
@@ -42,7 +55,11 @@ describeEachBackend('switchboard CLI', (backend) => {
       const base = `http://127.0.0.1:${port}`;
       await waitFor(async () => (await fetch(`${base}/health`).catch(() => null))?.ok === true, 20_000);
       await request(base).get('/api/v1/users').set('Authorization', `Bearer ${token.token}`).expect(200);
-      await request(base).post('/api/v1/users').set('Authorization', `Bearer ${token.token}`).send({ name: 'a', email: 'a@b.co' }).expect(403);
+      await request(base)
+        .post('/api/v1/users')
+        .set('Authorization', `Bearer ${token.token}`)
+        .send({ name: 'a', email: 'a@b.co' })
+        .expect(403);
       const revoked = await runCli(['token:revoke', String(token.id)], env());
       expect(revoked.code).to.equal(0);
       expect(revoked.stdout).to.contain(`Token ${token.id} revoked`);
@@ -56,9 +73,14 @@ describeEachBackend('switchboard CLI', (backend) => {
     const plan = await runCli(['org:create', '--name', 'X', '--plan', 'gold'], env());
     expect(plan.code).to.equal(1);
     expect(plan.stderr).to.contain('--plan must be one of free, basic, pro, enterprise');
-    const perm = await runCli(['token:create', '--org', '1', '--name', 'x', '--permissions', 'nukes:fire', '--json'], env());
+    const perm = await runCli(
+      ['token:create', '--org', '1', '--name', 'x', '--permissions', 'nukes:fire', '--json'],
+      env(),
+    );
     expect(perm.code).to.equal(1);
-    expect(JSON.parse(perm.stderr)).to.deep.equal({ error: '--permissions: unknown resource "nukes" (known: projects, users)' });
+    expect(JSON.parse(perm.stderr)).to.deep.equal({
+      error: '--permissions: unknown resource "nukes" (known: projects, users)',
+    });
     const missing = await runCli(['token:revoke', '987654'], env());
     expect(missing.code).to.equal(1);
     expect(missing.stderr).to.equal('Error: Token 987654 does not exist\n');

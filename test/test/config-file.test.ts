@@ -8,7 +8,11 @@ describe('the shipped config/switchboard.json', () => {
 
   it('enables the built plugins and keeps the limits the specs state', () => {
     expect(config.plugins.map((p) => p.id)).to.deep.equal(['campaign', 'users-projects']);
-    expect(config.plugins[1].rateLimits).to.deep.equal({ windowSeconds: 60, perToken: { overall: 100 }, perAddress: 10 });
+    expect(config.plugins[1].rateLimits).to.deep.equal({
+      windowSeconds: 60,
+      perToken: { overall: 100 },
+      perAddress: 10,
+    });
     expect(config.plugins[0].rateLimits).to.deep.equal({
       windowSeconds: 3600,
       perToken: { overall: 1000, GET: 500, POST: 100, DELETE: 50 },

@@ -23,12 +23,19 @@ describe('npm start on a fresh machine (embedded default)', () => {
       const ready = await request(base).get('/ready').expect(200);
       expect(ready.body.checks).to.deep.equal({ database: 'ok' });
       const doc = await request(base).get('/api/openapi.json').expect(200);
-      expect(doc.body.paths).to.include.keys('/api/v1/users', '/api/campaign/subscribers', '/api/campaign/lists/{id}/subscribers');
+      expect(doc.body.paths).to.include.keys(
+        '/api/v1/users',
+        '/api/campaign/subscribers',
+        '/api/campaign/lists/{id}/subscribers',
+      );
       await request(base).get('/api/v1/users').expect(401);
       await request(base).get('/api/campaign/subscribers').expect(401);
       const docs = await request(base).get('/api/docs').expect(200);
       expect(docs.text).to.contain('swagger-ui-bundle.js');
-      await request(base).get('/api/docs/swagger-ui-bundle.js').expect(200).expect('Content-Type', /javascript/);
+      await request(base)
+        .get('/api/docs/swagger-ui-bundle.js')
+        .expect(200)
+        .expect('Content-Type', /javascript/);
     } finally {
       child.kill('SIGTERM');
       expect(await exitOf(child)).to.equal(0);

@@ -61,7 +61,10 @@ export class ApiTokenService {
     @inject(SERVICES.Config) config: AppConfig,
     @inject(SERVICES.Resources) private readonly resources: string[],
   ) {
-    this.cache = new LRUCache({ max: config.tokenCacheSeconds > 0 ? 10_000 : 1, ttl: Math.max(1, config.tokenCacheSeconds * 1000) });
+    this.cache = new LRUCache({
+      max: config.tokenCacheSeconds > 0 ? 10_000 : 1,
+      ttl: Math.max(1, config.tokenCacheSeconds * 1000),
+    });
   }
 
   /** Returns the plain token once; only its hash is stored. */
@@ -105,7 +108,10 @@ export class ApiTokenService {
 
   /** False when there is no such token. */
   async revoke(id: number): Promise<boolean> {
-    const updated = await this.knex('api_tokens').where({ id }).whereNull('revoked_at').update({ revoked_at: this.clock.now() });
+    const updated = await this.knex('api_tokens')
+      .where({ id })
+      .whereNull('revoked_at')
+      .update({ revoked_at: this.clock.now() });
     for (const [hash, cached] of this.cache.entries()) if (cached.auth.tokenId === id) this.cache.delete(hash);
     if (updated) return true;
     return (await this.info(id)) !== null;
@@ -127,7 +133,15 @@ export class ApiTokenService {
     const row = await this.knex('api_tokens as t')
       .join('organizations as o', 'o.id', 't.organization_id')
       .where('t.token_hash', hash)
-      .first('t.id', 't.organization_id', 't.permissions', 't.ip_whitelist', 't.expires_at', 't.revoked_at', 'o.selected_plan');
+      .first(
+        't.id',
+        't.organization_id',
+        't.permissions',
+        't.ip_whitelist',
+        't.expires_at',
+        't.revoked_at',
+        'o.selected_plan',
+      );
     if (!row) return undefined;
     const allowlist = parseJson<string[] | null>(row.ip_whitelist, null);
     const cached: CachedToken = {

@@ -25,10 +25,6 @@ export const unknownResource = (resource: string, resources: readonly string[]) 
 export function grants(granted: readonly string[], required: string): boolean {
   const [resource, action] = required.split(':');
   return granted.some(
-    (g) =>
-      g === '*' ||
-      g === required ||
-      g === `${resource}:*` ||
-      (action === 'read' && g === `${resource}:write`),
+    (g) => g === '*' || g === required || g === `${resource}:*` || (action === 'read' && g === `${resource}:write`),
   );
 }

@@ -6,7 +6,11 @@ import { parseAllowlist } from '../auth/ip-allowlist';
 import { CliError, printResult } from './output';
 import type { WithEngine } from './engine-commands';
 
-const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 export function registerAuthCommands(program: Command, withEngine: WithEngine, resources: string[]): void {
   program
@@ -17,7 +21,8 @@ export function registerAuthCommands(program: Command, withEngine: WithEngine, r
     .option('--subscription <status>', `one of ${SUBSCRIPTION_STATUSES.join(', ')}`, 'active')
     .option('--json', 'print one JSON object')
     .action((opts: { name: string; plan: string; subscription: string; json?: boolean }) => {
-      if (!(PLANS as readonly string[]).includes(opts.plan)) throw new CliError(`--plan must be one of ${PLANS.join(', ')}`);
+      if (!(PLANS as readonly string[]).includes(opts.plan))
+        throw new CliError(`--plan must be one of ${PLANS.join(', ')}`);
       if (!(SUBSCRIPTION_STATUSES as readonly string[]).includes(opts.subscription)) {
         throw new CliError(`--subscription must be one of ${SUBSCRIPTION_STATUSES.join(', ')}`);
       }
@@ -39,33 +44,37 @@ export function registerAuthCommands(program: Command, withEngine: WithEngine, r
     .option('--ip <list>', 'comma-separated addresses and CIDR ranges allowed to use it')
     .option('--expires <iso>', 'expiry as an ISO 8601 timestamp')
     .option('--json', 'print one JSON object')
-    .action((opts: { org: string; name: string; permissions: string; ip?: string; expires?: string; json?: boolean }) => {
-      const orgId = Number(opts.org);
-      if (!Number.isInteger(orgId) || orgId <= 0) throw new CliError('--org must be an organization id');
-      const permissions = list(opts.permissions);
-      if (!permissions.length) throw new CliError('--permissions must name at least one permission');
-      for (const p of permissions) {
-        const problem = permissionProblem(p, resources);
-        if (problem) throw new CliError(`--permissions: ${problem}`);
-      }
-      const ip = opts.ip ? list(opts.ip) : undefined;
-      if (ip) {
-        try {
-          parseAllowlist(ip);
-        } catch (err) {
-          throw new CliError(`--ip: ${(err as Error).message}`);
+    .action(
+      (opts: { org: string; name: string; permissions: string; ip?: string; expires?: string; json?: boolean }) => {
+        const orgId = Number(opts.org);
+        if (!Number.isInteger(orgId) || orgId <= 0) throw new CliError('--org must be an organization id');
+        const permissions = list(opts.permissions);
+        if (!permissions.length) throw new CliError('--permissions must name at least one permission');
+        for (const p of permissions) {
+          const problem = permissionProblem(p, resources);
+          if (problem) throw new CliError(`--permissions: ${problem}`);
         }
-      }
-      const expiresAt = opts.expires ? new Date(opts.expires) : null;
-      if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new CliError('--expires must be an ISO 8601 timestamp');
-      return withEngine(async (engine) => {
-        if (!(await engine.container.resolve(OrganizationService).get(orgId))) throw new CliError(`Organization ${orgId} does not exist`);
-        const { token, info } = await engine.container
-          .resolve(ApiTokenService)
-          .create(orgId, { name: opts.name, permissions, ipAllowlist: ip, expiresAt });
-        printResult(opts.json, { ...info, token }, token);
-      });
-    });
+        const ip = opts.ip ? list(opts.ip) : undefined;
+        if (ip) {
+          try {
+            parseAllowlist(ip);
+          } catch (err) {
+            throw new CliError(`--ip: ${(err as Error).message}`);
+          }
+        }
+        const expiresAt = opts.expires ? new Date(opts.expires) : null;
+        if (expiresAt && Number.isNaN(expiresAt.getTime()))
+          throw new CliError('--expires must be an ISO 8601 timestamp');
+        return withEngine(async (engine) => {
+          if (!(await engine.container.resolve(OrganizationService).get(orgId)))
+            throw new CliError(`Organization ${orgId} does not exist`);
+          const { token, info } = await engine.container
+            .resolve(ApiTokenService)
+            .create(orgId, { name: opts.name, permissions, ipAllowlist: ip, expiresAt });
+          printResult(opts.json, { ...info, token }, token);
+        });
+      },
+    );
 
   program
     .command('token:revoke')

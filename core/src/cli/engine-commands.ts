@@ -17,7 +17,12 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
         await engine.start({ migrate: opts.migrate, workers: opts.worker, scheduler: opts.scheduler, http: true });
         const { host, port, publicUrl } = engine.config;
         engine.logger.info({ host, port, plugins: engine.plugins.map((p) => p.plugin.id) }, 'listening');
-        process.stdout.write(startBanner(publicUrl, engine.plugins.map((p) => p.plugin.id)));
+        process.stdout.write(
+          startBanner(
+            publicUrl,
+            engine.plugins.map((p) => p.plugin.id),
+          ),
+        );
         await runUntilSignal(engine);
       }, true),
     );
@@ -78,7 +83,8 @@ export function registerMigrationCommands(program: Command, withEngine: WithEngi
       withEngine(async (engine) => {
         const status = await engine.migrator().status();
         const lines = status.map(
-          (s) => `${s.plugin} (release ${s.version}, at ${s.current ?? 'nothing'}): ${s.applied.length} applied, ${s.pending.length} pending${s.pending.length ? ` (${s.pending.join(', ')})` : ''}`,
+          (s) =>
+            `${s.plugin} (release ${s.version}, at ${s.current ?? 'nothing'}): ${s.applied.length} applied, ${s.pending.length} pending${s.pending.length ? ` (${s.pending.join(', ')})` : ''}`,
         );
         printResult(opts.json, { status }, lines.join('\n'));
       }),
@@ -105,7 +111,9 @@ export function registerMigrationCommands(program: Command, withEngine: WithEngi
     .action((opts: { plugin?: string; to?: string; json?: boolean }) =>
       withEngine(async (engine) => {
         const result = await engine.migrator().rollback({ plugin: opts.plugin, to: opts.to });
-        const lines = result.map((r) => `${r.plugin}: ${r.reverted.length ? `reverted ${r.reverted.join(', ')}` : 'nothing to revert'}`);
+        const lines = result.map(
+          (r) => `${r.plugin}: ${r.reverted.length ? `reverted ${r.reverted.join(', ')}` : 'nothing to revert'}`,
+        );
         printResult(opts.json, { rolledBack: result }, lines.join('\n'));
       }),
     );

@@ -57,7 +57,15 @@ export const configFileSchema = {
 } as const;
 
 export interface ConfigFile {
-  plugins?: Record<string, { package?: string; enabled?: boolean; options?: Record<string, unknown>; rateLimits?: import('./types').RateLimitPolicy }>;
+  plugins?: Record<
+    string,
+    {
+      package?: string;
+      enabled?: boolean;
+      options?: Record<string, unknown>;
+      rateLimits?: import('./types').RateLimitPolicy;
+    }
+  >;
   rateLimits?: { plans?: Record<string, number>; tokens?: Record<string, number> };
   http?: { bodyLimit?: string; trustedProxies?: string[]; tokenCacheSeconds?: number; shutdownTimeoutMs?: number };
 }

@@ -52,7 +52,10 @@ function enabledPlugins(file: ConfigFile, pluginsEnv: string | undefined): Plugi
   const declared = file.plugins ?? {};
   const ids =
     pluginsEnv !== undefined && pluginsEnv.trim() !== ''
-      ? pluginsEnv.split(',').map((s) => s.trim()).filter(Boolean)
+      ? pluginsEnv
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
       : Object.keys(declared).filter((id) => declared[id].enabled !== false);
   return ids.map((id) => ({
     id,
@@ -69,13 +72,17 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
   );
   const explicitFile = options.file ?? env.SWITCHBOARD_CONFIG;
   const fileConfig =
-    explicitFile === false ? {} : readConfigFile(path.resolve(explicitFile ?? 'config/switchboard.json'), explicitFile !== undefined);
+    explicitFile === false
+      ? {}
+      : readConfigFile(path.resolve(explicitFile ?? 'config/switchboard.json'), explicitFile !== undefined);
 
   const appEnv = (env.APP_ENV ?? 'local') as AppEnv;
-  if (!APP_ENVS.includes(appEnv)) throw new ConfigError(`APP_ENV must be one of ${APP_ENVS.join(', ')}, got "${appEnv}"`);
+  if (!APP_ENVS.includes(appEnv))
+    throw new ConfigError(`APP_ENV must be one of ${APP_ENVS.join(', ')}, got "${appEnv}"`);
   const host = env.HOST ?? '127.0.0.1';
   const port = env.PORT === undefined ? 3000 : Number(env.PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be a port number, got "${env.PORT}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`PORT must be a port number, got "${env.PORT}"`);
   const dataDir = path.resolve(env.DATA_DIR ?? 'data');
 
   const config: AppConfig = {

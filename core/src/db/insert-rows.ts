@@ -43,7 +43,12 @@ export interface RowValues {
  * run on the transaction's own mysql2 connection: knex's pipeline (its builder, its binding pass, a
  * debug regex over every statement) costs more CPU than the rows at import sizes.
  */
-export async function insertRows(trx: Knex | Knex.Transaction, table: string, rows: Row[], options: InsertRowsOptions = {}): Promise<InsertedStatement[]> {
+export async function insertRows(
+  trx: Knex | Knex.Transaction,
+  table: string,
+  rows: Row[],
+  options: InsertRowsOptions = {},
+): Promise<InsertedStatement[]> {
   if (!rows.length) return [];
   if (dialectOfKnex(trx) === 'sqlite') return insertWithKnex(trx, table, rows, options);
   const columns = Object.keys(rows[0]);
@@ -54,11 +59,21 @@ export async function insertRows(trx: Knex | Knex.Transaction, table: string, ro
   const perRow = columns.filter((c) => !shared.includes(c));
   const values: unknown[] = [];
   for (const row of rows) for (const c of perRow) values.push(row[c] ?? null);
-  return insertValues(trx, table, { columns: perRow, values, shared: Object.fromEntries(shared.map((c) => [c, rows[0][c]])) }, options);
+  return insertValues(
+    trx,
+    table,
+    { columns: perRow, values, shared: Object.fromEntries(shared.map((c) => [c, rows[0][c]])) },
+    options,
+  );
 }
 
 /** insertRows for rows given as RowValues. */
-export async function insertValues(trx: Knex | Knex.Transaction, table: string, rows: RowValues, options: InsertRowsOptions = {}): Promise<InsertedStatement[]> {
+export async function insertValues(
+  trx: Knex | Knex.Transaction,
+  table: string,
+  rows: RowValues,
+  options: InsertRowsOptions = {},
+): Promise<InsertedStatement[]> {
   const width = rows.columns.length;
   const count = rows.values.length / width;
   if (!count) return [];
@@ -76,9 +91,13 @@ export async function insertValues(trx: Knex | Knex.Transaction, table: string, 
   const tuple = `(${[...rows.columns.map(() => '?'), ...shared.map((_, i) => `@sb_insert_${i}`)].join(', ')})`;
   const sizes = MYSQL_STATEMENT_SIZES.filter((size) => size * width <= MYSQL_MAX_PLACEHOLDERS);
   return onConnection(trx, async (execute) => {
-    if (shared.length) await execute(`SET ${shared.map((_, i) => `@sb_insert_${i} = ?`).join(', ')}`, shared.map(([, v]) => v ?? null));
+    if (shared.length)
+      await execute(
+        `SET ${shared.map((_, i) => `@sb_insert_${i} = ?`).join(', ')}`,
+        shared.map(([, v]) => v ?? null),
+      );
     const statements: InsertedStatement[] = [];
-    for (let i = 0; i < count; ) {
+    for (let i = 0; i < count;) {
       const size = sizes.find((s) => s <= count - i)!;
       const values = rows.values.slice(i * width, (i + size) * width);
       statements.push({ id: (await execute(head + Array(size).fill(tuple).join(', '), values)).insertId, rows: size });
@@ -97,8 +116,16 @@ function isShared(rows: Row[], column: string): boolean {
   return true;
 }
 
-async function insertWithKnex(trx: Knex | Knex.Transaction, table: string, rows: Row[], options: InsertRowsOptions): Promise<InsertedStatement[]> {
-  const perStatement = Math.max(1, Math.min(400, Math.floor(SQLITE_VALUES_PER_STATEMENT / Object.keys(rows[0]).length)));
+async function insertWithKnex(
+  trx: Knex | Knex.Transaction,
+  table: string,
+  rows: Row[],
+  options: InsertRowsOptions,
+): Promise<InsertedStatement[]> {
+  const perStatement = Math.max(
+    1,
+    Math.min(400, Math.floor(SQLITE_VALUES_PER_STATEMENT / Object.keys(rows[0]).length)),
+  );
   const statements: InsertedStatement[] = [];
   for (let i = 0; i < rows.length; i += perStatement) {
     const part = rows.slice(i, i + perStatement);
@@ -120,10 +147,18 @@ type Execute = (sql: string, values: unknown[]) => Promise<{ insertId: number }>
  * transaction's connection, or on one connection taken from the pool for the whole call.
  */
 async function onConnection<T>(trx: Knex | Knex.Transaction, work: (execute: Execute) => Promise<T>): Promise<T> {
-  const client = trx.client as { acquireConnection(): Promise<MysqlConnection>; releaseConnection(c: MysqlConnection): Promise<unknown> };
+  const client = trx.client as {
+    acquireConnection(): Promise<MysqlConnection>;
+    releaseConnection(c: MysqlConnection): Promise<unknown>;
+  };
   const connection = await client.acquireConnection();
   try {
-    return await work((sql, values) => new Promise((resolve, reject) => connection.execute(sql, values, (err, result) => (err ? reject(err) : resolve(result)))));
+    return await work(
+      (sql, values) =>
+        new Promise((resolve, reject) =>
+          connection.execute(sql, values, (err, result) => (err ? reject(err) : resolve(result))),
+        ),
+    );
   } finally {
     await client.releaseConnection(connection);
   }
@@ -154,11 +189,26 @@ export async function insertRowsReturningIds(
   }
   const { uniqueColumn, scope } = lookup;
   const found = new Map(
-    ((await trx(table).whereIn('id', ends.map((i) => ids[i])).select('id', uniqueColumn)) as Row[]).map((r) => [Number(r.id), r[uniqueColumn]]),
+    (
+      (await trx(table)
+        .whereIn(
+          'id',
+          ends.map((i) => ids[i]),
+        )
+        .select('id', uniqueColumn)) as Row[]
+    ).map((r) => [Number(r.id), r[uniqueColumn]]),
   );
   if (ends.every((i) => found.get(ids[i]) === rows[i][uniqueColumn])) return ids;
   const byValue = new Map(
-    ((await trx(table).where(scope).whereIn(uniqueColumn, rows.map((r) => r[uniqueColumn] as string)).select('id', uniqueColumn)) as Row[]).map((r) => [r[uniqueColumn], Number(r.id)]),
+    (
+      (await trx(table)
+        .where(scope)
+        .whereIn(
+          uniqueColumn,
+          rows.map((r) => r[uniqueColumn] as string),
+        )
+        .select('id', uniqueColumn)) as Row[]
+    ).map((r) => [r[uniqueColumn], Number(r.id)]),
   );
   return rows.map((r) => byValue.get(r[uniqueColumn])!);
 }

@@ -17,10 +17,18 @@ export interface KnexLog {
 
 /** Routes knex's own warnings (e.g. "Can't take lock") to the engine's logger. */
 const knexLog = (log?: KnexLog) =>
-  log && { warn: (m: unknown) => log.warn(String(m)), error: (m: unknown) => log.error(String(m)), deprecate: () => undefined, debug: () => undefined };
+  log && {
+    warn: (m: unknown) => log.warn(String(m)),
+    error: (m: unknown) => log.error(String(m)),
+    deprecate: () => undefined,
+    debug: () => undefined,
+  };
 
 /** `sqlite:./data/x.sqlite`, `sqlite::memory:` or `mysql://user:pass@host:port/db`. */
-export function createKnex(databaseUrl: string, options: { pool?: { min?: number; max?: number }; log?: KnexLog } = {}): Knex {
+export function createKnex(
+  databaseUrl: string,
+  options: { pool?: { min?: number; max?: number }; log?: KnexLog } = {},
+): Knex {
   const pool = options.pool ?? {};
   const log = knexLog(options.log);
   if (dialectOf(databaseUrl) === 'sqlite') {

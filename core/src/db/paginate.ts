@@ -8,6 +8,10 @@ export async function paginate<T>(
   toItem: (row: Record<string, unknown>) => T,
 ): Promise<{ items: T[]; total: number }> {
   const [{ total }] = await filtered.clone().count({ total: '*' });
-  const rows = await filtered.select(columns).orderBy('id').limit(page.per_page).offset((page.page - 1) * page.per_page);
+  const rows = await filtered
+    .select(columns)
+    .orderBy('id')
+    .limit(page.per_page)
+    .offset((page.page - 1) * page.per_page);
   return { items: rows.map(toItem), total: Number(total) };
 }

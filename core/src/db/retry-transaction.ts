@@ -10,7 +10,11 @@ export function isRetryableConflict(err: unknown): boolean {
  * Runs the work in a transaction, again (up to `attempts` times, after a short random pause) when
  * the database rolled it back for a deadlock, as InnoDB asks callers to do.
  */
-export async function transactionWithRetry<T>(knex: Knex, work: (trx: Knex.Transaction) => Promise<T>, attempts = 5): Promise<T> {
+export async function transactionWithRetry<T>(
+  knex: Knex,
+  work: (trx: Knex.Transaction) => Promise<T>,
+  attempts = 5,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await knex.transaction(work);

@@ -30,7 +30,9 @@ async function sqliteShape(knex: Knex, table: string): Promise<TableShape> {
   const indexes = (await knex.raw('select name, "unique" from pragma_index_list(?)', [table])) as Row[];
   const described = [];
   for (const index of indexes) {
-    const cols = (await knex.raw('select name from pragma_index_info(?) order by seqno', [String(index.name)])) as Row[];
+    const cols = (await knex.raw('select name from pragma_index_info(?) order by seqno', [
+      String(index.name),
+    ])) as Row[];
     described.push(`${index.unique ? 'unique ' : ''}${index.name}(${cols.map((c) => c.name).join(',')})`);
   }
   const fks = (await knex.raw('select * from pragma_foreign_key_list(?) order by id, seq', [table])) as Row[];
@@ -41,7 +43,13 @@ async function sqliteShape(knex: Knex, table: string): Promise<TableShape> {
     indexes: described.sort(),
     foreignKeys: [...byId.values()]
       .map((parts) =>
-        foreignKey(parts.map((p) => p.from).join(','), parts[0].table, parts.map((p) => p.to).join(','), parts[0].on_delete, parts[0].on_update),
+        foreignKey(
+          parts.map((p) => p.from).join(','),
+          parts[0].table,
+          parts.map((p) => p.to).join(','),
+          parts[0].on_delete,
+          parts[0].on_update,
+        ),
       )
       .sort(),
   };
@@ -69,7 +77,13 @@ async function mysqlShape(knex: Knex, table: string): Promise<TableShape> {
   );
   return {
     columns: (columns as Row[]).map((c) =>
-      column(c.name, c.type, c.nullable !== 'NO', c.def, [c.k === 'PRI' ? 'pk' : '', String(c.extra ?? '')].filter(Boolean).join(' ')),
+      column(
+        c.name,
+        c.type,
+        c.nullable !== 'NO',
+        c.def,
+        [c.k === 'PRI' ? 'pk' : '', String(c.extra ?? '')].filter(Boolean).join(' '),
+      ),
     ),
     indexes: (indexes as Row[]).map((i) => `${Number(i.nu) ? '' : 'unique '}${i.name}(${i.cols})`).sort(),
     foreignKeys: (fks as Row[]).map((f) => foreignKey(f.cols, f.ref, f.refCols, f.del, f.upd)).sort(),
@@ -87,7 +101,11 @@ export async function listTables(knex: Knex): Promise<string[]> {
   const names =
     dialectOfKnex(knex) === 'sqlite'
       ? ((await knex('sqlite_master').where({ type: 'table' }).select('name')) as Array<{ name: string }>)
-      : ((await knex.raw("select table_name as name from information_schema.tables where table_schema = database() and table_type = 'BASE TABLE'"))[0] as Array<{
+      : ((
+          await knex.raw(
+            "select table_name as name from information_schema.tables where table_schema = database() and table_type = 'BASE TABLE'",
+          )
+        )[0] as Array<{
           name: string;
         }>);
   return names
@@ -129,23 +147,40 @@ export function checkSchemaSnapshot(
 }
 
 async function migrateAndCompare({ knex, namespace, snapshotFile, update }: SchemaSnapshotCheck): Promise<void> {
-  if (dialectOfKnex(knex) !== 'sqlite') throw new Error('checkSchemaSnapshot describes SQLite schemas: give it a fresh SQLite database');
+  if (dialectOfKnex(knex) !== 'sqlite')
+    throw new Error('checkSchemaSnapshot describes SQLite schemas: give it a fresh SQLite database');
   const migrator = new Migrator(knex, [namespace]);
   const [before] = await migrator.status();
   if (before.applied.length) {
-    throw new Error(`checkSchemaSnapshot needs a database where "${namespace.id}" has not migrated yet; ${before.applied.length} migrations are applied`);
+    throw new Error(
+      `checkSchemaSnapshot needs a database where "${namespace.id}" has not migrated yet; ${before.applied.length} migrations are applied`,
+    );
   }
   const tablesBefore = (await schemaFingerprint(knex)).tables;
   await migrator.latest();
   const tablesAfter = (await schemaFingerprint(knex)).tables;
-  const own = Object.keys(tablesAfter).filter((t) => JSON.stringify(tablesAfter[t]) !== JSON.stringify(tablesBefore[t]));
+  const own = Object.keys(tablesAfter).filter(
+    (t) => JSON.stringify(tablesAfter[t]) !== JSON.stringify(tablesBefore[t]),
+  );
   const [after] = await migrator.status();
-  const actual = { lastMigration: after.applied[after.applied.length - 1] ?? null, ...(await schemaFingerprint(knex, own)) };
+  const actual = {
+    lastMigration: after.applied[after.applied.length - 1] ?? null,
+    ...(await schemaFingerprint(knex, own)),
+  };
   compareSchemaSnapshot(snapshotFile, actual, update);
 }
 
-function compareSchemaSnapshot(snapshotFile: string, actual: SchemaSnapshot, update = process.env.UPDATE_SCHEMA_SNAPSHOT === '1'): void {
-  const snapshot = { format: actual.format, lastMigration: actual.lastMigration, hash: actual.hash, tables: actual.tables };
+function compareSchemaSnapshot(
+  snapshotFile: string,
+  actual: SchemaSnapshot,
+  update = process.env.UPDATE_SCHEMA_SNAPSHOT === '1',
+): void {
+  const snapshot = {
+    format: actual.format,
+    lastMigration: actual.lastMigration,
+    hash: actual.hash,
+    tables: actual.tables,
+  };
   if (update) return fs.writeFileSync(snapshotFile, `${JSON.stringify(snapshot, null, 2)}\n`);
 
   const refresh = `run this test again with UPDATE_SCHEMA_SNAPSHOT=1 (e.g. UPDATE_SCHEMA_SNAPSHOT=1 npm test) to rewrite ${snapshotFile}, and commit it`;
@@ -153,7 +188,9 @@ function compareSchemaSnapshot(snapshotFile: string, actual: SchemaSnapshot, upd
   const expected = JSON.parse(fs.readFileSync(snapshotFile, 'utf8')) as Partial<SchemaSnapshot>;
   const expectedFormat = expected.format ?? 1;
   if (expectedFormat !== actual.format) {
-    throw new Error(`${snapshotFile} was written by schema fingerprint format ${expectedFormat}, now ${actual.format}; the migrations are not at fault: ${refresh}.`);
+    throw new Error(
+      `${snapshotFile} was written by schema fingerprint format ${expectedFormat}, now ${actual.format}; the migrations are not at fault: ${refresh}.`,
+    );
   }
   if (expected.lastMigration !== actual.lastMigration) {
     throw new Error(
@@ -163,7 +200,9 @@ function compareSchemaSnapshot(snapshotFile: string, actual: SchemaSnapshot, upd
   }
   if (expected.hash !== actual.hash) {
     const names = new Set([...Object.keys(expected.tables ?? {}), ...Object.keys(actual.tables)]);
-    const differ = [...names].filter((t) => JSON.stringify(expected.tables?.[t]) !== JSON.stringify(actual.tables[t])).sort();
+    const differ = [...names]
+      .filter((t) => JSON.stringify(expected.tables?.[t]) !== JSON.stringify(actual.tables[t]))
+      .sort();
     throw new Error(
       `The schema changed without a new migration (tables that differ: ${differ.join(', ') || 'unknown'}; newest migration still ${actual.lastMigration}): ` +
         `an existing migration was edited. Databases that already ran it will never run the edit, so undo it and make the change ` +

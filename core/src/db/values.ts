@@ -37,7 +37,8 @@ export function toText(value: unknown): string {
   throw new Error(`Not a text value: ${String(value)}`);
 }
 
-export const toNullableText = (value: unknown): string | null => (value === null || value === undefined ? null : toText(value));
+export const toNullableText = (value: unknown): string | null =>
+  value === null || value === undefined ? null : toText(value);
 
 /** An integer column: MySQL hands back BIGINT as a string or bigint, SQLite as a number. */
 export function toInt(value: unknown): number {
@@ -46,7 +47,8 @@ export function toInt(value: unknown): number {
   return n;
 }
 
-export const toNullableInt = (value: unknown): number | null => (value === null || value === undefined ? null : toInt(value));
+export const toNullableInt = (value: unknown): number | null =>
+  value === null || value === undefined ? null : toInt(value);
 
 /** A column holding one of a fixed set of values (an enum written by this code). */
 export function toOneOf<T extends string>(value: unknown, allowed: readonly T[]): T {

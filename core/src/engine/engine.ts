@@ -71,7 +71,9 @@ export class Engine {
     root.register(SERVICES.Resources, { useValue: resources });
     const contexts = new Map<string, PluginContext>();
     const registry = new ApiRegistry({
-      policies: Object.fromEntries(plugins.map((l) => [l.plugin.id, l.config.rateLimits ?? l.plugin.rateLimits ?? null])),
+      policies: Object.fromEntries(
+        plugins.map((l) => [l.plugin.id, l.config.rateLimits ?? l.plugin.rateLimits ?? null]),
+      ),
       resources,
       checkResponses: options.checkResponses,
     });

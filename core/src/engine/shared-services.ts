@@ -20,7 +20,10 @@ export interface SharedServiceOverrides {
 }
 
 /** The root container: config, logger, database, Redis, queues, locks, clock, mailer, metrics. */
-export async function createRootContainer(config: AppConfig, overrides: SharedServiceOverrides = {}): Promise<DependencyContainer> {
+export async function createRootContainer(
+  config: AppConfig,
+  overrides: SharedServiceOverrides = {},
+): Promise<DependencyContainer> {
   const root = globalContainer.createChildContainer();
   const logger = overrides.logger ?? createLogger(config.logLevel);
   let redis: RedisClientType | null = null;

@@ -116,7 +116,8 @@ export class ApiGroup {
     const validateParams = spec.params ? compileValidator(spec.params, 'text') : null;
     const validateQuery = spec.query ? compileValidator(spec.query, 'text') : null;
     const validateBody = spec.body ? compileValidator(spec.body, 'body') : null;
-    const checkResponse = this.options.checkResponses && spec.response.schema ? compileResponseCheck(spec.response.schema, route) : null;
+    const checkResponse =
+      this.options.checkResponses && spec.response.schema ? compileResponseCheck(spec.response.schema, route) : null;
     const status = spec.response.status ?? 200;
     const needsToken = this.options.auth === 'token';
 

@@ -18,7 +18,10 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
   } catch (err) {
     const type = (err as { type?: string }).type;
     if (type === 'entity.too.large') {
-      throw new AppError('PAYLOAD_TOO_LARGE', `Request body is larger than the limit of ${ctx.state.bodyLimit ?? '1mb'}`);
+      throw new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `Request body is larger than the limit of ${ctx.state.bodyLimit ?? '1mb'}`,
+      );
     }
     if (type === 'entity.parse.failed') throw new AppError('BAD_REQUEST', 'Malformed JSON in request body');
     throw new AppError('BAD_REQUEST', `Could not read the request body: ${(err as Error).message}`);

@@ -4,7 +4,12 @@ import send from 'koa-send';
 // The package main loads the whole UI bundle; absolute-path only resolves the folder.
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path';
 
-const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
+const ASSETS = new Set([
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'swagger-ui-standalone-preset.js',
+  'favicon-32x32.png',
+]);
 
 const page = `<!doctype html>
 <html lang="en">

@@ -40,7 +40,13 @@ export interface PageInfo {
  * `{success, data, pagination}` with last page and neighbour urls; `pageUrl(n)` builds the link
  * to page n (the caller keeps the other query parameters).
  */
-export const paginatedBody = <T>(data: T[], page: PageInfo, pageUrl: (page: number) => string, version: string, extra: Record<string, unknown> = {}) => {
+export const paginatedBody = <T>(
+  data: T[],
+  page: PageInfo,
+  pageUrl: (page: number) => string,
+  version: string,
+  extra: Record<string, unknown> = {},
+) => {
   const last = lastPage(page.total, page.per_page);
   return {
     success: true as const,

@@ -26,7 +26,13 @@ export function groupGuard(registry: ApiRegistry, tokens: ApiTokenService, rateL
     }
     const policy = group.options.rateLimit;
     if (policy) {
-      const state = await rateLimits.consume(group.options.pluginId, policy, ctx.method, ctx.state.auth ?? null, address);
+      const state = await rateLimits.consume(
+        group.options.pluginId,
+        policy,
+        ctx.method,
+        ctx.state.auth ?? null,
+        address,
+      );
       ctx.set('X-RateLimit-Limit', String(state.limit));
       ctx.set('X-RateLimit-Remaining', String(state.remaining));
       ctx.set('X-RateLimit-Reset', String(state.reset));

@@ -22,7 +22,10 @@ const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}'
 
 function parameters(route: RouteRecord): object[] {
   const out: object[] = [];
-  for (const [where, schema] of [['path', route.spec.params], ['query', route.spec.query]] as const) {
+  for (const [where, schema] of [
+    ['path', route.spec.params],
+    ['query', route.spec.query],
+  ] as const) {
     const s = schema as { properties?: Record<string, object>; required?: string[] } | undefined;
     for (const [name, property] of Object.entries(s?.properties ?? {})) {
       out.push({ name, in: where, required: where === 'path' || (s?.required ?? []).includes(name), schema: property });
@@ -35,7 +38,10 @@ function operation(route: RouteRecord): object {
   const { spec, group } = route;
   const status = String(spec.response.status ?? 200);
   const errors: Record<string, object> = {};
-  const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorSchema } } });
+  const errorResponse = (description: string) => ({
+    description,
+    content: { 'application/json': { schema: errorSchema } },
+  });
   if (group.options.auth === 'token') {
     errors['401'] = errorResponse('AUTH_INVALID_TOKEN');
     errors['403'] = errorResponse('AUTH_INSUFFICIENT_PERMISSIONS');

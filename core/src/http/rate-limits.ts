@@ -25,7 +25,13 @@ export class RateLimits {
     private readonly redis: RedisClientType | null,
   ) {}
 
-  async consume(pluginId: string, policy: RateLimitPolicy, method: string, auth: AuthContext | null, address: string): Promise<LimitState> {
+  async consume(
+    pluginId: string,
+    policy: RateLimitPolicy,
+    method: string,
+    auth: AuthContext | null,
+    address: string,
+  ): Promise<LimitState> {
     const buckets: Array<{ name: string; points: number; key: string }> = [];
     if (auth) {
       const multiplier = this.multiplier(auth);
@@ -37,13 +43,19 @@ export class RateLimits {
       buckets.push({ name: 'anon', points: policy.perAddress * this.config.rateLimitScale, key: `a${address}` });
     }
     const states = await Promise.all(
-      buckets.map((b) => this.consumeOne(this.limiter(pluginId, b.name, Math.max(1, Math.floor(b.points)), policy.windowSeconds), b.key)),
+      buckets.map((b) =>
+        this.consumeOne(this.limiter(pluginId, b.name, Math.max(1, Math.floor(b.points)), policy.windowSeconds), b.key),
+      ),
     );
     // The headers describe the bucket closest to its limit; a rejection wins over any success.
     return states.reduce((worst, s) =>
       (s.retryAfter !== undefined) !== (worst.retryAfter !== undefined)
-        ? s.retryAfter !== undefined ? s : worst
-        : s.remaining < worst.remaining ? s : worst,
+        ? s.retryAfter !== undefined
+          ? s
+          : worst
+        : s.remaining < worst.remaining
+          ? s
+          : worst,
     );
   }
 
@@ -74,7 +86,15 @@ export class RateLimits {
       const keyPrefix = `${this.config.redisPrefix}:rl:${pluginId}:${bucket}`;
       const memory = new RateLimiterMemory({ keyPrefix, points, duration });
       limiter = this.redis
-        ? new RateLimiterRedis({ storeClient: this.redis, useRedisPackage: true, rejectIfRedisNotReady: true, keyPrefix, points, duration, insuranceLimiter: memory })
+        ? new RateLimiterRedis({
+            storeClient: this.redis,
+            useRedisPackage: true,
+            rejectIfRedisNotReady: true,
+            keyPrefix,
+            points,
+            duration,
+            insuranceLimiter: memory,
+          })
         : memory;
       this.limiters.set(id, limiter);
     }

@@ -22,7 +22,11 @@ export function requestContext(logger: Logger, metrics: Metrics): Middleware {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
       metrics.observe(ctx.method, route, ctx.status, seconds);
-      if (logger.isLevelEnabled('debug')) ctx.state.log.debug({ method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round(seconds * 1000) }, 'request');
+      if (logger.isLevelEnabled('debug'))
+        ctx.state.log.debug(
+          { method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round(seconds * 1000) },
+          'request',
+        );
     }
   };
 }

@@ -49,7 +49,10 @@ export function compileValidator(schema: object, kind: 'body' | 'text'): Validat
     if (!validate(value)) throw toValidationError(validate.errors![0]);
     // ajv counts members before it drops the unknown ones: {"typo": 1} must not pass as a change.
     if (minProperties && Object.keys(value as object).length < minProperties) {
-      throw new AppError('VALIDATION_ERROR', `body must name at least ${minProperties} known field`, { field: 'body', rule: 'minProperties' });
+      throw new AppError('VALIDATION_ERROR', `body must name at least ${minProperties} known field`, {
+        field: 'body',
+        rule: 'minProperties',
+      });
     }
     return value as T;
   };
@@ -62,8 +65,11 @@ export function compileValidator(schema: object, kind: 'body' | 'text'): Validat
 function closedObjects(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(closedObjects);
   if (typeof schema !== 'object' || schema === null) return schema;
-  const copy: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, closedObjects(v)]));
-  if ('properties' in copy && !('additionalProperties' in copy) && !('patternProperties' in copy)) copy.additionalProperties = false;
+  const copy: Record<string, unknown> = Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [k, closedObjects(v)]),
+  );
+  if ('properties' in copy && !('additionalProperties' in copy) && !('patternProperties' in copy))
+    copy.additionalProperties = false;
   return copy;
 }
 
@@ -73,6 +79,8 @@ export function compileResponseCheck(schema: object, route: string): (body: unkn
   return (body) => {
     if (validate(body)) return;
     const error = validate.errors![0];
-    throw new Error(`The response of ${route} does not match its schema: ${error.instancePath || 'body'} ${error.message}`);
+    throw new Error(
+      `The response of ${route} does not match its schema: ${error.instancePath || 'body'} ${error.message}`,
+    );
   };
 }

@@ -18,6 +18,9 @@ export interface LocksOptions {
 /** Redis locks when a client or URL is given, else locks inside this process. */
 export function createLocks(options: LocksOptions): Locks {
   if (options.redis) return new RedisLocks(options.redis, options.prefix);
-  if (options.redisUrl) return RedisLocks.fromUrl(options.redisUrl, options.prefix, (err) => options.logger?.warn({ err }, 'redis for locks'));
+  if (options.redisUrl)
+    return RedisLocks.fromUrl(options.redisUrl, options.prefix, (err) =>
+      options.logger?.warn({ err }, 'redis for locks'),
+    );
   return new MemoryLocks();
 }

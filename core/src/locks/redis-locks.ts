@@ -29,7 +29,10 @@ export class RedisLocks implements Locks {
     await this.ready();
     const redisKey = `${this.prefix}:lock:${key}`;
     const token = crypto.randomUUID();
-    const ok = await this.redis.set(redisKey, token, { condition: 'NX', expiration: { type: 'PX', value: wholeMs(ttlMs) } });
+    const ok = await this.redis.set(redisKey, token, {
+      condition: 'NX',
+      expiration: { type: 'PX', value: wholeMs(ttlMs) },
+    });
     if (ok !== 'OK') return null;
     return {
       key,

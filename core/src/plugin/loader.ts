@@ -58,7 +58,9 @@ function importPlugin(config: PluginConfig, resolve: Resolve): Plugin {
     );
   }
   if (plugin.id !== config.id) {
-    throw new PluginLoadError(`Package "${config.package}" is the plugin "${plugin.id}", but config enables it as "${config.id}".`);
+    throw new PluginLoadError(
+      `Package "${config.package}" is the plugin "${plugin.id}", but config enables it as "${config.id}".`,
+    );
   }
   return plugin;
 }
@@ -71,7 +73,9 @@ function validateOptions(plugin: Plugin, config: PluginConfig): Record<string, u
   const validate = ajv.compile(plugin.optionsSchema);
   if (!validate(options)) {
     const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(options)'} ${e.message}`).join('; ');
-    throw new PluginLoadError(`Options of plugin "${plugin.id}" are invalid: ${problems}. Fix plugins.${plugin.id}.options in config/switchboard.json.`);
+    throw new PluginLoadError(
+      `Options of plugin "${plugin.id}" are invalid: ${problems}. Fix plugins.${plugin.id}.options in config/switchboard.json.`,
+    );
   }
   return options;
 }
@@ -84,11 +88,15 @@ function orderByDependencies(loaded: LoadedPlugin[]): LoadedPlugin[] {
   const visit = (l: LoadedPlugin, chain: string[]) => {
     const id = l.plugin.id;
     if (state.get(id) === 'done') return;
-    if (state.get(id) === 'visiting') throw new PluginLoadError(`Plugins depend on each other in a cycle: ${[...chain, id].join(' -> ')}`);
+    if (state.get(id) === 'visiting')
+      throw new PluginLoadError(`Plugins depend on each other in a cycle: ${[...chain, id].join(' -> ')}`);
     state.set(id, 'visiting');
     for (const dep of l.plugin.dependsOn ?? []) {
       const target = byId.get(dep);
-      if (!target) throw new PluginLoadError(`Plugin "${id}" depends on plugin "${dep}", which is not enabled: add "${dep}" to PLUGINS / config/switchboard.json.`);
+      if (!target)
+        throw new PluginLoadError(
+          `Plugin "${id}" depends on plugin "${dep}", which is not enabled: add "${dep}" to PLUGINS / config/switchboard.json.`,
+        );
       visit(target, [...chain, id]);
     }
     state.set(id, 'done');

@@ -136,7 +136,10 @@ export class BeeJobQueue<T = unknown> implements JobQueue<T> {
       await this.instance.close(Math.max(1, Math.round(timeoutMs)));
     } catch (err) {
       // bee-queue rejects when jobs outlive the timeout, though it has closed its connections.
-      this.settings.logger?.warn({ queue: this.name, err }, 'queue not closed in time; its unfinished jobs run again once they stall');
+      this.settings.logger?.warn(
+        { queue: this.name, err },
+        'queue not closed in time; its unfinished jobs run again once they stall',
+      );
     }
   }
 }

@@ -33,7 +33,13 @@ export class MemoryQueue<T = unknown> implements JobQueue<T> {
       if (this.has(options.jobId)) return options.jobId;
     }
     const id = options.jobId ?? String(++this.sequence);
-    const entry: Entry<T> = { id, data: asStored(data), attempt: 1, retries: options.retries ?? 0, backoffMs: options.backoffMs ?? 1000 };
+    const entry: Entry<T> = {
+      id,
+      data: asStored(data),
+      attempt: 1,
+      retries: options.retries ?? 0,
+      backoffMs: options.backoffMs ?? 1000,
+    };
     if (options.delayMs && options.delayMs > 0) this.delay(entry, options.delayMs);
     else this.enqueue(entry);
     return id;

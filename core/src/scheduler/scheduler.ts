@@ -47,7 +47,8 @@ export class Scheduler {
   }
 
   register(task: ScheduledTask): void {
-    if (this.tasks.some((t) => t.task.name === task.name)) throw new Error(`recurring task "${task.name}" is registered twice`);
+    if (this.tasks.some((t) => t.task.name === task.name))
+      throw new Error(`recurring task "${task.name}" is registered twice`);
     this.tasks.push({ task, cron: new Cron(task.cron, { timezone: 'UTC', paused: true }) });
   }
 
@@ -140,7 +141,9 @@ export class Scheduler {
       this.logger.error({ err, task: task.name }, 'recurring task failed');
     } finally {
       clearInterval(keepAlive);
-      await held.release().catch((err) => this.logger.warn({ err, task: task.name }, 'could not release the lock of a recurring task'));
+      await held
+        .release()
+        .catch((err) => this.logger.warn({ err, task: task.name }, 'could not release the lock of a recurring task'));
     }
     return true;
   }

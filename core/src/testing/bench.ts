@@ -20,7 +20,8 @@ export async function benchBackend(
   plugins: Plugin<any>[],
 ): Promise<{ backend: TestBackend; engine: Engine; tenant: TestTenant; env: Record<string, string> }> {
   const backend = await productionBackend();
-  if (!backend) throw new Error('benchmarks run on MariaDB and Redis: neither TEST_MYSQL_URL nor TEST_REDIS_URL may be down');
+  if (!backend)
+    throw new Error('benchmarks run on MariaDB and Redis: neither TEST_MYSQL_URL nor TEST_REDIS_URL may be down');
   const engine = await createTestEngine(backend, { plugins });
   const tenant = await createTenant(engine, { name: 'Bench' });
   const env = {
@@ -35,7 +36,10 @@ export async function benchBackend(
 }
 
 /** p50/p95 of request latencies measured one after another. */
-export async function timeRequests(run: () => Promise<void>, count: number): Promise<{ p50_ms: number; p95_ms: number }> {
+export async function timeRequests(
+  run: () => Promise<void>,
+  count: number,
+): Promise<{ p50_ms: number; p95_ms: number }> {
   const samples: number[] = [];
   for (let i = 0; i < count; i++) {
     const started = performance.now();

@@ -53,7 +53,9 @@ export async function createTenant(
   engine: Engine,
   options: { name?: string; plan?: Plan; permissions?: string[]; ipAllowlist?: string[]; expiresAt?: Date } = {},
 ): Promise<TestTenant> {
-  const org = await engine.container.resolve(OrganizationService).create({ name: options.name ?? 'Acme', plan: options.plan });
+  const org = await engine.container
+    .resolve(OrganizationService)
+    .create({ name: options.name ?? 'Acme', plan: options.plan });
   const { token, info } = await engine.container.resolve(ApiTokenService).create(org.id, {
     name: 'test',
     permissions: options.permissions ?? ['*'],

@@ -107,7 +107,8 @@ export async function productionBackend(): Promise<TestBackend | null> {
   try {
     db = await createMysqlDatabase();
   } catch (err) {
-    if (servicesRequired()) throw new Error(`REQUIRE_SERVICES=1 but MySQL at ${testMysqlUrl()} failed: ${(err as Error).message}`);
+    if (servicesRequired())
+      throw new Error(`REQUIRE_SERVICES=1 but MySQL at ${testMysqlUrl()} failed: ${(err as Error).message}`);
     return null;
   }
   const redisUrl = await requiredRedisUrl().catch(async (err) => {

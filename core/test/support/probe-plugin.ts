@@ -9,8 +9,11 @@ export const probePlugin = definePlugin({
   routes(api, ctx) {
     const group = api.group({ prefix: '/api/probe', tag: 'probe', auth: 'token' });
     group
-      .get('/things/:id', { summary: 'read a thing', permission: 'things:read', params: idParams, response: {} }, async ({ params, auth }) =>
-        successBody({ id: params.id, organization_id: auth.organizationId }, ctx.config.version),
+      .get(
+        '/things/:id',
+        { summary: 'read a thing', permission: 'things:read', params: idParams, response: {} },
+        async ({ params, auth }) =>
+          successBody({ id: params.id, organization_id: auth.organizationId }, ctx.config.version),
       )
       .post(
         '/things',
@@ -21,7 +24,10 @@ export const probePlugin = definePlugin({
             type: 'object',
             additionalProperties: false,
             required: ['email'],
-            properties: { email: { type: 'string', format: 'email' }, count: { type: 'integer', minimum: 0, default: 1 } },
+            properties: {
+              email: { type: 'string', format: 'email' },
+              count: { type: 'integer', minimum: 0, default: 1 },
+            },
           },
           response: { status: 201 },
         },

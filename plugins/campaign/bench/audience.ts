@@ -11,8 +11,34 @@ const SAMPLES = 40;
 const TARGETS = { import_per_second: 20_000, p95_ms: 100, p50_ratio: 3 };
 const PLANS = ['free', 'basic', 'pro', 'enterprise', 'trial'];
 const REGIONS = ['eu', 'us', 'apac', 'latam', 'mena', 'africa', 'nordics', 'dach', 'uk', 'benelux'];
-const FIRST = ['ada', 'grace', 'alan', 'edsger', 'barbara', 'donald', 'margaret', 'ken', 'linus', 'radia', 'tim', 'frances'];
-const LAST = ['lovelace', 'hopper', 'turing', 'dijkstra', 'liskov', 'knuth', 'hamilton', 'thompson', 'torvalds', 'perlman', 'berners', 'allen'];
+const FIRST = [
+  'ada',
+  'grace',
+  'alan',
+  'edsger',
+  'barbara',
+  'donald',
+  'margaret',
+  'ken',
+  'linus',
+  'radia',
+  'tim',
+  'frances',
+];
+const LAST = [
+  'lovelace',
+  'hopper',
+  'turing',
+  'dijkstra',
+  'liskov',
+  'knuth',
+  'hamilton',
+  'thompson',
+  'torvalds',
+  'perlman',
+  'berners',
+  'allen',
+];
 
 /** Subscriber n of the synthetic audience: deterministic, spread over lists, plans, regions and names. */
 export function subscriber(n: number, listIds: number[]) {
@@ -21,7 +47,11 @@ export function subscriber(n: number, listIds: number[]) {
     first_name: FIRST[n % FIRST.length],
     last_name: LAST[(n * 7) % LAST.length],
     lists: [listIds[n % LISTS], listIds[(n * 3 + 1) % LISTS]].filter((v, i, a) => a.indexOf(v) === i),
-    meta_data: { plan: PLANS[n % PLANS.length], region: REGIONS[n % REGIONS.length], tags: [`t${n % 50}`, `t${(n * 11) % 50}`] },
+    meta_data: {
+      plan: PLANS[n % PLANS.length],
+      region: REGIONS[n % REGIONS.length],
+      tags: [`t${n % 50}`, `t${(n * 11) % 50}`],
+    },
   };
 }
 
@@ -52,7 +82,13 @@ function api(bases: string[], token: string): Api {
  * request bodies are built before the clock starts: the load generator shares the machine's two
  * cores with the server and MariaDB, and a client's JSON building is not the server's throughput.
  */
-async function seed(client: Api, from: number, to: number, listIds: number[], log: (s: string) => void): Promise<number> {
+async function seed(
+  client: Api,
+  from: number,
+  to: number,
+  listIds: number[],
+  log: (s: string) => void,
+): Promise<number> {
   const bodies: Array<{ rows: number; json: string }> = [];
   for (let start = from; start < to; start += BATCH) {
     const rows = [];
@@ -110,9 +146,13 @@ export async function audienceBenchmark({ quick, log, serve }: BenchOptions): Pr
     await engine.close();
     const servers = await Promise.all(Array.from({ length: API_PROCESSES }, () => serve(env)));
     try {
-      const client = api(servers.map((s) => s.url), tenant.token);
+      const client = api(
+        servers.map((s) => s.url),
+        tenant.token,
+      );
       const listIds: number[] = [];
-      for (let i = 0; i < LISTS; i++) listIds.push((await client.post('/lists', { name: `List ${i}`, code: `list-${i}` })).data.id);
+      for (let i = 0; i < LISTS; i++)
+        listIds.push((await client.post('/lists', { name: `List ${i}`, code: `list-${i}` })).data.id);
 
       log(`importing ${small} subscribers`);
       const importSmall = await seed(client, 0, small, listIds, log);
@@ -128,12 +168,28 @@ export async function audienceBenchmark({ quick, log, serve }: BenchOptions): Pr
       const queries = Object.fromEntries(
         Object.keys(atLarge).map((name) => {
           const ratio = Number((atLarge[name].p50_ms / atSmall[name].p50_ms).toFixed(2));
-          return [name, { small: atSmall[name], large: atLarge[name], p50_ratio: ratio, met: atLarge[name].p95_ms <= TARGETS.p95_ms && ratio <= TARGETS.p50_ratio }];
+          return [
+            name,
+            {
+              small: atSmall[name],
+              large: atLarge[name],
+              p50_ratio: ratio,
+              met: atLarge[name].p95_ms <= TARGETS.p95_ms && ratio <= TARGETS.p50_ratio,
+            },
+          ];
         }),
       );
       return {
         name: 'audience',
-        sizes: { small, large, lists: LISTS, batch: BATCH, parallel_requests: PARALLEL, samples_per_query: SAMPLES, quick },
+        sizes: {
+          small,
+          large,
+          lists: LISTS,
+          batch: BATCH,
+          parallel_requests: PARALLEL,
+          samples_per_query: SAMPLES,
+          quick,
+        },
         import_per_second: { small: importSmall, large: importLarge },
         baseline: { raw_knex_insert_per_second: rawRate, listmonk_import_per_second_documented: 10_000 },
         import_ratio_to_raw: Number((importLarge / rawRate).toFixed(2)),

@@ -3,7 +3,13 @@ import { benchBackend } from '@switchboard/core/testing';
 import campaign from '../src';
 import { searchRowsByTable } from '../src/audience/search/rows';
 
-type Row = { email: string; first_name: string; last_name: string; lists: number[]; meta_data: Record<string, string | string[]> };
+type Row = {
+  email: string;
+  first_name: string;
+  last_name: string;
+  lists: number[];
+  meta_data: Record<string, string | string[]>;
+};
 
 /**
  * The import's baseline: the same table rows (subscriber, search words, meta values, memberships, the
@@ -17,7 +23,13 @@ export async function rawImportRate(count: number, makeRow: (n: number, lists: n
     const knex = engine.knex;
     const listIds: number[] = [];
     for (let i = 0; i < 20; i++) {
-      const [id] = await knex('lists').insert({ organization_id: org, name: `L${i}`, code: `l${i}`, created_at: new Date(), updated_at: new Date() });
+      const [id] = await knex('lists').insert({
+        organization_id: org,
+        name: `L${i}`,
+        code: `l${i}`,
+        created_at: new Date(),
+        updated_at: new Date(),
+      });
       listIds.push(Number(id));
     }
     const started = performance.now();
@@ -41,14 +53,37 @@ export async function rawImportRate(count: number, makeRow: (n: number, lists: n
 async function writeRows(trx: Knex.Transaction, org: number, rows: Row[]): Promise<void> {
   const now = new Date();
   await trx('subscribers').insert(
-    rows.map((r) => ({ organization_id: org, email: r.email, first_name: r.first_name, last_name: r.last_name, status: 'active', meta_data: JSON.stringify(r.meta_data), created_at: now, updated_at: now })),
+    rows.map((r) => ({
+      organization_id: org,
+      email: r.email,
+      first_name: r.first_name,
+      last_name: r.last_name,
+      status: 'active',
+      meta_data: JSON.stringify(r.meta_data),
+      created_at: now,
+      updated_at: now,
+    })),
   );
   const ids = new Map<string, number>();
-  for (const r of await trx('subscribers').where({ organization_id: org }).whereIn('email', rows.map((r) => r.email)).select('id', 'email')) ids.set(r.email, Number(r.id));
+  for (const r of await trx('subscribers')
+    .where({ organization_id: org })
+    .whereIn(
+      'email',
+      rows.map((r) => r.email),
+    )
+    .select('id', 'email'))
+    ids.set(r.email, Number(r.id));
   // The plugin's own rules make the search rows (and their primary-key order): only the writing differs.
   const sources = rows.map((r) => ({ ...r, id: ids.get(r.email)!, status: 'active' }));
   for (const { table, rows: searchRows } of searchRowsByTable(org, sources)) await trx(table).insert(searchRows);
   await trx('list_subscribers').insert(
-    rows.flatMap((r) => r.lists.map((list) => ({ list_id: list, subscriber_id: ids.get(r.email)!, subscriber_status: 'active', created_at: now }))),
+    rows.flatMap((r) =>
+      r.lists.map((list) => ({
+        list_id: list,
+        subscriber_id: ids.get(r.email)!,
+        subscriber_status: 'active',
+        created_at: now,
+      })),
+    ),
   );
 }

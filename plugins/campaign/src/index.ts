@@ -17,7 +17,17 @@ export default definePlugin({
   id: 'campaign',
   version: pkg.version,
   migrationsDir: path.join(__dirname, '../migrations'),
-  resources: ['subscribers', 'lists', 'messages', 'schedules', 'sender-profiles', 'analytics', 'webhooks', 'inbound-webhooks', 'changelog'],
+  resources: [
+    'subscribers',
+    'lists',
+    'messages',
+    'schedules',
+    'sender-profiles',
+    'analytics',
+    'webhooks',
+    'inbound-webhooks',
+    'changelog',
+  ],
   rateLimits: { windowSeconds: 3600, perToken: { overall: 1000, GET: 500, POST: 100, DELETE: 50 }, perAddress: 100 },
   routes(api, ctx) {
     const group = api.group({ prefix: CAMPAIGN_API_PREFIX, tag: 'campaign', auth: 'token' });

@@ -10,16 +10,31 @@ describeEachBackend('campaign: changelog subscription', (backend) => {
   after(() => f.close());
 
   it('stores a subscription once per organization, email and url', async () => {
-    const first = await f.api().post('/changelog/subscribe', { email: 'dev@Acme.example', webhook_url: 'https://hooks.acme.example/changelog' }).expect(201);
-    expect(first.body.data).to.include({ email: 'dev@acme.example', webhook_url: 'https://hooks.acme.example/changelog' });
-    const again = await f.api().post('/changelog/subscribe', { email: 'dev@acme.example', webhook_url: 'https://hooks.acme.example/changelog' }).expect(200);
+    const first = await f
+      .api()
+      .post('/changelog/subscribe', { email: 'dev@Acme.example', webhook_url: 'https://hooks.acme.example/changelog' })
+      .expect(201);
+    expect(first.body.data).to.include({
+      email: 'dev@acme.example',
+      webhook_url: 'https://hooks.acme.example/changelog',
+    });
+    const again = await f
+      .api()
+      .post('/changelog/subscribe', { email: 'dev@acme.example', webhook_url: 'https://hooks.acme.example/changelog' })
+      .expect(200);
     expect(again.body.data.id).to.equal(first.body.data.id);
   });
 
   it('validates the email and the url', async () => {
-    const email = await f.api().post('/changelog/subscribe', { email: 'nope', webhook_url: 'https://x.example' }).expect(422);
+    const email = await f
+      .api()
+      .post('/changelog/subscribe', { email: 'nope', webhook_url: 'https://x.example' })
+      .expect(422);
     expect(email.body.error.details).to.deep.equal({ field: 'email', rule: 'format' });
-    const url = await f.api().post('/changelog/subscribe', { email: 'a@b.example', webhook_url: 'ftp://x.example/file' }).expect(422);
+    const url = await f
+      .api()
+      .post('/changelog/subscribe', { email: 'a@b.example', webhook_url: 'ftp://x.example/file' })
+      .expect(422);
     expect(url.body.error.details.field).to.equal('webhook_url');
     const missing = await f.api().post('/changelog/subscribe', { email: 'a@b.example' }).expect(422);
     expect(missing.body.error.details).to.deep.equal({ field: 'webhook_url', rule: 'required' });

@@ -16,13 +16,28 @@ describeEachBackend('campaign: double opt-in', (backend) => {
   const outbox = () => (fs.existsSync(f.engine.config.outboxDir) ? fs.readdirSync(f.engine.config.outboxDir) : []);
 
   it('sends a signed confirmation link to an unconfirmed subscriber; opening it activates them', async () => {
-    await f.api().post('/sender-profiles', { name: 'News', from_name: 'Acme News', from_email: 'news@acme.example', is_default: true });
+    await f.api().post('/sender-profiles', {
+      name: 'News',
+      from_name: 'Acme News',
+      from_email: 'news@acme.example',
+      is_default: true,
+    });
     const before = outbox().length;
-    const res = await f.api().post('/subscribers', { email: 'optin@example.com', first_name: 'Opti', confirmed: false }).expect(201);
+    const res = await f
+      .api()
+      .post('/subscribers', { email: 'optin@example.com', first_name: 'Opti', confirmed: false })
+      .expect(201);
     expect(res.body.data).to.deep.include({ status: 'unconfirmed', confirmation_sent: true });
     await waitFor(() => outbox().length === before + 1, 10_000);
-    const file = outbox().sort().find((name) => fs.readFileSync(path.join(f.engine.config.outboxDir, name), 'utf8').includes('optin@example.com'))!;
-    const mail = fs.readFileSync(path.join(f.engine.config.outboxDir, file), 'utf8').replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)));
+    const file = outbox()
+      .sort()
+      .find((name) =>
+        fs.readFileSync(path.join(f.engine.config.outboxDir, name), 'utf8').includes('optin@example.com'),
+      )!;
+    const mail = fs
+      .readFileSync(path.join(f.engine.config.outboxDir, file), 'utf8')
+      .replace(/=\r?\n/g, '')
+      .replace(/=([0-9A-F]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)));
     const link = /(\/api\/campaign\/confirm\?token=[A-Za-z0-9._%-]+)/.exec(mail)![1];
 
     const tampered = link.replace(/token=(\d+)/, (_, n) => `token=${Number(n) + 1}`);

@@ -18,7 +18,10 @@ describeEachBackend('campaign: upgrading a 1.1 database to 1.2 (memberships keye
 
     const red = (await api.post('/lists', { name: 'Red', code: 'red' }).expect(201)).body.data.id;
     const blue = (await api.post('/lists', { name: 'Blue', code: 'blue' }).expect(201)).body.data.id;
-    const rows = ['a', 'b', 'c', 'd'].map((n) => ({ email: `${n}@upgrade.example`, lists: n === 'd' ? [blue] : [red, blue] }));
+    const rows = ['a', 'b', 'c', 'd'].map((n) => ({
+      email: `${n}@upgrade.example`,
+      lists: n === 'd' ? [blue] : [red, blue],
+    }));
     await api.post('/subscribers/batch', { subscribers: rows, skip_confirmation: true }).expect(200);
     const [a, b, c, d] = await ids('/subscribers?per_page=10');
     await api.post(`/subscribers/${b}/unsubscribe`, {}).expect(200);
@@ -31,11 +34,15 @@ describeEachBackend('campaign: upgrading a 1.1 database to 1.2 (memberships keye
     expect(await ids(`/subscribers?search=${encodeURIComponent('list:blue')}`)).to.deep.equal([a, c, d]);
     expect(await ids(`/subscribers?list_id=${red}&status=unsubscribed`)).to.deep.equal([b]);
     expect(await counts(red)).to.deep.equal({ subscriber_count: 3, active_count: 2 });
-    const lists = (await api.get(`/subscribers/${a}`).expect(200)).body.data.lists.map((l: { code: string }) => l.code).sort();
+    const lists = (await api.get(`/subscribers/${a}`).expect(200)).body.data.lists
+      .map((l: { code: string }) => l.code)
+      .sort();
     expect(lists).to.deep.equal(['blue', 'red']);
 
     // A membership is still unique: adding it again adds nothing, writing it twice fails.
-    expect((await api.post(`/lists/${red}/subscribers`, { subscriber_ids: [a, d] }).expect(200)).body.data).to.deep.equal({ added: 1 });
+    expect(
+      (await api.post(`/lists/${red}/subscribers`, { subscriber_ids: [a, d] }).expect(200)).body.data,
+    ).to.deep.equal({ added: 1 });
     const twin = { list_id: red, subscriber_id: a, subscriber_status: 'active', created_at: new Date() };
     await expectRejected(knex('list_subscribers').insert(twin));
     expect(await counts(red)).to.deep.equal({ subscriber_count: 4, active_count: 3 });
@@ -48,7 +55,10 @@ describeEachBackend('campaign: upgrading a 1.1 database to 1.2 (memberships keye
     expect(await counts(red)).to.deep.equal({ subscriber_count: 3, active_count: 1 });
 
     await engine.migrator().rollback({ plugin: 'campaign', to: '1.1' });
-    expect(await ids(`/subscribers?search=${encodeURIComponent('list:red status:unsubscribed')}`)).to.deep.equal([b, c]);
+    expect(await ids(`/subscribers?search=${encodeURIComponent('list:red status:unsubscribed')}`)).to.deep.equal([
+      b,
+      c,
+    ]);
     await expectRejected(knex('list_subscribers').insert(twin));
     expect(await counts(red)).to.deep.equal({ subscriber_count: 3, active_count: 1 });
   });

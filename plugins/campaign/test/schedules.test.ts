@@ -11,30 +11,66 @@ describeEachBackend('campaign: schedules', (backend) => {
   });
   after(() => f.close());
 
-  const body = () => ({ message_id: messageId, frequency: 'weekly', send_time: '09:00', timezone: 'Europe/Berlin', day_of_week: 1, max_runs: 10 });
+  const body = () => ({
+    message_id: messageId,
+    frequency: 'weekly',
+    send_time: '09:00',
+    timezone: 'Europe/Berlin',
+    day_of_week: 1,
+    max_runs: 10,
+  });
 
   it('creates a schedule with next_run_at in UTC on the right weekday and local time', async () => {
     const res = await f.api().post('/schedules', body()).expect(201);
     const s = res.body.data;
-    expect(s).to.include({ message_id: messageId, frequency: 'weekly', send_time: '09:00', timezone: 'Europe/Berlin', day_of_week: 1, max_runs: 10, is_active: true, run_count: 0 });
+    expect(s).to.include({
+      message_id: messageId,
+      frequency: 'weekly',
+      send_time: '09:00',
+      timezone: 'Europe/Berlin',
+      day_of_week: 1,
+      max_runs: 10,
+      is_active: true,
+      run_count: 0,
+    });
     const next = new Date(s.next_run_at);
     expect(next.getTime()).to.be.greaterThan(Date.now());
-    const local = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', weekday: 'short', hour: '2-digit', minute: '2-digit' }).format(next);
+    const local = new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Europe/Berlin',
+      weekday: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+    }).format(next);
     expect(local).to.equal('Mon 09:00');
   });
 
   it('validates time zone, time, day and message', async () => {
     for (const timezone of ['Mars/Olympus', 'UTC', 'Etc/GMT+5', 'Etc/UTC', '+02:00']) {
-      const zone = await f.api().post('/schedules', { ...body(), timezone }).expect(422);
+      const zone = await f
+        .api()
+        .post('/schedules', { ...body(), timezone })
+        .expect(422);
       expect(zone.body.error.details).to.deep.equal({ field: 'timezone', rule: 'iana' });
     }
-    const time = await f.api().post('/schedules', { ...body(), send_time: '25:00' }).expect(422);
+    const time = await f
+      .api()
+      .post('/schedules', { ...body(), send_time: '25:00' })
+      .expect(422);
     expect(time.body.error.details).to.deep.equal({ field: 'send_time', rule: 'pattern' });
-    const day = await f.api().post('/schedules', { ...body(), day_of_week: undefined }).expect(422);
+    const day = await f
+      .api()
+      .post('/schedules', { ...body(), day_of_week: undefined })
+      .expect(422);
     expect(day.body.error.details).to.deep.equal({ field: 'day_of_week', rule: 'required' });
-    const message = await f.api().post('/schedules', { ...body(), message_id: 999999 }).expect(422);
+    const message = await f
+      .api()
+      .post('/schedules', { ...body(), message_id: 999999 })
+      .expect(422);
     expect(message.body.error.details).to.deep.equal({ field: 'message_id', rule: 'exists' });
-    const frequency = await f.api().post('/schedules', { ...body(), frequency: 'hourly' }).expect(422);
+    const frequency = await f
+      .api()
+      .post('/schedules', { ...body(), frequency: 'hourly' })
+      .expect(422);
     expect(frequency.body.error.details.field).to.equal('frequency');
   });
 
@@ -53,7 +89,12 @@ describeEachBackend('campaign: schedules', (backend) => {
   });
 
   it('refuses to resume a schedule that made its max_runs', async () => {
-    const id = (await f.api().post('/schedules', { ...body(), max_runs: 2 }).expect(201)).body.data.id;
+    const id = (
+      await f
+        .api()
+        .post('/schedules', { ...body(), max_runs: 2 })
+        .expect(201)
+    ).body.data.id;
     await f.engine.knex('message_schedules').where({ id }).update({ run_count: 2, is_active: false });
     const res = await f.api().post(`/schedules/${id}/resume`).expect(422);
     expect(res.body.error.details).to.deep.equal({ field: 'max_runs', rule: 'exhausted' });
@@ -61,8 +102,17 @@ describeEachBackend('campaign: schedules', (backend) => {
 
   it('updates the rule and recomputes the next run; deletes; hides other organizations', async () => {
     const id = (await f.api().post('/schedules', body()).expect(201)).body.data.id;
-    const updated = await f.api().put(`/schedules/${id}`, { day_of_week: 5, send_time: '17:45', timezone: 'America/New_York' }).expect(200);
-    const local = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', weekday: 'short', hour: '2-digit', minute: '2-digit', hour12: false }).format(new Date(updated.body.data.next_run_at));
+    const updated = await f
+      .api()
+      .put(`/schedules/${id}`, { day_of_week: 5, send_time: '17:45', timezone: 'America/New_York' })
+      .expect(200);
+    const local = new Intl.DateTimeFormat('en-US', {
+      timeZone: 'America/New_York',
+      weekday: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+      hour12: false,
+    }).format(new Date(updated.body.data.next_run_at));
     expect(local).to.equal('Fri 17:45');
     const other = await createTenant(f.engine, { name: 'Other' });
     await f.api(other).get(`/schedules/${id}`).expect(404);

@@ -3,5 +3,9 @@ import { itGuardsTheSchema } from '@switchboard/core/testing';
 import campaign from '../src';
 
 describe('campaign schema guard', () => {
-  itGuardsTheSchema({ namespace: 'campaign', plugins: [campaign], snapshotFile: path.join(__dirname, '../../schema-snapshot.json') });
+  itGuardsTheSchema({
+    namespace: 'campaign',
+    plugins: [campaign],
+    snapshotFile: path.join(__dirname, '../../schema-snapshot.json'),
+  });
 });

@@ -7,19 +7,34 @@ import { campaignAtVersion, campaignFixture, CampaignFixture } from './support';
 
 /** The rows that carry a subscriber into search, read without any index on subscriber_id. */
 async function searchRowsOf(knex: Knex, subscriberId: number) {
-  const tokens = (await knex('subscriber_tokens').where({ subscriber_id: subscriberId }).select('kind', 'token', 'subscriber_status'))
-    .map((r: { kind: string; token: string; subscriber_status: string }) => `${r.kind}:${r.token}:${r.subscriber_status}`)
+  const tokens = (
+    await knex('subscriber_tokens').where({ subscriber_id: subscriberId }).select('kind', 'token', 'subscriber_status')
+  )
+    .map(
+      (r: { kind: string; token: string; subscriber_status: string }) => `${r.kind}:${r.token}:${r.subscriber_status}`,
+    )
     .sort();
-  const meta = (await knex('subscriber_meta').where({ subscriber_id: subscriberId }).select('meta_key', 'meta_value', 'subscriber_status'))
-    .map((r: { meta_key: string; meta_value: string; subscriber_status: string }) => `${r.meta_key}=${r.meta_value}:${r.subscriber_status}`)
+  const meta = (
+    await knex('subscriber_meta')
+      .where({ subscriber_id: subscriberId })
+      .select('meta_key', 'meta_value', 'subscriber_status')
+  )
+    .map(
+      (r: { meta_key: string; meta_value: string; subscriber_status: string }) =>
+        `${r.meta_key}=${r.meta_value}:${r.subscriber_status}`,
+    )
     .sort();
-  const lists = (await knex('list_subscribers').where({ subscriber_id: subscriberId }).select('subscriber_status')).map((r: { subscriber_status: string }) => r.subscriber_status);
+  const lists = (await knex('list_subscribers').where({ subscriber_id: subscriberId }).select('subscriber_status')).map(
+    (r: { subscriber_status: string }) => r.subscriber_status,
+  );
   return { tokens, meta, lists };
 }
 
 /** Ids that a search finds (searches without status: look at active subscribers). */
 const foundBy = async (get: (path: string) => request.Test, search: string) =>
-  (await get(`/subscribers?search=${encodeURIComponent(search)}`).expect(200)).body.data.map((s: { id: number }) => s.id);
+  (await get(`/subscribers?search=${encodeURIComponent(search)}`).expect(200)).body.data.map(
+    (s: { id: number }) => s.id,
+  );
 
 describeEachBackend('campaign: search rows follow every change of a subscriber', (backend) => {
   let f: CampaignFixture;
@@ -31,24 +46,49 @@ describeEachBackend('campaign: search rows follow every change of a subscriber',
   after(() => f.close());
 
   it('creates, updates, unsubscribes, re-imports and deletes with exactly the derived rows left', async () => {
-    const created = await f.api()
-      .post('/subscribers', { email: 'ada.lovelace@example.com', first_name: 'Ada', last_name: 'Lovelace', lists: [list], meta_data: { plan: 'pro', tags: ['poetry', 'math'] } })
+    const created = await f
+      .api()
+      .post('/subscribers', {
+        email: 'ada.lovelace@example.com',
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        lists: [list],
+        meta_data: { plan: 'pro', tags: ['poetry', 'math'] },
+      })
       .expect(201);
     const id = created.body.data.id as number;
     expect(await searchRowsOf(f.engine.knex, id)).to.deep.equal({
-      tokens: ['e:ada.lovelace:active', 'e:ada:active', 'e:example.com:active', 'e:lovelace:active', 'n:ada:active', 'n:lovelace:active'],
+      tokens: [
+        'e:ada.lovelace:active',
+        'e:ada:active',
+        'e:example.com:active',
+        'e:lovelace:active',
+        'n:ada:active',
+        'n:lovelace:active',
+      ],
       meta: ['plan=pro:active', 'tags=math:active', 'tags=poetry:active'],
       lists: ['active'],
     });
 
-    await f.api().put(`/subscribers/${id}`, { first_name: 'Augusta', meta_data: { plan: 'basic' } }).expect(200);
-    expect((await searchRowsOf(f.engine.knex, id)).tokens).to.include('n:augusta:active').and.not.include('n:ada:active');
+    await f
+      .api()
+      .put(`/subscribers/${id}`, { first_name: 'Augusta', meta_data: { plan: 'basic' } })
+      .expect(200);
+    expect((await searchRowsOf(f.engine.knex, id)).tokens)
+      .to.include('n:augusta:active')
+      .and.not.include('n:ada:active');
     expect((await searchRowsOf(f.engine.knex, id)).meta).to.deep.equal(['plan=basic:active']);
     expect(await foundBy(f.api().get, 'name:ada')).to.deep.equal([]);
     expect(await foundBy(f.api().get, 'name:augusta')).to.deep.equal([id]);
     expect(await foundBy(f.api().get, 'meta.plan:pro')).to.deep.equal([]);
 
-    await f.api().post('/subscribers/batch', { subscribers: [{ email: 'ada.lovelace@example.com', last_name: 'King', meta_data: { plan: 'pro' } }], skip_confirmation: true }).expect(200);
+    await f
+      .api()
+      .post('/subscribers/batch', {
+        subscribers: [{ email: 'ada.lovelace@example.com', last_name: 'King', meta_data: { plan: 'pro' } }],
+        skip_confirmation: true,
+      })
+      .expect(200);
     const afterImport = await searchRowsOf(f.engine.knex, id);
     expect(afterImport.tokens).to.include('n:king:active').and.not.include('n:lovelace:active');
     expect(afterImport.meta).to.deep.equal(['plan=pro:active']);
@@ -69,9 +109,14 @@ describeEachBackend('campaign: search rows follow every change of a subscriber',
 
   it('re-imports subscribers of different statuses in one batch, each row keeping its own status', async () => {
     const ids: number[] = [];
-    for (const email of ['mixed.one@example.org', 'mixed.two@example.org']) ids.push((await f.api().post('/subscribers', { email, first_name: 'Mixed' }).expect(201)).body.data.id);
+    for (const email of ['mixed.one@example.org', 'mixed.two@example.org'])
+      ids.push((await f.api().post('/subscribers', { email, first_name: 'Mixed' }).expect(201)).body.data.id);
     await f.api().post(`/subscribers/${ids[1]}/unsubscribe`, {}).expect(200);
-    const rows = ['mixed.one@example.org', 'mixed.two@example.org'].map((email) => ({ email, first_name: 'Renamed', meta_data: { wave: 'two' } }));
+    const rows = ['mixed.one@example.org', 'mixed.two@example.org'].map((email) => ({
+      email,
+      first_name: 'Renamed',
+      meta_data: { wave: 'two' },
+    }));
     await f.api().post('/subscribers/batch', { subscribers: rows, skip_confirmation: true }).expect(200);
     const [one, two] = await Promise.all(ids.map((id) => searchRowsOf(f.engine.knex, id)));
     expect(one.tokens).to.include('n:renamed:active').and.not.include('n:mixed:active');
@@ -83,11 +128,19 @@ describeEachBackend('campaign: search rows follow every change of a subscriber',
   });
 
   it('takes meta values that differ only in case (one key on MySQL, two on SQLite) and finds them', async () => {
-    const res = await f.api().post('/subscribers', { email: 'grace@example.com', meta_data: { tags: ['Navy', 'navy'] } }).expect(201);
+    const res = await f
+      .api()
+      .post('/subscribers', { email: 'grace@example.com', meta_data: { tags: ['Navy', 'navy'] } })
+      .expect(201);
     const { meta } = await searchRowsOf(f.engine.knex, res.body.data.id);
-    expect(meta).to.deep.equal(dialectOfKnex(f.engine.knex) === 'mysql' ? ['tags=Navy:active'] : ['tags=Navy:active', 'tags=navy:active']);
+    expect(meta).to.deep.equal(
+      dialectOfKnex(f.engine.knex) === 'mysql' ? ['tags=Navy:active'] : ['tags=Navy:active', 'tags=navy:active'],
+    );
     expect(await foundBy(f.api().get, 'meta.tags:Navy')).to.deep.equal([res.body.data.id]);
-    await f.api().put(`/subscribers/${res.body.data.id}`, { meta_data: { tags: ['navy'] } }).expect(200);
+    await f
+      .api()
+      .put(`/subscribers/${res.body.data.id}`, { meta_data: { tags: ['navy'] } })
+      .expect(200);
     expect((await searchRowsOf(f.engine.knex, res.body.data.id)).meta).to.deep.equal(['tags=navy:active']);
   });
 });
@@ -103,7 +156,16 @@ describeEachBackend('campaign: upgrading a 1.0 database to 1.1', (backend) => {
 
     // A subscriber written as 1.0 wrote it: rows in every search table, cascades through foreign keys.
     const list = (await api.post('/lists', { name: 'Old', code: 'old' }).expect(201)).body.data.id;
-    const old = (await api.post('/subscribers', { email: 'old@example.com', first_name: 'Olga', lists: [list], meta_data: { plan: 'pro' } }).expect(201)).body.data.id;
+    const old = (
+      await api
+        .post('/subscribers', {
+          email: 'old@example.com',
+          first_name: 'Olga',
+          lists: [list],
+          meta_data: { plan: 'pro' },
+        })
+        .expect(201)
+    ).body.data.id;
     expect((await searchRowsOf(knex, old)).tokens).to.include('n:olga:active');
 
     const applied = await engine.migrator().latest({ plugin: 'campaign', to: '1.1' });
@@ -113,18 +175,24 @@ describeEachBackend('campaign: upgrading a 1.0 database to 1.1', (backend) => {
     expect(await searchRowsOf(knex, old)).to.deep.equal({ tokens: [], meta: [], lists: [] });
 
     await engine.migrator().rollback({ plugin: 'campaign', to: '1.0' });
-    const kept = (await api.post('/subscribers', { email: 'kept@example.com', first_name: 'Kim', lists: [list] }).expect(201)).body.data.id;
+    const kept = (
+      await api.post('/subscribers', { email: 'kept@example.com', first_name: 'Kim', lists: [list] }).expect(201)
+    ).body.data.id;
     // 1.0's foreign keys are back: deleting the subscriber row cascades to its search rows.
     await knex('subscribers').where({ id: kept }).delete();
     expect(await searchRowsOf(knex, kept)).to.deep.equal({ tokens: [], meta: [], lists: [] });
 
     // 1.0 data upgraded to the latest version in one go (the raw delete above left the list counter as it was).
-    const member = (await api.post('/subscribers', { email: 'member@example.com', first_name: 'Mia', lists: [list] }).expect(201)).body.data.id;
+    const member = (
+      await api.post('/subscribers', { email: 'member@example.com', first_name: 'Mia', lists: [list] }).expect(201)
+    ).body.data.id;
     const counted = async () => (await api.get(`/lists/${list}`).expect(200)).body.data.subscriber_count as number;
     const before = await counted();
     await engine.migrator().latest({ plugin: 'campaign' });
     expect(await foundBy(api.get, 'list:old name:mia')).to.deep.equal([member]);
-    expect((await api.get(`/subscribers?list_id=${list}`).expect(200)).body.data.map((s: { id: number }) => s.id)).to.deep.equal([member]);
+    expect(
+      (await api.get(`/subscribers?list_id=${list}`).expect(200)).body.data.map((s: { id: number }) => s.id),
+    ).to.deep.equal([member]);
     await api.delete(`/subscribers/${member}`).expect(200);
     expect(await searchRowsOf(knex, member)).to.deep.equal({ tokens: [], meta: [], lists: [] });
     expect(await counted()).to.equal(before - 1);

@@ -4,7 +4,9 @@ import { parseSearch } from '../src/audience/search/syntax';
 
 describe('campaign: subscriber search syntax', () => {
   it('reads every operator, quoted values and plain words', () => {
-    const search = parseSearch('email:Ada@Example.COM name:"Ada Love" list:vip status:unsubscribed created:>2024-01-31 meta.plan:pro meta.tags:"early bird" hello "Two  words" grace@Example.org');
+    const search = parseSearch(
+      'email:Ada@Example.COM name:"Ada Love" list:vip status:unsubscribed created:>2024-01-31 meta.plan:pro meta.tags:"early bird" hello "Two  words" grace@Example.org',
+    );
     expect(search).to.deep.equal({
       emails: ['Ada@example.com', 'grace@example.org'],
       name: 'ada love',

@@ -9,15 +9,29 @@ describeEachBackend('campaign: listing and searching subscribers', (backend) => 
     f = await campaignFixture(backend());
     const vip = (await f.api().post('/lists', { name: 'VIP', code: 'vip' }).expect(201)).body.data.id;
     const people = [
-      { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', lists: [vip], meta_data: { plan: 'pro', tags: ['math'] } },
-      { email: 'grace@example.com', first_name: 'Grace', last_name: 'Hopper', meta_data: { plan: 'free', tags: ['navy', 'math'] } },
+      {
+        email: 'ada@example.com',
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        lists: [vip],
+        meta_data: { plan: 'pro', tags: ['math'] },
+      },
+      {
+        email: 'grace@example.com',
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        meta_data: { plan: 'free', tags: ['navy', 'math'] },
+      },
       { email: 'alan@example.org', first_name: 'Alan', last_name: 'Turing', lists: [vip], meta_data: { plan: 'pro' } },
       { email: 'edsger@example.org', first_name: 'Edsger', last_name: 'Dijkstra', lists: [vip], confirmed: false },
     ];
     for (const p of people) ids[p.first_name] = (await f.api().post('/subscribers', p).expect(201)).body.data.id;
     await f.api().post(`/subscribers/${ids.Alan}/unsubscribe`).expect(200);
     // Older than the others, for created:>.
-    await f.engine.knex('subscribers').where({ id: ids.Grace }).update({ created_at: new Date('2020-06-01T12:00:00Z') });
+    await f.engine
+      .knex('subscribers')
+      .where({ id: ids.Grace })
+      .update({ created_at: new Date('2020-06-01T12:00:00Z') });
   });
   after(() => f.close());
 
@@ -30,7 +44,19 @@ describeEachBackend('campaign: listing and searching subscribers', (backend) => 
   it('lists active subscribers by default, with list ids and meta_data', async () => {
     const res = await f.api().get('/subscribers').expect(200);
     expect(res.body.data.map((s: { first_name: string }) => s.first_name)).to.deep.equal(['Ada', 'Grace']);
-    expect(res.body.data[0]).to.have.keys('id', 'email', 'first_name', 'last_name', 'company_name', 'phone', 'job_title', 'status', 'lists', 'created_at', 'meta_data');
+    expect(res.body.data[0]).to.have.keys(
+      'id',
+      'email',
+      'first_name',
+      'last_name',
+      'company_name',
+      'phone',
+      'job_title',
+      'status',
+      'lists',
+      'created_at',
+      'meta_data',
+    );
     expect(res.body.data[0].lists).to.be.an('array').with.length(1);
     expect(res.body.data[0].lists[0]).to.be.a('number');
   });
@@ -90,17 +116,32 @@ describeEachBackend('campaign: listing and searching subscribers', (backend) => 
 
   it('answers a malformed search with VALIDATION_ERROR naming the operator, never a 500', async () => {
     for (const text of ['created:>soon', 'status:asleep', 'weird:op', 'name:"open', 'meta.:x']) {
-      const res = await f.api().get(`/subscribers?search=${encodeURIComponent(text)}`).expect(422);
+      const res = await f
+        .api()
+        .get(`/subscribers?search=${encodeURIComponent(text)}`)
+        .expect(422);
       expect(res.body.error.code).to.equal('VALIDATION_ERROR');
       expect(res.body.error.details.field).to.equal('search');
     }
   });
 
   it('paginates with total, last page and neighbour urls', async () => {
-    for (let i = 0; i < 5; i++) await f.api().post('/subscribers', { email: `page${i}@example.net` }).expect(201);
+    for (let i = 0; i < 5; i++)
+      await f
+        .api()
+        .post('/subscribers', { email: `page${i}@example.net` })
+        .expect(201);
     const res = await f.api().get('/subscribers?per_page=3&page=2&search=example.net').expect(200);
-    expect(res.body.pagination).to.include({ total: 5, per_page: 3, current_page: 2, last_page: 2, next_page_url: null });
-    expect(res.body.pagination.prev_page_url).to.match(/\/api\/campaign\/subscribers\?per_page=3&page=1&search=example.net$/);
+    expect(res.body.pagination).to.include({
+      total: 5,
+      per_page: 3,
+      current_page: 2,
+      last_page: 2,
+      next_page_url: null,
+    });
+    expect(res.body.pagination.prev_page_url).to.match(
+      /\/api\/campaign\/subscribers\?per_page=3&page=1&search=example.net$/,
+    );
     expect(res.body.data).to.have.length(2);
     const first = await f.api().get('/subscribers?per_page=3').expect(200);
     expect(first.body.pagination.next_page_url).to.match(/page=2/);

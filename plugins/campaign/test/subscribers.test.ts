@@ -14,8 +14,21 @@ describeEachBackend('campaign: subscribers', (backend) => {
   after(() => f.close());
 
   it('creates a subscriber (email normalized, lists, meta_data) and reads it with lists as objects', async () => {
-    const res = await f.api().post('/subscribers', { email: '  Ada.Lovelace@EXAMPLE.com ', first_name: 'Ada', last_name: 'Lovelace', lists: [vip, news], meta_data: { plan: 'pro', tags: ['math', 'poetry'] } }).expect(201);
-    expect(res.body.data).to.deep.include({ email: 'Ada.Lovelace@example.com', status: 'active', confirmation_sent: false });
+    const res = await f
+      .api()
+      .post('/subscribers', {
+        email: '  Ada.Lovelace@EXAMPLE.com ',
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        lists: [vip, news],
+        meta_data: { plan: 'pro', tags: ['math', 'poetry'] },
+      })
+      .expect(201);
+    expect(res.body.data).to.deep.include({
+      email: 'Ada.Lovelace@example.com',
+      status: 'active',
+      confirmation_sent: false,
+    });
     const read = await f.api().get(`/subscribers/${res.body.data.id}`).expect(200);
     expect(read.body.data).to.deep.include({
       email: 'Ada.Lovelace@example.com',
@@ -37,12 +50,21 @@ describeEachBackend('campaign: subscribers', (backend) => {
 
   it('names the missing email with rule required, and refuses an invalid one', async () => {
     const missing = await f.api().post('/subscribers', { first_name: 'X' }).expect(422);
-    expect(missing.body.error).to.deep.include({ code: 'VALIDATION_ERROR', details: { field: 'email', rule: 'required' } });
+    expect(missing.body.error).to.deep.include({
+      code: 'VALIDATION_ERROR',
+      details: { field: 'email', rule: 'required' },
+    });
     const invalid = await f.api().post('/subscribers', { email: 'not-an-email' }).expect(422);
     expect(invalid.body.error.details).to.deep.equal({ field: 'email', rule: 'format' });
-    const meta = await f.api().post('/subscribers', { email: 'm@example.com', meta_data: { n: 5 } }).expect(422);
+    const meta = await f
+      .api()
+      .post('/subscribers', { email: 'm@example.com', meta_data: { n: 5 } })
+      .expect(422);
     expect(meta.body.error.details.field).to.match(/^meta_data/);
-    const list = await f.api().post('/subscribers', { email: 'l@example.com', lists: [999999] }).expect(422);
+    const list = await f
+      .api()
+      .post('/subscribers', { email: 'l@example.com', lists: [999999] })
+      .expect(422);
     expect(list.body.error.details).to.deep.equal({ field: 'lists', rule: 'exists' });
   });
 
@@ -55,9 +77,17 @@ describeEachBackend('campaign: subscribers', (backend) => {
   });
 
   it('updates fields, replaces lists and meta_data, and keeps list counts right', async () => {
-    const id = (await f.api().post('/subscribers', { email: 'move@example.com', lists: [vip], meta_data: { plan: 'free' } }).expect(201)).body.data.id;
+    const id = (
+      await f
+        .api()
+        .post('/subscribers', { email: 'move@example.com', lists: [vip], meta_data: { plan: 'free' } })
+        .expect(201)
+    ).body.data.id;
     const before = (await f.api().get(`/lists/${news}`).expect(200)).body.data;
-    const res = await f.api().put(`/subscribers/${id}`, { first_name: 'Mo', lists: [news], meta_data: { plan: 'pro' } }).expect(200);
+    const res = await f
+      .api()
+      .put(`/subscribers/${id}`, { first_name: 'Mo', lists: [news], meta_data: { plan: 'pro' } })
+      .expect(200);
     expect(res.body.data.first_name).to.equal('Mo');
     expect(res.body.data.lists.map((l: { id: number }) => l.id)).to.deep.equal([news]);
     expect(res.body.data.meta_data).to.deep.equal({ plan: 'pro' });
@@ -69,7 +99,8 @@ describeEachBackend('campaign: subscribers', (backend) => {
   });
 
   it('refuses an update that names no known field instead of changing nothing', async () => {
-    const id = (await f.api().post('/subscribers', { email: 'still@example.com', first_name: 'Stil' }).expect(201)).body.data.id;
+    const id = (await f.api().post('/subscribers', { email: 'still@example.com', first_name: 'Stil' }).expect(201)).body
+      .data.id;
     for (const body of [{}, { nmae: 'typo' }]) {
       const res = await f.api().put(`/subscribers/${id}`, body).expect(422);
       expect(res.body.error.details).to.deep.equal({ field: 'body', rule: 'minProperties' });
@@ -78,21 +109,37 @@ describeEachBackend('campaign: subscribers', (backend) => {
   });
 
   it('unsubscribes with reason and feedback, and moves the counts', async () => {
-    const id = (await f.api().post('/subscribers', { email: 'bye@example.com', lists: [vip] }).expect(201)).body.data.id;
+    const id = (
+      await f
+        .api()
+        .post('/subscribers', { email: 'bye@example.com', lists: [vip] })
+        .expect(201)
+    ).body.data.id;
     const listBefore = (await f.api().get(`/lists/${vip}`)).body.data;
-    const res = await f.api().post(`/subscribers/${id}/unsubscribe`, { reason: 'too many mails', feedback: 'weekly is enough' }).expect(200);
+    const res = await f
+      .api()
+      .post(`/subscribers/${id}/unsubscribe`, { reason: 'too many mails', feedback: 'weekly is enough' })
+      .expect(200);
     expect(res.body.data.status).to.equal('unsubscribed');
     expect(res.body.data.unsubscribed_at).to.be.a('string');
     const row = await f.engine.knex('subscribers').where({ id }).first('unsubscribe_reason', 'unsubscribe_feedback');
     expect(row).to.deep.equal({ unsubscribe_reason: 'too many mails', unsubscribe_feedback: 'weekly is enough' });
     const listAfter = (await f.api().get(`/lists/${vip}`)).body.data;
-    expect(listAfter).to.include({ subscriber_count: listBefore.subscriber_count, active_count: listBefore.active_count - 1 });
+    expect(listAfter).to.include({
+      subscriber_count: listBefore.subscriber_count,
+      active_count: listBefore.active_count - 1,
+    });
     const unsubscribed = await f.api().get('/subscribers?status=unsubscribed').expect(200);
     expect(unsubscribed.body.data.map((s: { id: number }) => s.id)).to.include(id);
   });
 
   it('deletes a subscriber and its memberships', async () => {
-    const id = (await f.api().post('/subscribers', { email: 'gone@example.com', lists: [vip] }).expect(201)).body.data.id;
+    const id = (
+      await f
+        .api()
+        .post('/subscribers', { email: 'gone@example.com', lists: [vip] })
+        .expect(201)
+    ).body.data.id;
     const before = (await f.api().get(`/lists/${vip}`)).body.data;
     const res = await f.api().delete(`/subscribers/${id}`).expect(200);
     expect(res.body).to.deep.equal({ success: true, message: `Subscriber ${id} deleted` });

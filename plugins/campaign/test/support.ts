@@ -1,6 +1,13 @@
 import type { Server } from 'node:http';
 import type { Engine } from '@switchboard/core';
-import { ApiClient, apiClient, createTestEngine, createTenant, TestBackend, TestTenant } from '@switchboard/core/testing';
+import {
+  ApiClient,
+  apiClient,
+  createTestEngine,
+  createTenant,
+  TestBackend,
+  TestTenant,
+} from '@switchboard/core/testing';
 import campaign from '../src';
 import { CAMPAIGN_API_PREFIX } from '../src/shared/paths';
 
@@ -13,7 +20,10 @@ export interface CampaignFixture {
 }
 
 /** An engine with the campaign plugin, a listening server and one tenant with every permission. */
-export async function campaignFixture(backend: TestBackend, env: Record<string, string> = {}): Promise<CampaignFixture> {
+export async function campaignFixture(
+  backend: TestBackend,
+  env: Record<string, string> = {},
+): Promise<CampaignFixture> {
   const engine = await createTestEngine(backend, { plugins: [campaign], env: { RATE_LIMIT_SCALE: '1000', ...env } });
   const server = engine.http().listen(0);
   const tenant = await createTenant(engine);
@@ -33,7 +43,10 @@ export async function campaignFixture(backend: TestBackend, env: Record<string, 
  * An engine whose campaign schema is at an older version (migrated to the latest, then rolled back to
  * `version`), a listening server and one tenant: the start of an upgrade test.
  */
-export async function campaignAtVersion(backend: TestBackend, version: string): Promise<{ engine: Engine; tenant: TestTenant; api: ApiClient; close(): Promise<void> }> {
+export async function campaignAtVersion(
+  backend: TestBackend,
+  version: string,
+): Promise<{ engine: Engine; tenant: TestTenant; api: ApiClient; close(): Promise<void> }> {
   const engine = await createTestEngine(backend, { plugins: [campaign], migrate: false });
   await engine.migrator().latest();
   await engine.migrator().rollback({ plugin: 'campaign', to: version });

@@ -15,7 +15,12 @@ const metaSchema = {
 const pageMetaSchema = {
   type: 'object',
   required: ['page', 'per_page', 'total', 'timestamp', 'version'],
-  properties: { page: { type: 'integer' }, per_page: { type: 'integer' }, total: { type: 'integer' }, ...metaSchema.properties },
+  properties: {
+    page: { type: 'integer' },
+    per_page: { type: 'integer' },
+    total: { type: 'integer' },
+    ...metaSchema.properties,
+  },
 } as const;
 
 export const singleSchema = (data: object) => successEnvelopeSchema(data, metaSchema);

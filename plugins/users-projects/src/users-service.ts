@@ -47,7 +47,9 @@ export class UsersService {
     if (q.role) filtered.andWhere({ role: q.role });
     if (q.search) {
       const like = `%${escapeLike(q.search.toLowerCase())}%`;
-      filtered.andWhere((w) => w.whereRaw("lower(name) like ? escape '!'", [like]).orWhereRaw("email like ? escape '!'", [like]));
+      filtered.andWhere((w) =>
+        w.whereRaw("lower(name) like ? escape '!'", [like]).orWhereRaw("email like ? escape '!'", [like]),
+      );
     }
     return paginate(filtered, q, COLUMNS, toUser);
   }
@@ -81,7 +83,9 @@ export class UsersService {
   async update(orgId: number, id: number, input: UserChanges): Promise<User> {
     const changes: Record<string, unknown> = { ...input, updated_at: this.clock.now() };
     if (input.email !== undefined) changes.email = normalizeUserEmail(input.email);
-    const updated = await this.uniqueEmail(() => this.knex('users').where({ organization_id: orgId, id }).update(changes));
+    const updated = await this.uniqueEmail(() =>
+      this.knex('users').where({ organization_id: orgId, id }).update(changes),
+    );
     if (!updated) throw notFound('User', id);
     return this.get(orgId, id);
   }
@@ -94,7 +98,8 @@ export class UsersService {
     try {
       return await write();
     } catch (err) {
-      if (isUniqueViolation(err)) throw duplicateEntry('email', 'A user with this email already exists in the organization');
+      if (isUniqueViolation(err))
+        throw duplicateEntry('email', 'A user with this email already exists in the organization');
       throw err;
     }
   }

@@ -49,8 +49,16 @@ describe('users-projects: base path and limits', () => {
     const engine = await start({}, false);
     const doc = (await request(engine.http().callback()).get('/api/openapi.json').expect(200)).body;
     expect(doc.openapi).to.equal('3.1.0');
-    expect(Object.keys(doc.paths)).to.include.members(['/api/v1/users', '/api/v1/users/{id}', '/api/v1/projects', '/api/v1/projects/{id}']);
+    expect(Object.keys(doc.paths)).to.include.members([
+      '/api/v1/users',
+      '/api/v1/users/{id}',
+      '/api/v1/projects',
+      '/api/v1/projects/{id}',
+    ]);
     expect(Object.keys(doc.paths['/api/v1/users/{id}'])).to.have.members(['get', 'put', 'delete']);
-    expect(doc.paths['/api/v1/users'].post.requestBody.content['application/json'].schema.required).to.deep.equal(['name', 'email']);
+    expect(doc.paths['/api/v1/users'].post.requestBody.content['application/json'].schema.required).to.deep.equal([
+      'name',
+      'email',
+    ]);
   });
 });

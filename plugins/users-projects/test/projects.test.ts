@@ -15,7 +15,13 @@ describeEachBackend('users-projects: projects', (backend) => {
     engine = await createTestEngine(backend(), { plugins: [usersProjects], env: { RATE_LIMIT_SCALE: '100' } });
     server = engine.http().listen(0);
     tenant = await createTenant(engine);
-    ownerId = (await request(server).post('/api/v1/users').set(tenant.auth).send({ name: 'Owner', email: 'owner@example.com' }).expect(201)).body.data.id;
+    ownerId = (
+      await request(server)
+        .post('/api/v1/users')
+        .set(tenant.auth)
+        .send({ name: 'Owner', email: 'owner@example.com' })
+        .expect(201)
+    ).body.data.id;
   });
   after(async () => {
     server.close();
@@ -26,7 +32,12 @@ describeEachBackend('users-projects: projects', (backend) => {
 
   it('creates a project, active by default, and reads it back', async () => {
     const res = await create({ name: 'Apollo', description: 'to the moon', owner_id: ownerId }).expect(201);
-    expect(res.body.data).to.include({ name: 'Apollo', description: 'to the moon', owner_id: ownerId, status: 'active' });
+    expect(res.body.data).to.include({
+      name: 'Apollo',
+      description: 'to the moon',
+      owner_id: ownerId,
+      status: 'active',
+    });
     const read = await request(server).get(`/api/v1/projects/${res.body.data.id}`).set(tenant.auth).expect(200);
     expect(read.body.data).to.deep.equal(res.body.data);
   });
@@ -44,7 +55,13 @@ describeEachBackend('users-projects: projects', (backend) => {
 
   it('lists with filters and pagination', async () => {
     const org = await createTenant(engine, { name: 'Lists' });
-    const owner = (await request(server).post('/api/v1/users').set(org.auth).send({ name: 'O', email: 'o@lists.example' }).expect(201)).body.data.id;
+    const owner = (
+      await request(server)
+        .post('/api/v1/users')
+        .set(org.auth)
+        .send({ name: 'O', email: 'o@lists.example' })
+        .expect(201)
+    ).body.data.id;
     for (let i = 0; i < 3; i++) await create({ name: `Live ${i}`, owner_id: owner }, org.auth).expect(201);
     await create({ name: 'Old', owner_id: owner, status: 'archived' }, org.auth).expect(201);
     const all = await request(server).get('/api/v1/projects?per_page=2').set(org.auth).expect(200);
@@ -55,7 +72,13 @@ describeEachBackend('users-projects: projects', (backend) => {
   });
 
   it('keeps a project when its owner is deleted, without an owner', async () => {
-    const user = (await request(server).post('/api/v1/users').set(tenant.auth).send({ name: 'Leaving', email: 'leaving@example.com' }).expect(201)).body.data.id;
+    const user = (
+      await request(server)
+        .post('/api/v1/users')
+        .set(tenant.auth)
+        .send({ name: 'Leaving', email: 'leaving@example.com' })
+        .expect(201)
+    ).body.data.id;
     const project = (await create({ name: 'Orphan', owner_id: user }).expect(201)).body.data;
     await request(server).delete(`/api/v1/users/${user}`).set(tenant.auth).expect(200);
     const read = await request(server).get(`/api/v1/projects/${project.id}`).set(tenant.auth).expect(200);

@@ -3,5 +3,9 @@ import { itGuardsTheSchema } from '@switchboard/core/testing';
 import usersProjects from '../src';
 
 describe('users-projects schema guard', () => {
-  itGuardsTheSchema({ namespace: 'users-projects', plugins: [usersProjects], snapshotFile: path.join(__dirname, '../../schema-snapshot.json') });
+  itGuardsTheSchema({
+    namespace: 'users-projects',
+    plugins: [usersProjects],
+    snapshotFile: path.join(__dirname, '../../schema-snapshot.json'),
+  });
 });

@@ -35,7 +35,10 @@ describeEachBackend('users-projects: users', (backend) => {
 
   it('answers VALIDATION_ERROR with details.field for a missing or invalid field', async () => {
     const missing = await create({ name: 'No Mail' }).expect(422);
-    expect(missing.body.error).to.deep.include({ code: 'VALIDATION_ERROR', details: { field: 'email', rule: 'required' } });
+    expect(missing.body.error).to.deep.include({
+      code: 'VALIDATION_ERROR',
+      details: { field: 'email', rule: 'required' },
+    });
     const role = await create({ name: 'X', email: 'x@example.com', role: 'owner' }).expect(422);
     expect(role.body.error.details.field).to.equal('role');
     const email = await create({ name: 'X', email: 'not-an-email' }).expect(422);
@@ -54,10 +57,18 @@ describeEachBackend('users-projects: users', (backend) => {
 
   it('updates any subset of fields, keeping email unique', async () => {
     const user = (await create({ name: 'Grace', email: 'grace@example.com' }).expect(201)).body.data;
-    const res = await request(server).put(`/api/v1/users/${user.id}`).set(tenant.auth).send({ role: 'admin', phone: '+1 555 0100' }).expect(200);
+    const res = await request(server)
+      .put(`/api/v1/users/${user.id}`)
+      .set(tenant.auth)
+      .send({ role: 'admin', phone: '+1 555 0100' })
+      .expect(200);
     expect(res.body.data).to.include({ name: 'Grace', role: 'admin', phone: '+1 555 0100' });
     await create({ name: 'Taken', email: 'taken@example.com' }).expect(201);
-    const dup = await request(server).put(`/api/v1/users/${user.id}`).set(tenant.auth).send({ email: 'taken@example.com' }).expect(409);
+    const dup = await request(server)
+      .put(`/api/v1/users/${user.id}`)
+      .set(tenant.auth)
+      .send({ email: 'taken@example.com' })
+      .expect(409);
     expect(dup.body.error.code).to.equal('DUPLICATE_ENTRY');
     const empty = await request(server).put(`/api/v1/users/${user.id}`).set(tenant.auth).send({}).expect(422);
     expect(empty.body.error.details.rule).to.equal('minProperties');
@@ -74,12 +85,15 @@ describeEachBackend('users-projects: users', (backend) => {
 
   it('paginates with page and per_page (default 20, max 100) and reports the total', async () => {
     const org = await createTenant(engine, { name: 'Paged' });
-    for (let i = 1; i <= 25; i++) await create({ name: `User ${i}`, email: `u${i}@paged.example` }, org.auth).expect(201);
+    for (let i = 1; i <= 25; i++)
+      await create({ name: `User ${i}`, email: `u${i}@paged.example` }, org.auth).expect(201);
     const first = await request(server).get('/api/v1/users').set(org.auth).expect(200);
     expect(first.body.data).to.have.length(20);
     expect(first.body.meta).to.include({ page: 1, per_page: 20, total: 25 });
     const second = await request(server).get('/api/v1/users?page=2&per_page=10').set(org.auth).expect(200);
-    expect(second.body.data.map((u: { name: string }) => u.name)).to.deep.equal(Array.from({ length: 10 }, (_, i) => `User ${i + 11}`));
+    expect(second.body.data.map((u: { name: string }) => u.name)).to.deep.equal(
+      Array.from({ length: 10 }, (_, i) => `User ${i + 11}`),
+    );
     const tooMany = await request(server).get('/api/v1/users?per_page=101').set(org.auth).expect(422);
     expect(tooMany.body.error.details).to.deep.equal({ field: 'per_page', rule: 'maximum' });
     const search = await request(server).get('/api/v1/users?search=user 2').set(org.auth).expect(200);

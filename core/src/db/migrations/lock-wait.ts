@@ -6,7 +6,11 @@
 const isContention = (err: unknown) =>
   (err as Error).name === 'MigrationLocked' || (err as { code?: string }).code === 'SQLITE_BUSY';
 
-export async function retryWhileLocked<T>(run: () => Promise<T>, timeoutMs: number, lockedTooLong: (last: Error) => Error): Promise<T> {
+export async function retryWhileLocked<T>(
+  run: () => Promise<T>,
+  timeoutMs: number,
+  lockedTooLong: (last: Error) => Error,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -18,13 +18,15 @@ const IGNORED = /\.(d\.ts|map)$|^\./;
 /** The namespace's compiled migrations: version folders, then files by leading number, sorted numerically. */
 export function loadMigrationFiles(namespace: MigrationNamespace): MigrationFile[] {
   const { id, directory } = namespace;
-  if (!fs.existsSync(directory)) throw new Error(`Migrations folder of "${id}" not found: ${directory} (is the package built?)`);
+  if (!fs.existsSync(directory))
+    throw new Error(`Migrations folder of "${id}" not found: ${directory} (is the package built?)`);
   const versions = fs
     .readdirSync(directory, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name);
   const misnamed = versions.find((v) => !VERSION_DIR.test(v));
-  if (misnamed) throw new Error(`Migrations of "${id}": folder ${path.join(directory, misnamed)} is not named like x.y (e.g. 1.2)`);
+  if (misnamed)
+    throw new Error(`Migrations of "${id}": folder ${path.join(directory, misnamed)} is not named like x.y (e.g. 1.2)`);
   versions.sort(compareVersions);
 
   const newest = versions[versions.length - 1];
@@ -45,14 +47,21 @@ function versionFiles(id: string, directory: string, version: string): Migration
     .filter((f) => !IGNORED.test(f))
     .map((f) => {
       const match = MIGRATION_FILE.exec(f);
-      if (!match) throw new Error(`Migrations of "${id}": ${path.join(folder, f)} is not a compiled migration named NN-name.js`);
+      if (!match)
+        throw new Error(`Migrations of "${id}": ${path.join(folder, f)} is not a compiled migration named NN-name.js`);
       return { number: Number(match[1]), f };
     })
     .sort((a, b) => a.number - b.number);
   numbered.forEach(({ number, f }, i) => {
     if (i > 0 && numbered[i - 1].number === number) {
-      throw new Error(`Migrations of "${id}": ${numbered[i - 1].f} and ${f} in ${folder} share the number ${number}, so their order is undefined`);
+      throw new Error(
+        `Migrations of "${id}": ${numbered[i - 1].f} and ${f} in ${folder} share the number ${number}, so their order is undefined`,
+      );
     }
   });
-  return numbered.map(({ f }) => ({ name: `${version}/${f.slice(0, -'.js'.length)}`, version, file: path.join(folder, f) }));
+  return numbered.map(({ f }) => ({
+    name: `${version}/${f.slice(0, -'.js'.length)}`,
+    version,
+    file: path.join(folder, f),
+  }));
 }

@@ -1,7 +1,13 @@
 import type { Knex } from 'knex';
 import { retryWhileLocked } from './lock-wait';
 import { loadMigrationFiles, MigrationFile } from './migration-files';
-import { assertDistinctNamespaces, assertVersion, compareVersions, MigrationNamespace, trackingTable } from './namespace';
+import {
+  assertDistinctNamespaces,
+  assertVersion,
+  compareVersions,
+  MigrationNamespace,
+  trackingTable,
+} from './namespace';
 import { ensureTrackingTables } from './tracking-tables';
 
 export interface NamespaceStatus {
@@ -44,13 +50,16 @@ export class Migrator {
     const out = [];
     // Every namespace's files load before anything runs, so a bad folder fails before any migration.
     for (const { ns, files } of this.load(opts.plugin)) {
-      const last = to === undefined ? files[files.length - 1] : files.filter((f) => compareVersions(f.version, to) <= 0).pop();
+      const last =
+        to === undefined ? files[files.length - 1] : files.filter((f) => compareVersions(f.version, to) <= 0).pop();
       if (!last) {
         out.push({ plugin: ns.id, applied: [] });
         continue;
       }
       // knex's `to` runs the pending migrations up to and including `name`, in one batch.
-      const [, applied] = await this.locked(ns, () => this.knex.migrate.to({ ...this.config(ns, files), name: last.name }));
+      const [, applied] = await this.locked(ns, () =>
+        this.knex.migrate.to({ ...this.config(ns, files), name: last.name }),
+      );
       out.push({ plugin: ns.id, applied: (applied as string[]).map(String) });
     }
     return out;
@@ -71,7 +80,10 @@ export class Migrator {
         if (to === undefined) return this.knex.migrate.rollback(config);
         // list() fails when an applied migration's file is gone; the narrowed source below cannot tell.
         await this.knex.migrate.list(config);
-        const later = this.config(ns, files.filter((f) => compareVersions(f.version, to) > 0));
+        const later = this.config(
+          ns,
+          files.filter((f) => compareVersions(f.version, to) > 0),
+        );
         // rollback(all) reverts the applied migrations of its source, newest first, under one lock.
         return this.knex.migrate.rollback({ ...later, disableMigrationsListValidation: true }, true);
       });
@@ -122,7 +134,10 @@ export class Migrator {
   private select(plugin?: string): MigrationNamespace[] {
     if (plugin === undefined) return this.namespaces;
     const ns = this.namespaces.find((n) => n.id === plugin);
-    if (!ns) throw new Error(`Unknown plugin "${plugin}" for migrations; known: ${this.namespaces.map((n) => n.id).join(', ')}`);
+    if (!ns)
+      throw new Error(
+        `Unknown plugin "${plugin}" for migrations; known: ${this.namespaces.map((n) => n.id).join(', ')}`,
+      );
     return [ns];
   }
 

@@ -8,7 +8,8 @@ export interface MigrationNamespace {
 }
 
 /** Where knex records the namespace's applied migrations; its lock table is this name plus `_lock`. */
-export const trackingTable = (namespace: Pick<MigrationNamespace, 'id'>) => `migrations_${namespace.id.replace(/-/g, '_')}`;
+export const trackingTable = (namespace: Pick<MigrationNamespace, 'id'>) =>
+  `migrations_${namespace.id.replace(/-/g, '_')}`;
 
 const VERSION = /^\d+(\.\d+)*$/;
 
@@ -33,11 +34,13 @@ export const majorMinor = (version: string) => version.split('.').slice(0, 2).jo
 export function assertDistinctNamespaces(namespaces: MigrationNamespace[]): void {
   const byTable = new Map<string, string>();
   for (const ns of namespaces) {
-    if (!/^[A-Za-z0-9_-]+$/.test(ns.id)) throw new Error(`Migration namespace id "${ns.id}" may only hold letters, digits, - and _`);
+    if (!/^[A-Za-z0-9_-]+$/.test(ns.id))
+      throw new Error(`Migration namespace id "${ns.id}" may only hold letters, digits, - and _`);
     assertVersion(ns.version, `The version of migration namespace "${ns.id}"`);
     const table = trackingTable(ns);
     const other = byTable.get(table);
-    if (other !== undefined) throw new Error(`Migration namespaces "${other}" and "${ns.id}" would share the tracking table ${table}`);
+    if (other !== undefined)
+      throw new Error(`Migration namespaces "${other}" and "${ns.id}" would share the tracking table ${table}`);
     byTable.set(table, ns.id);
   }
 }

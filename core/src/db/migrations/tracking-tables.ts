@@ -24,7 +24,11 @@ export async function ensureTrackingTables(knex: Knex, table: string): Promise<v
 }
 
 // Not createTableIfNotExists: knex logs a deprecation warning for it on every call.
-async function createUnlessPresent(knex: Knex, table: string, build: (t: Knex.CreateTableBuilder) => void): Promise<void> {
+async function createUnlessPresent(
+  knex: Knex,
+  table: string,
+  build: (t: Knex.CreateTableBuilder) => void,
+): Promise<void> {
   if (await knex.schema.hasTable(table)) return;
   try {
     await knex.schema.createTable(table, build);

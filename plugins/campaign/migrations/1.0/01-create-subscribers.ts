@@ -47,7 +47,10 @@ export async function up(knex: Knex): Promise<void> {
     t.string('subscriber_status', 16).notNullable();
     // The lookup order is the primary key: InnoDB then keeps one tree fewer per row than with a
     // hidden row id plus a secondary index, which is most of an import's write work.
-    t.primary(['organization_id', 'meta_key', 'meta_value', 'subscriber_status', 'subscriber_id'], 'subscriber_meta_pk');
+    t.primary(
+      ['organization_id', 'meta_key', 'meta_value', 'subscriber_status', 'subscriber_id'],
+      'subscriber_meta_pk',
+    );
     t.index(['subscriber_id'], 'subscriber_meta_subscriber_idx');
   });
 }

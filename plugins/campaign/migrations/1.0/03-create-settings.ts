@@ -7,7 +7,10 @@ export async function up(knex: Knex): Promise<void> {
     t.string('name', 64).primary();
     t.text('value').notNullable();
   });
-  await knex('campaign_settings').insert({ name: 'link_signing_secret', value: crypto.randomBytes(32).toString('hex') });
+  await knex('campaign_settings').insert({
+    name: 'link_signing_secret',
+    value: crypto.randomBytes(32).toString('hex'),
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {

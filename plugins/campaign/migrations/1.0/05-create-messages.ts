@@ -15,7 +15,15 @@ export async function up(knex: Knex): Promise<void> {
     t.datetime('scheduled_at', { precision: 3 }).nullable();
     t.datetime('sent_at', { precision: 3 }).nullable();
     // Counters kept by sending and by provider events.
-    for (const counter of ['count_sent', 'count_delivered', 'count_read', 'count_clicked', 'count_bounced', 'count_stop', 'count_complained']) {
+    for (const counter of [
+      'count_sent',
+      'count_delivered',
+      'count_read',
+      'count_clicked',
+      'count_bounced',
+      'count_stop',
+      'count_complained',
+    ]) {
       t.integer(counter).unsigned().notNullable().defaultTo(0);
     }
     t.datetime('created_at', { precision: 3 }).notNullable();

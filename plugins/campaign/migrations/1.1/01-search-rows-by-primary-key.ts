@@ -24,14 +24,20 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex('subscribers').whereNotIn('organization_id', knex('organizations').select('id')).delete();
-  await knex.schema.alterTable('subscribers', (t) => t.foreign('organization_id').references('id').inTable('organizations').onDelete('CASCADE'));
+  await knex.schema.alterTable('subscribers', (t) =>
+    t.foreign('organization_id').references('id').inTable('organizations').onDelete('CASCADE'),
+  );
   // Rows of subscribers deleted under 1.1 would fail the restored foreign keys.
   for (const table of ['subscriber_tokens', 'subscriber_meta', 'list_subscribers']) {
     await knex(table).whereNotIn('subscriber_id', knex('subscribers').select('id')).delete();
   }
   for (const { table, index } of SEARCH_TABLES) {
     await knex.schema.alterTable(table, (t) => t.index(['subscriber_id'], index));
-    await knex.schema.alterTable(table, (t) => t.foreign('subscriber_id').references('id').inTable('subscribers').onDelete('CASCADE'));
+    await knex.schema.alterTable(table, (t) =>
+      t.foreign('subscriber_id').references('id').inTable('subscribers').onDelete('CASCADE'),
+    );
   }
-  await knex.schema.alterTable('list_subscribers', (t) => t.foreign('subscriber_id').references('id').inTable('subscribers').onDelete('CASCADE'));
+  await knex.schema.alterTable('list_subscribers', (t) =>
+    t.foreign('subscriber_id').references('id').inTable('subscribers').onDelete('CASCADE'),
+  );
 }

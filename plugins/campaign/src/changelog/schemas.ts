@@ -13,7 +13,12 @@ export const changelogSubscribeBody = {
 export const changelogSubscriptionSchema = {
   type: 'object',
   required: ['id', 'email', 'webhook_url', 'created_at'],
-  properties: { id: { type: 'integer' }, email: { type: 'string' }, webhook_url: { type: 'string' }, created_at: { type: 'string', format: 'date-time' } },
+  properties: {
+    id: { type: 'integer' },
+    email: { type: 'string' },
+    webhook_url: { type: 'string' },
+    created_at: { type: 'string', format: 'date-time' },
+  },
 } as const;
 
 /** Request and response shapes, derived from the schemas above. */

@@ -13,13 +13,18 @@ export class ChangelogService {
     @inject(SERVICES.Clock) private readonly clock: Clock,
   ) {}
 
-  async subscribe(orgId: number, input: ChangelogSubscribe): Promise<{ created: boolean; subscription: ChangelogSubscription }> {
+  async subscribe(
+    orgId: number,
+    input: ChangelogSubscribe,
+  ): Promise<{ created: boolean; subscription: ChangelogSubscription }> {
     const email = normalizeEmail(input.email);
     const hash = crypto.createHash('sha256').update(input.webhook_url).digest('hex');
     const key = { organization_id: orgId, email, webhook_url_hash: hash };
     let created = false;
     try {
-      await this.knex('changelog_subscriptions').insert({ ...key, webhook_url: input.webhook_url, created_at: this.clock.now() }).then(insertedId);
+      await this.knex('changelog_subscriptions')
+        .insert({ ...key, webhook_url: input.webhook_url, created_at: this.clock.now() })
+        .then(insertedId);
       created = true;
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
@@ -27,7 +32,12 @@ export class ChangelogService {
     const row = await this.knex('changelog_subscriptions').where(key).first('id', 'email', 'webhook_url', 'created_at');
     return {
       created,
-      subscription: { id: toInt(row.id), email: toText(row.email), webhook_url: toText(row.webhook_url), created_at: toIsoRequired(row.created_at) },
+      subscription: {
+        id: toInt(row.id),
+        email: toText(row.email),
+        webhook_url: toText(row.webhook_url),
+        created_at: toIsoRequired(row.created_at),
+      },
     };
   }
 }

@@ -11,26 +11,71 @@ export function scheduleRoutes(group: ApiGroup, ctx: PluginContext): void {
   group
     .get(
       '/schedules',
-      { summary: 'List schedules (filters message_id, is_active)', permission: 'schedules:read', query: listSchedulesQuery, response: { schema: okSchema({ type: 'array', items: scheduleSchema }) } },
+      {
+        summary: 'List schedules (filters message_id, is_active)',
+        permission: 'schedules:read',
+        query: listSchedulesQuery,
+        response: { schema: okSchema({ type: 'array', items: scheduleSchema }) },
+      },
       async ({ auth, query }) => envelope.ok(await schedules.list(auth.organizationId, query)),
     )
-    .get('/schedules/:id', { summary: 'Get a schedule', permission: 'schedules:read', params: idParams, response: { schema: one } }, async ({ auth, params }) =>
-      envelope.ok(await schedules.get(auth.organizationId, params.id)),
+    .get(
+      '/schedules/:id',
+      { summary: 'Get a schedule', permission: 'schedules:read', params: idParams, response: { schema: one } },
+      async ({ auth, params }) => envelope.ok(await schedules.get(auth.organizationId, params.id)),
     )
-    .post('/schedules', { summary: 'Create a recurring send; next_run_at is computed in UTC', permission: 'schedules:write', body: createScheduleBody, response: { status: 201, schema: one } }, async ({ auth, body }) =>
-      envelope.ok(await schedules.create(auth.organizationId, body)),
+    .post(
+      '/schedules',
+      {
+        summary: 'Create a recurring send; next_run_at is computed in UTC',
+        permission: 'schedules:write',
+        body: createScheduleBody,
+        response: { status: 201, schema: one },
+      },
+      async ({ auth, body }) => envelope.ok(await schedules.create(auth.organizationId, body)),
     )
-    .put('/schedules/:id', { summary: 'Update a schedule', permission: 'schedules:write', params: idParams, body: updateScheduleBody, response: { schema: one } }, async ({ auth, params, body }) =>
-      envelope.ok(await schedules.update(auth.organizationId, params.id, body)),
+    .put(
+      '/schedules/:id',
+      {
+        summary: 'Update a schedule',
+        permission: 'schedules:write',
+        params: idParams,
+        body: updateScheduleBody,
+        response: { schema: one },
+      },
+      async ({ auth, params, body }) => envelope.ok(await schedules.update(auth.organizationId, params.id, body)),
     )
-    .post('/schedules/:id/pause', { summary: 'Pause (is_active false)', permission: 'schedules:write', params: idParams, response: { schema: one } }, async ({ auth, params }) =>
-      envelope.ok(await schedules.pause(auth.organizationId, params.id)),
+    .post(
+      '/schedules/:id/pause',
+      {
+        summary: 'Pause (is_active false)',
+        permission: 'schedules:write',
+        params: idParams,
+        response: { schema: one },
+      },
+      async ({ auth, params }) => envelope.ok(await schedules.pause(auth.organizationId, params.id)),
     )
-    .post('/schedules/:id/resume', { summary: 'Resume (is_active true, next_run_at recomputed)', permission: 'schedules:write', params: idParams, response: { schema: one } }, async ({ auth, params }) =>
-      envelope.ok(await schedules.resume(auth.organizationId, params.id)),
+    .post(
+      '/schedules/:id/resume',
+      {
+        summary: 'Resume (is_active true, next_run_at recomputed)',
+        permission: 'schedules:write',
+        params: idParams,
+        response: { schema: one },
+      },
+      async ({ auth, params }) => envelope.ok(await schedules.resume(auth.organizationId, params.id)),
     )
-    .delete('/schedules/:id', { summary: 'Delete a schedule', permission: 'schedules:write', params: idParams, response: { schema: messageSchema } }, async ({ auth, params }) => {
-      await schedules.delete(auth.organizationId, params.id);
-      return envelope.message(`Schedule ${params.id} deleted`);
-    });
+    .delete(
+      '/schedules/:id',
+      {
+        summary: 'Delete a schedule',
+        permission: 'schedules:write',
+        params: idParams,
+        response: { schema: messageSchema },
+      },
+      async ({ auth, params }) => {
+        await schedules.delete(auth.organizationId, params.id);
+        return envelope.message(`Schedule ${params.id} deleted`);
+      },
+    );
 }

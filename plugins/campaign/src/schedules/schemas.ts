@@ -7,7 +7,12 @@ const properties = {
   frequency: { enum: FREQUENCIES },
   send_time: { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:MM in the timezone' },
   timezone: { type: 'string', minLength: 3, maxLength: 64, description: 'IANA Region/City, e.g. Europe/Berlin' },
-  day_of_week: { type: ['integer', 'null'], minimum: 0, maximum: 6, description: '0 = Sunday ... 6 = Saturday; required for weekly' },
+  day_of_week: {
+    type: ['integer', 'null'],
+    minimum: 0,
+    maximum: 6,
+    description: '0 = Sunday ... 6 = Saturday; required for weekly',
+  },
   max_runs: { type: ['integer', 'null'], minimum: 1 },
 } as const;
 
@@ -18,7 +23,12 @@ export const createScheduleBody = {
   properties,
 } as const;
 
-export const updateScheduleBody = { type: 'object', additionalProperties: false, minProperties: 1, properties } as const;
+export const updateScheduleBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties,
+} as const;
 
 export const listSchedulesQuery = {
   type: 'object',

@@ -18,7 +18,21 @@ import {
 import { isIanaZone, nextRunAt, Recurrence } from './next-run';
 import { FREQUENCIES, NewSchedule, Schedule, ScheduleChanges, ScheduleListQuery } from './schemas';
 
-const COLUMNS = ['id', 'message_id', 'frequency', 'send_time', 'timezone', 'day_of_week', 'max_runs', 'is_active', 'run_count', 'next_run_at', 'last_run_at', 'created_at', 'updated_at'];
+const COLUMNS = [
+  'id',
+  'message_id',
+  'frequency',
+  'send_time',
+  'timezone',
+  'day_of_week',
+  'max_runs',
+  'is_active',
+  'run_count',
+  'next_run_at',
+  'last_run_at',
+  'created_at',
+  'updated_at',
+];
 
 const toSchedule = (row: Record<string, unknown>): Schedule => ({
   id: toInt(row.id),
@@ -96,7 +110,9 @@ export class SchedulesService {
   /** Pause: is_active false and no next run. */
   async pause(orgId: number, id: number) {
     await this.get(orgId, id);
-    await this.knex('message_schedules').where({ organization_id: orgId, id }).update({ is_active: false, next_run_at: null, updated_at: this.clock.now() });
+    await this.knex('message_schedules')
+      .where({ organization_id: orgId, id })
+      .update({ is_active: false, next_run_at: null, updated_at: this.clock.now() });
     return this.get(orgId, id);
   }
 
@@ -104,10 +120,16 @@ export class SchedulesService {
   async resume(orgId: number, id: number) {
     const current = await this.get(orgId, id);
     if (current.max_runs !== null && current.run_count >= current.max_runs) {
-      throw validationError('max_runs', 'exhausted', `Schedule ${id} has made its ${current.max_runs} runs; raise max_runs to resume it`);
+      throw validationError(
+        'max_runs',
+        'exhausted',
+        `Schedule ${id} has made its ${current.max_runs} runs; raise max_runs to resume it`,
+      );
     }
     const now = this.clock.now();
-    await this.knex('message_schedules').where({ organization_id: orgId, id }).update({ is_active: true, next_run_at: nextRunAt(current, now), updated_at: now });
+    await this.knex('message_schedules')
+      .where({ organization_id: orgId, id })
+      .update({ is_active: true, next_run_at: nextRunAt(current, now), updated_at: now });
     return this.get(orgId, id);
   }
 
@@ -115,14 +137,28 @@ export class SchedulesService {
     await deleteOwnedRow(this.knex, 'message_schedules', orgId, id, 'Schedule');
   }
 
-  private async checked(orgId: number, input: ScheduleChanges & Pick<Recurrence, 'frequency' | 'send_time' | 'timezone'>): Promise<Recurrence> {
+  private async checked(
+    orgId: number,
+    input: ScheduleChanges & Pick<Recurrence, 'frequency' | 'send_time' | 'timezone'>,
+  ): Promise<Recurrence> {
     if (!isIanaZone(input.timezone)) {
-      throw validationError('timezone', 'iana', `timezone "${input.timezone}" is not an IANA time zone name such as Europe/Berlin`);
+      throw validationError(
+        'timezone',
+        'iana',
+        `timezone "${input.timezone}" is not an IANA time zone name such as Europe/Berlin`,
+      );
     }
     if (input.frequency === 'weekly' && (input.day_of_week === undefined || input.day_of_week === null)) {
-      throw validationError('day_of_week', 'required', 'day_of_week is required for a weekly schedule (0 = Sunday ... 6 = Saturday)');
+      throw validationError(
+        'day_of_week',
+        'required',
+        'day_of_week is required for a weekly schedule (0 = Sunday ... 6 = Saturday)',
+      );
     }
-    if (input.message_id !== undefined && !(await this.knex('messages').where({ organization_id: orgId, id: input.message_id }).first('id'))) {
+    if (
+      input.message_id !== undefined &&
+      !(await this.knex('messages').where({ organization_id: orgId, id: input.message_id }).first('id'))
+    ) {
       throw validationError('message_id', 'exists', `Message ${input.message_id} does not exist`);
     }
     return {

@@ -1,5 +1,12 @@
 import type { Context } from 'koa';
-import { messageBody, paginatedBody, PageInfo, successBody, successEnvelopeSchema, messageEnvelopeSchema } from '@switchboard/core';
+import {
+  messageBody,
+  paginatedBody,
+  PageInfo,
+  successBody,
+  successEnvelopeSchema,
+  messageEnvelopeSchema,
+} from '@switchboard/core';
 
 /** The campaign spec's envelopes: success with meta, message-only, and paginated. */
 export const envelopes = (version: string, publicUrl: string) => ({
@@ -19,7 +26,10 @@ function pageUrl(publicUrl: string, ctx: Context, page: number): string {
 const meta = { type: 'object', properties: { timestamp: { type: 'string' }, version: { type: 'string' } } } as const;
 
 export const okSchema = (data: object) => successEnvelopeSchema(data, meta);
-export const confirmationSchema = (data: object) => ({ ...messageEnvelopeSchema, properties: { ...messageEnvelopeSchema.properties, data } });
+export const confirmationSchema = (data: object) => ({
+  ...messageEnvelopeSchema,
+  properties: { ...messageEnvelopeSchema.properties, data },
+});
 export { messageEnvelopeSchema as messageSchema };
 
 export const pageSchema = (item: object) => ({
@@ -37,7 +47,10 @@ export const pageSchema = (item: object) => ({
         last_page: { type: 'integer' },
         next_page_url: { type: ['string', 'null'] },
         prev_page_url: { type: ['string', 'null'] },
-        total_capped: { type: 'boolean', description: 'true when a search matched more than 10,000 and total says 10000' },
+        total_capped: {
+          type: 'boolean',
+          description: 'true when a search matched more than 10,000 and total says 10000',
+        },
       },
     },
     meta,

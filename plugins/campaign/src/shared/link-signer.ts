@@ -25,7 +25,10 @@ export class LinkSigner {
 
   async sign(purpose: string, ids: number[]): Promise<string> {
     const payload = `${purpose}.${ids.join('.')}`;
-    const mac = crypto.createHmac('sha256', await this.key()).update(payload).digest('base64url');
+    const mac = crypto
+      .createHmac('sha256', await this.key())
+      .update(payload)
+      .digest('base64url');
     return `${ids.join('.')}.${mac}`;
   }
 
@@ -35,7 +38,10 @@ export class LinkSigner {
     const mac = parts.pop();
     const ids = parts.map(Number);
     if (!mac || !ids.length || ids.some((n) => !Number.isInteger(n) || n <= 0)) return null;
-    const expected = crypto.createHmac('sha256', await this.key()).update(`${purpose}.${ids.join('.')}`).digest();
+    const expected = crypto
+      .createHmac('sha256', await this.key())
+      .update(`${purpose}.${ids.join('.')}`)
+      .digest();
     const given = Buffer.from(mac, 'base64url');
     return given.length === expected.length && crypto.timingSafeEqual(given, expected) ? ids : null;
   }

@@ -6,4 +6,5 @@ export const SUBSCRIBER_STATUSES = ['active', 'unsubscribed', 'unconfirmed', 'bo
 
 export type SubscriberStatus = (typeof SUBSCRIBER_STATUSES)[number];
 
-export const isSubscriberStatus = (value: string): value is SubscriberStatus => (SUBSCRIBER_STATUSES as readonly string[]).includes(value);
+export const isSubscriberStatus = (value: string): value is SubscriberStatus =>
+  (SUBSCRIBER_STATUSES as readonly string[]).includes(value);

@@ -3,7 +3,14 @@ import type { Knex } from 'knex';
 import { AppError, compileValidator, SERVICES } from '@switchboard/core';
 import { normalizeEmail } from '../../shared/email';
 import { SubscriberWriter } from '../subscribers/writer';
-import { BatchDelete, BatchDeleteResult, BatchOutcome, BatchUpdateRow, batchUpdateRowSchema, RowError } from './schemas';
+import {
+  BatchDelete,
+  BatchDeleteResult,
+  BatchOutcome,
+  BatchUpdateRow,
+  batchUpdateRowSchema,
+  RowError,
+} from './schemas';
 import type { SubscriberProfile } from '../subscribers/schemas';
 
 const validateRow = compileValidator(batchUpdateRowSchema, 'body');
@@ -30,7 +37,8 @@ export class BatchChanges {
    */
   async update(orgId: number, raw: object[]): Promise<BatchOutcome> {
     const errors: RowError[] = [];
-    const fail = (index: number, email: string | null, field: string, rule: string, message: string) => errors.push({ index, email, field, rule, message });
+    const fail = (index: number, email: string | null, field: string, rule: string, message: string) =>
+      errors.push({ index, email, field, rule, message });
     const rows: UpdateRow[] = [];
     raw.forEach((candidate, index) => {
       const given = (candidate as { email?: unknown }).email;
@@ -48,23 +56,39 @@ export class BatchChanges {
       }
     });
 
-    const idsByEmail = await this.idsOf(orgId, rows.filter((r) => r.id === undefined).map((r) => r.email!));
-    const lists = await this.writer.existingLists(this.knex, orgId, rows.flatMap((r) => r.profile.lists ?? []));
+    const idsByEmail = await this.idsOf(
+      orgId,
+      rows.filter((r) => r.id === undefined).map((r) => r.email!),
+    );
+    const lists = await this.writer.existingLists(
+      this.knex,
+      orgId,
+      rows.flatMap((r) => r.profile.lists ?? []),
+    );
     const seen = new Set<number>();
     const changes: Array<{ id: number; profile: SubscriberProfile; row: UpdateRow }> = [];
     for (const row of rows) {
       const id = row.id ?? idsByEmail.get(row.email!);
       const missingList = (row.profile.lists ?? []).find((l) => !lists.has(l));
       if (id === undefined) fail(row.index, row.email, 'email', 'exists', `No subscriber with the email ${row.email}`);
-      else if (seen.has(id)) fail(row.index, row.email, row.id !== undefined ? 'id' : 'email', 'duplicate_in_batch', `Subscriber ${id} appears earlier in this batch`);
-      else if (missingList !== undefined) fail(row.index, row.email, 'lists', 'exists', `List ${missingList} does not exist`);
+      else if (seen.has(id))
+        fail(
+          row.index,
+          row.email,
+          row.id !== undefined ? 'id' : 'email',
+          'duplicate_in_batch',
+          `Subscriber ${id} appears earlier in this batch`,
+        );
+      else if (missingList !== undefined)
+        fail(row.index, row.email, 'lists', 'exists', `List ${missingList} does not exist`);
       else {
         seen.add(id);
         changes.push({ id, profile: row.profile, row });
       }
     }
     const unknown = new Set(await this.writer.updateMany(orgId, changes));
-    for (const { id, row } of changes) if (unknown.has(id)) fail(row.index, row.email, 'id', 'exists', `Subscriber ${id} not found`);
+    for (const { id, row } of changes)
+      if (unknown.has(id)) fail(row.index, row.email, 'id', 'exists', `Subscriber ${id} not found`);
     errors.sort((a, b) => a.index - b.index);
     return { updated: changes.length - unknown.size, failed: errors.length, errors };
   }
@@ -73,17 +97,28 @@ export class BatchChanges {
     const ids = new Set(input.ids ?? []);
     const emails = (input.emails ?? []).map(normalizeEmail);
     if (emails.length) {
-      for (const id of await this.knex('subscribers').where({ organization_id: orgId }).whereIn('email', emails).pluck('id')) ids.add(Number(id));
+      for (const id of await this.knex('subscribers')
+        .where({ organization_id: orgId })
+        .whereIn('email', emails)
+        .pluck('id'))
+        ids.add(Number(id));
     }
     const asked = (input.ids?.length ?? 0) + emails.length;
-    if (asked > 1000) throw new AppError('VALIDATION_ERROR', 'At most 1000 ids and emails together', { field: 'ids', rule: 'maxItems' });
+    if (asked > 1000)
+      throw new AppError('VALIDATION_ERROR', 'At most 1000 ids and emails together', {
+        field: 'ids',
+        rule: 'maxItems',
+      });
     const deleted = await this.writer.deleteMany(orgId, [...ids]);
     return { deleted, not_found: asked - deleted };
   }
 
   private async idsOf(orgId: number, emails: string[]): Promise<Map<string, number>> {
     if (!emails.length) return new Map();
-    const rows = (await this.knex('subscribers').where({ organization_id: orgId }).whereIn('email', emails).select('id', 'email')) as Array<{ id: number; email: string }>;
+    const rows = (await this.knex('subscribers')
+      .where({ organization_id: orgId })
+      .whereIn('email', emails)
+      .select('id', 'email')) as Array<{ id: number; email: string }>;
     return new Map(rows.map((r) => [r.email, Number(r.id)]));
   }
 }

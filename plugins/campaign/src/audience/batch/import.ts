@@ -1,6 +1,14 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppError, Clock, compileValidator, insertRowsReturningIds, isUniqueViolation, SERVICES, transactionWithRetry } from '@switchboard/core';
+import {
+  AppError,
+  Clock,
+  compileValidator,
+  insertRowsReturningIds,
+  isUniqueViolation,
+  SERVICES,
+  transactionWithRetry,
+} from '@switchboard/core';
 import { applyListDeltas, insertMemberships, Membership } from '../lists/memberships';
 import { adjustStatusCounts, ensureStatusCountRows } from '../subscribers/status-counts';
 import { normalizeEmail } from '../../shared/email';
@@ -29,7 +37,14 @@ function subscriberRows(orgId: number, status: string, now: Date, fresh: Row[]):
   const profiles = fresh.map(profileColumns);
   const given = new Set(profiles.flatMap((p) => Object.keys(p)));
   return fresh.map((r, i) => {
-    const row: Record<string, unknown> = { organization_id: orgId, email: r.email, status, confirmed_at: status === 'active' ? now : null, created_at: now, updated_at: now };
+    const row: Record<string, unknown> = {
+      organization_id: orgId,
+      email: r.email,
+      status,
+      confirmed_at: status === 'active' ? now : null,
+      created_at: now,
+      updated_at: now,
+    };
     for (const key of given) row[key] = profiles[i][key] ?? null;
     row.meta_data = profiles[i].meta_data ?? '{}';
     return row;
@@ -53,7 +68,11 @@ export class BatchImport {
     await ensureStatusCountRows(this.knex, orgId);
     const result: BatchResult = { created: 0, updated: 0, failed: 0, errors: [], unconfirmed: [] };
     const rows = this.checkRows(input.subscribers, result);
-    const knownLists = await this.writer.existingLists(this.knex, orgId, rows.flatMap((r) => r.lists ?? []));
+    const knownLists = await this.writer.existingLists(
+      this.knex,
+      orgId,
+      rows.flatMap((r) => r.lists ?? []),
+    );
     const plan = { lookFirst: false };
     for (let i = 0; i < rows.length; i += CHUNK) {
       await this.writeChunkRetrying(orgId, rows.slice(i, i + CHUNK), input, knownLists, result, plan);
@@ -74,14 +93,26 @@ export class BatchImport {
         const row = validateRow<BatchRow>(candidate);
         const normalized = normalizeEmail(row.email);
         if (seen.has(normalized)) {
-          result.errors.push({ index, email: normalized, field: 'email', rule: 'duplicate_in_batch', message: `${normalized} appears earlier in this batch` });
+          result.errors.push({
+            index,
+            email: normalized,
+            field: 'email',
+            rule: 'duplicate_in_batch',
+            message: `${normalized} appears earlier in this batch`,
+          });
           return;
         }
         seen.add(normalized);
         rows.push(Object.assign(row, { email: normalized, index }));
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        result.errors.push({ index, email, field: err.details?.field ?? 'subscribers', rule: err.details?.rule ?? 'invalid', message: err.message });
+        result.errors.push({
+          index,
+          email,
+          field: err.details?.field ?? 'subscribers',
+          rule: err.details?.rule ?? 'invalid',
+          message: err.message,
+        });
       }
     });
     return rows;
@@ -103,7 +134,7 @@ export class BatchImport {
     result: BatchResult,
     plan: { lookFirst: boolean },
   ): Promise<void> {
-    for (let conflicts = 0; ; ) {
+    for (let conflicts = 0; ;) {
       const before = { ...result, errors: [...result.errors], unconfirmed: [...result.unconfirmed] };
       try {
         return await this.writeChunk(orgId, chunk, input, knownLists, result, plan.lookFirst);
@@ -137,7 +168,13 @@ export class BatchImport {
     const usable = chunk.filter((row) => {
       const missing = (row.lists ?? []).find((id) => !knownLists.has(id));
       if (missing === undefined) return true;
-      result.errors.push({ index: row.index, email: row.email, field: 'lists', rule: 'exists', message: `List ${missing} does not exist` });
+      result.errors.push({
+        index: row.index,
+        email: row.email,
+        field: 'lists',
+        rule: 'exists',
+        message: `List ${missing} does not exist`,
+      });
       return false;
     });
     if (!usable.length) return;
@@ -145,25 +182,41 @@ export class BatchImport {
     const status = input.skip_confirmation ? 'active' : 'unconfirmed';
     await transactionWithRetry(this.knex, async (trx) => {
       const existing = new Map<string, SearchSource>();
-      const stored = lookFirst ? await this.lockStored(trx, orgId, usable.map((u) => u.email)) : [];
+      const stored = lookFirst
+        ? await this.lockStored(
+            trx,
+            orgId,
+            usable.map((u) => u.email),
+          )
+        : [];
       for (const r of stored) existing.set(r.email, r);
       const fresh = usable.filter((r) => !existing.has(r.email));
       const updates = usable.filter((r) => existing.has(r.email));
 
-      const freshIds = await insertRowsReturningIds(
-        trx,
-        'subscribers',
-        subscriberRows(orgId, status, now, fresh),
-        { uniqueColumn: 'email', scope: { organization_id: orgId } },
-      );
+      const freshIds = await insertRowsReturningIds(trx, 'subscribers', subscriberRows(orgId, status, now, fresh), {
+        uniqueColumn: 'email',
+        scope: { organization_id: orgId },
+      });
       const ids = new Map<string, number>(fresh.map((r, i) => [r.email, freshIds[i]]));
       await insertSearchRows(
         trx,
         orgId,
-        fresh.map((r) => ({ id: ids.get(r.email)!, email: r.email, status, first_name: r.first_name, last_name: r.last_name, meta_data: r.meta_data })),
+        fresh.map((r) => ({
+          id: ids.get(r.email)!,
+          email: r.email,
+          status,
+          first_name: r.first_name,
+          last_name: r.last_name,
+          meta_data: r.meta_data,
+        })),
       );
 
-      await updateProfiles(trx, orgId, updates.map((r) => ({ stored: existing.get(r.email)!, columns: profileColumns(r) })), now);
+      await updateProfiles(
+        trx,
+        orgId,
+        updates.map((r) => ({ stored: existing.get(r.email)!, columns: profileColumns(r) })),
+        now,
+      );
       for (const r of updates) ids.set(r.email, existing.get(r.email)!.id);
       await replaceSearchRows(
         trx,
@@ -176,7 +229,8 @@ export class BatchImport {
       const memberships: Membership[] = [];
       for (const r of usable) {
         const member = { id: ids.get(r.email)!, status: existing.get(r.email)?.status ?? status };
-        for (const listId of new Set([...(input.lists ?? []), ...(r.lists ?? [])])) memberships.push({ listId, ...member });
+        for (const listId of new Set([...(input.lists ?? []), ...(r.lists ?? [])]))
+          memberships.push({ listId, ...member });
       }
       const deltas = await insertMemberships(trx, memberships, now, new Set(freshIds));
 

@@ -2,7 +2,13 @@ import type { ApiGroup, PluginContext } from '@switchboard/core';
 import { BatchImport } from './import';
 import { BatchChanges } from './changes';
 import { ConfirmationMails } from '../double-opt-in/confirmation-mails';
-import { batchCreateBody, batchDeleteBody, batchDeleteResultSchema, batchResultSchema, batchUpdateBody } from './schemas';
+import {
+  batchCreateBody,
+  batchDeleteBody,
+  batchDeleteResultSchema,
+  batchResultSchema,
+  batchUpdateBody,
+} from './schemas';
 import { envelopes, okSchema } from '../../shared/envelope';
 
 export function batchRoutes(group: ApiGroup, ctx: PluginContext): void {
@@ -28,12 +34,22 @@ export function batchRoutes(group: ApiGroup, ctx: PluginContext): void {
     )
     .put(
       '/subscribers/batch',
-      { summary: 'Update up to 1000 subscribers, each by id or email', permission: 'subscribers:write', body: batchUpdateBody, response: { schema: okSchema(batchResultSchema) } },
+      {
+        summary: 'Update up to 1000 subscribers, each by id or email',
+        permission: 'subscribers:write',
+        body: batchUpdateBody,
+        response: { schema: okSchema(batchResultSchema) },
+      },
       async ({ auth, body }) => envelope.ok(await changes.update(auth.organizationId, body.subscribers)),
     )
     .delete(
       '/subscribers/batch',
-      { summary: 'Delete up to 1000 subscribers by ids and/or emails', permission: 'subscribers:write', body: batchDeleteBody, response: { schema: okSchema(batchDeleteResultSchema) } },
+      {
+        summary: 'Delete up to 1000 subscribers by ids and/or emails',
+        permission: 'subscribers:write',
+        body: batchDeleteBody,
+        response: { schema: okSchema(batchDeleteResultSchema) },
+      },
       async ({ auth, body }) => envelope.ok(await changes.delete(auth.organizationId, body)),
     );
 }

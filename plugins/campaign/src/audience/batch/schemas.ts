@@ -11,8 +11,18 @@ export const batchCreateBody = {
   required: ['subscribers'],
   properties: {
     subscribers: { type: 'array', minItems: 1, maxItems: MAX_BATCH, items: { type: 'object' } },
-    lists: { type: 'array', items: { type: 'integer', minimum: 1 }, uniqueItems: true, maxItems: 100, description: 'added to every row' },
-    skip_confirmation: { type: 'boolean', default: false, description: 'true: new subscribers are active; false: unconfirmed, with a double opt-in mail' },
+    lists: {
+      type: 'array',
+      items: { type: 'integer', minimum: 1 },
+      uniqueItems: true,
+      maxItems: 100,
+      description: 'added to every row',
+    },
+    skip_confirmation: {
+      type: 'boolean',
+      default: false,
+      description: 'true: new subscribers are active; false: unconfirmed, with a double opt-in mail',
+    },
   },
 } as const;
 
@@ -34,7 +44,11 @@ export const batchUpdateRowSchema = {
   type: 'object',
   additionalProperties: false,
   description: 'names the subscriber by id or by email',
-  properties: { id: { type: 'integer', minimum: 1 }, email: { type: 'string', format: 'email', maxLength: 191 }, ...profileProperties },
+  properties: {
+    id: { type: 'integer', minimum: 1 },
+    email: { type: 'string', format: 'email', maxLength: 191 },
+    ...profileProperties,
+  },
 } as const;
 
 export const batchDeleteBody = {
@@ -50,7 +64,13 @@ export const batchDeleteBody = {
 const rowError = {
   type: 'object',
   required: ['index', 'email', 'field', 'rule', 'message'],
-  properties: { index: { type: 'integer' }, email: { type: ['string', 'null'] }, field: { type: 'string' }, rule: { type: 'string' }, message: { type: 'string' } },
+  properties: {
+    index: { type: 'integer' },
+    email: { type: ['string', 'null'] },
+    field: { type: 'string' },
+    rule: { type: 'string' },
+    message: { type: 'string' },
+  },
 } as const;
 
 export const batchResultSchema = {

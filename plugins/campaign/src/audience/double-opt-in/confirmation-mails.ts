@@ -22,17 +22,23 @@ export class ConfirmationMails {
 
   /** True once the mail is queued; the job id makes a second request for the same subscriber a no-op. */
   async queue(organizationId: number, subscriberId: number): Promise<boolean> {
-    await this.queues.get(CONFIRMATION_JOB).add({ organizationId, subscriberId }, { jobId: `confirm-${subscriberId}`, retries: 5, backoffMs: 5000 });
+    await this.queues
+      .get(CONFIRMATION_JOB)
+      .add({ organizationId, subscriberId }, { jobId: `confirm-${subscriberId}`, retries: 5, backoffMs: 5000 });
     return true;
   }
 
   async send(job: ConfirmationJob): Promise<void> {
-    const subscriber = await this.knex('subscribers').where({ id: job.subscriberId, organization_id: job.organizationId, status: 'unconfirmed' }).first('email', 'first_name');
+    const subscriber = await this.knex('subscribers')
+      .where({ id: job.subscriberId, organization_id: job.organizationId, status: 'unconfirmed' })
+      .first('email', 'first_name');
     if (!subscriber) return;
     const sender = await this.senders.defaultFor(job.organizationId);
     const token = await this.signer.sign('confirm', [job.organizationId, job.subscriberId]);
     const link = `${this.config.publicUrl}${CONFIRM_PATH}?token=${encodeURIComponent(token)}`;
-    const from = sender ? `"${sender.from_name}" <${sender.from_email}>` : `no-reply@${new URL(this.config.publicUrl).hostname}`;
+    const from = sender
+      ? `"${sender.from_name}" <${sender.from_email}>`
+      : `no-reply@${new URL(this.config.publicUrl).hostname}`;
     await this.mailer.send({
       from,
       to: subscriber.email,
@@ -44,9 +50,15 @@ export class ConfirmationMails {
 
   async confirm(token: string): Promise<void> {
     const ids = await this.signer.verify('confirm', token);
-    if (!ids || ids.length !== 2) throw new AppError('VALIDATION_ERROR', 'This confirmation link is not valid', { field: 'token', rule: 'signature' });
+    if (!ids || ids.length !== 2)
+      throw new AppError('VALIDATION_ERROR', 'This confirmation link is not valid', {
+        field: 'token',
+        rule: 'signature',
+      });
     const [organizationId, subscriberId] = ids;
-    const current = await this.knex('subscribers').where({ id: subscriberId, organization_id: organizationId }).first('status');
+    const current = await this.knex('subscribers')
+      .where({ id: subscriberId, organization_id: organizationId })
+      .first('status');
     if (!current) throw new AppError('RESOURCE_NOT_FOUND', 'This subscription no longer exists');
     if (current.status === 'unconfirmed') await this.writer.setStatus(organizationId, subscriberId, 'active');
   }

@@ -7,18 +7,21 @@ import { CONFIRM_PATH } from '../../shared/paths';
 export function confirmRoutes(api: PluginApi, ctx: PluginContext): void {
   const confirmations = ctx.container.resolve(ConfirmationMails);
   const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
-  api
-    .group({ prefix: CONFIRM_PATH, tag: 'campaign', auth: 'none' })
-    .get(
-      '/',
-      {
-        summary: 'Confirm a subscription (the link of the double opt-in mail)',
-        query: { type: 'object', required: ['token'], additionalProperties: false, properties: { token: { type: 'string', minLength: 3, maxLength: 200 } } },
-        response: { schema: messageSchema },
+  api.group({ prefix: CONFIRM_PATH, tag: 'campaign', auth: 'none' }).get(
+    '/',
+    {
+      summary: 'Confirm a subscription (the link of the double opt-in mail)',
+      query: {
+        type: 'object',
+        required: ['token'],
+        additionalProperties: false,
+        properties: { token: { type: 'string', minLength: 3, maxLength: 200 } },
       },
-      async ({ query }) => {
-        await confirmations.confirm(query.token);
-        return envelope.message('Subscription confirmed');
-      },
-    );
+      response: { schema: messageSchema },
+    },
+    async ({ query }) => {
+      await confirmations.confirm(query.token);
+      return envelope.message('Subscription confirmed');
+    },
+  );
 }

@@ -2,7 +2,12 @@ import type { Knex } from 'knex';
 import { insertRows } from '@switchboard/core';
 
 /** Moves the status copies in memberships to a new status and keeps each list's active_count right. */
-export async function moveMembershipStatus(trx: Knex.Transaction, subscriberId: number, from: string, to: string): Promise<void> {
+export async function moveMembershipStatus(
+  trx: Knex.Transaction,
+  subscriberId: number,
+  from: string,
+  to: string,
+): Promise<void> {
   if (from === to) return;
   const listIds = (await trx('list_subscribers').where({ subscriber_id: subscriberId }).pluck('list_id')).map(Number);
   if (!listIds.length) return;
@@ -40,9 +45,12 @@ export async function insertMemberships(
   const lookup = [...new Set(memberships.filter((m) => !created.has(m.id)).map((m) => m.id))];
   const existing = new Set(
     lookup.length
-      ? ((await trx('list_subscribers').whereIn('subscriber_id', lookup).select('list_id', 'subscriber_id')) as Array<{ list_id: number; subscriber_id: number }>).map(
-          (r) => `${r.list_id}:${r.subscriber_id}`,
-        )
+      ? (
+          (await trx('list_subscribers').whereIn('subscriber_id', lookup).select('list_id', 'subscriber_id')) as Array<{
+            list_id: number;
+            subscriber_id: number;
+          }>
+        ).map((r) => `${r.list_id}:${r.subscriber_id}`)
       : [],
   );
   const fresh = memberships
@@ -70,9 +78,15 @@ export async function applyListDeltas(trx: Knex.Transaction, deltas: Map<number,
   const changed = [...deltas].filter(([, d]) => d.subscribers || d.active);
   if (!changed.length) return;
   const byId = (pick: (d: ListDelta) => number) =>
-    trx.raw(`CASE id ${changed.map(() => 'WHEN ? THEN ?').join(' ')} ELSE 0 END`, changed.flatMap(([id, d]) => [id, pick(d)]));
+    trx.raw(
+      `CASE id ${changed.map(() => 'WHEN ? THEN ?').join(' ')} ELSE 0 END`,
+      changed.flatMap(([id, d]) => [id, pick(d)]),
+    );
   await trx('lists')
-    .whereIn('id', changed.map(([id]) => id))
+    .whereIn(
+      'id',
+      changed.map(([id]) => id),
+    )
     .update({
       subscriber_count: trx.raw('subscriber_count + ?', [byId((d) => d.subscribers)]),
       active_count: trx.raw('active_count + ?', [byId((d) => d.active)]),
@@ -86,7 +100,11 @@ export async function addMemberships(
   members: Array<{ id: number; status: string }>,
   now: Date,
 ): Promise<number> {
-  const deltas = await insertMemberships(trx, members.map((m) => ({ listId, ...m })), now);
+  const deltas = await insertMemberships(
+    trx,
+    members.map((m) => ({ listId, ...m })),
+    now,
+  );
   await applyListDeltas(trx, deltas);
   return deltas.get(listId)?.subscribers ?? 0;
 }
@@ -95,7 +113,10 @@ export async function addMemberships(
  * Deletes memberships and returns what that takes off each list's counters (for applyListDeltas),
  * counted from the rows actually deleted, per list and status.
  */
-export async function deleteMemberships(trx: Knex.Transaction, memberships: Membership[]): Promise<Map<number, ListDelta>> {
+export async function deleteMemberships(
+  trx: Knex.Transaction,
+  memberships: Membership[],
+): Promise<Map<number, ListDelta>> {
   const groups = new Map<string, { listId: number; status: string; ids: number[] }>();
   for (const m of memberships) {
     const key = `${m.listId}:${m.status}`;
@@ -103,7 +124,12 @@ export async function deleteMemberships(trx: Knex.Transaction, memberships: Memb
   }
   const deltas = new Map<number, ListDelta>();
   for (const { listId, status, ids } of groups.values()) {
-    const gone = Number(await trx('list_subscribers').where({ list_id: listId, subscriber_status: status }).whereIn('subscriber_id', ids).delete());
+    const gone = Number(
+      await trx('list_subscribers')
+        .where({ list_id: listId, subscriber_status: status })
+        .whereIn('subscriber_id', ids)
+        .delete(),
+    );
     const delta = deltaOf(deltas, listId);
     delta.subscribers -= gone;
     if (status === 'active') delta.active -= gone;
@@ -113,18 +139,31 @@ export async function deleteMemberships(trx: Knex.Transaction, memberships: Memb
 
 type MembershipRow = { list_id: number; subscriber_id: number; subscriber_status: string };
 const MEMBERSHIP_COLUMNS = ['list_id', 'subscriber_id', 'subscriber_status'];
-const toMembership = (r: MembershipRow): Membership => ({ listId: Number(r.list_id), id: Number(r.subscriber_id), status: r.subscriber_status });
+const toMembership = (r: MembershipRow): Membership => ({
+  listId: Number(r.list_id),
+  id: Number(r.subscriber_id),
+  status: r.subscriber_status,
+});
 
 /** Removes every membership of these subscribers and takes them off their lists' counters. */
 export async function removeAllMemberships(trx: Knex.Transaction, subscriberIds: number[]): Promise<void> {
-  const rows = (await trx('list_subscribers').whereIn('subscriber_id', subscriberIds).select(MEMBERSHIP_COLUMNS)) as MembershipRow[];
+  const rows = (await trx('list_subscribers')
+    .whereIn('subscriber_id', subscriberIds)
+    .select(MEMBERSHIP_COLUMNS)) as MembershipRow[];
   await applyListDeltas(trx, await deleteMemberships(trx, rows.map(toMembership)));
 }
 
 /** Removes memberships of one list; returns how many there were. */
-export async function removeMemberships(trx: Knex.Transaction, listId: number, subscriberIds: number[]): Promise<number> {
+export async function removeMemberships(
+  trx: Knex.Transaction,
+  listId: number,
+  subscriberIds: number[],
+): Promise<number> {
   if (!subscriberIds.length) return 0;
-  const rows = (await trx('list_subscribers').where({ list_id: listId }).whereIn('subscriber_id', subscriberIds).select(MEMBERSHIP_COLUMNS)) as MembershipRow[];
+  const rows = (await trx('list_subscribers')
+    .where({ list_id: listId })
+    .whereIn('subscriber_id', subscriberIds)
+    .select(MEMBERSHIP_COLUMNS)) as MembershipRow[];
   const deltas = await deleteMemberships(trx, rows.map(toMembership));
   await applyListDeltas(trx, deltas);
   return -(deltas.get(listId)?.subscribers ?? 0);

@@ -8,29 +8,63 @@ export function listRoutes(group: ApiGroup, ctx: PluginContext): void {
   const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
 
   group
-    .get('/lists', { summary: 'All lists with their counts', permission: 'lists:read', response: { schema: okSchema({ type: 'array', items: listSchema }) } }, async ({ auth }) =>
-      envelope.ok(await lists.all(auth.organizationId)),
+    .get(
+      '/lists',
+      {
+        summary: 'All lists with their counts',
+        permission: 'lists:read',
+        response: { schema: okSchema({ type: 'array', items: listSchema }) },
+      },
+      async ({ auth }) => envelope.ok(await lists.all(auth.organizationId)),
     )
-    .get('/lists/:id', { summary: 'Get a list', permission: 'lists:read', params: idParams, response: { schema: okSchema(listSchema) } }, async ({ auth, params }) =>
-      envelope.ok(await lists.get(auth.organizationId, params.id)),
+    .get(
+      '/lists/:id',
+      { summary: 'Get a list', permission: 'lists:read', params: idParams, response: { schema: okSchema(listSchema) } },
+      async ({ auth, params }) => envelope.ok(await lists.get(auth.organizationId, params.id)),
     )
     .post(
       '/lists',
-      { summary: 'Create a list (code unique in the organization)', permission: 'lists:write', body: createListBody, response: { status: 201, schema: okSchema(listSchema) } },
+      {
+        summary: 'Create a list (code unique in the organization)',
+        permission: 'lists:write',
+        body: createListBody,
+        response: { status: 201, schema: okSchema(listSchema) },
+      },
       async ({ auth, body }) => envelope.ok(await lists.create(auth.organizationId, body)),
     )
     .put(
       '/lists/:id',
-      { summary: 'Update a list', permission: 'lists:write', params: idParams, body: updateListBody, response: { schema: okSchema(listSchema) } },
+      {
+        summary: 'Update a list',
+        permission: 'lists:write',
+        params: idParams,
+        body: updateListBody,
+        response: { schema: okSchema(listSchema) },
+      },
       async ({ auth, params, body }) => envelope.ok(await lists.update(auth.organizationId, params.id, body)),
     )
-    .delete('/lists/:id', { summary: 'Delete a list (its subscribers stay)', permission: 'lists:write', params: idParams, response: { schema: messageSchema } }, async ({ auth, params }) => {
-      await lists.delete(auth.organizationId, params.id);
-      return envelope.message(`List ${params.id} deleted`);
-    })
+    .delete(
+      '/lists/:id',
+      {
+        summary: 'Delete a list (its subscribers stay)',
+        permission: 'lists:write',
+        params: idParams,
+        response: { schema: messageSchema },
+      },
+      async ({ auth, params }) => {
+        await lists.delete(auth.organizationId, params.id);
+        return envelope.message(`List ${params.id} deleted`);
+      },
+    )
     .post(
       '/lists/:id/subscribers',
-      { summary: 'Add subscribers to a list', permission: 'lists:write', params: idParams, body: membershipBody, response: { schema: confirmationSchema({ type: 'object', properties: { added: { type: 'integer' } } }) } },
+      {
+        summary: 'Add subscribers to a list',
+        permission: 'lists:write',
+        params: idParams,
+        body: membershipBody,
+        response: { schema: confirmationSchema({ type: 'object', properties: { added: { type: 'integer' } } }) },
+      },
       async ({ auth, params, body }) => {
         const result = await lists.addSubscribers(auth.organizationId, params.id, body.subscriber_ids);
         return envelope.confirmation(`${result.added} subscribers added to list ${params.id}`, result);
@@ -38,7 +72,13 @@ export function listRoutes(group: ApiGroup, ctx: PluginContext): void {
     )
     .delete(
       '/lists/:id/subscribers',
-      { summary: 'Remove subscribers from a list', permission: 'lists:write', params: idParams, body: membershipBody, response: { schema: confirmationSchema({ type: 'object', properties: { removed: { type: 'integer' } } }) } },
+      {
+        summary: 'Remove subscribers from a list',
+        permission: 'lists:write',
+        params: idParams,
+        body: membershipBody,
+        response: { schema: confirmationSchema({ type: 'object', properties: { removed: { type: 'integer' } } }) },
+      },
       async ({ auth, params, body }) => {
         const result = await lists.removeSubscribers(auth.organizationId, params.id, body.subscriber_ids);
         return envelope.confirmation(`${result.removed} subscribers removed from list ${params.id}`, result);

@@ -1,6 +1,10 @@
 import { Shape, timestamp, Validated } from '@switchboard/core';
 
-const code = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$', description: 'short slug used in search as list:<code>' } as const;
+const code = {
+  type: 'string',
+  pattern: '^[a-z0-9][a-z0-9_-]{0,63}$',
+  description: 'short slug used in search as list:<code>',
+} as const;
 
 export const listSchema = {
   type: 'object',
@@ -20,7 +24,11 @@ export const createListBody = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'code'],
-  properties: { name: { type: 'string', minLength: 1, maxLength: 191 }, code, description: { type: ['string', 'null'], maxLength: 5000 } },
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 191 },
+    code,
+    description: { type: ['string', 'null'], maxLength: 5000 },
+  },
 } as const;
 
 export const updateListBody = {
@@ -34,7 +42,15 @@ export const membershipBody = {
   type: 'object',
   additionalProperties: false,
   required: ['subscriber_ids'],
-  properties: { subscriber_ids: { type: 'array', minItems: 1, maxItems: 1000, uniqueItems: true, items: { type: 'integer', minimum: 1 } } },
+  properties: {
+    subscriber_ids: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 1000,
+      uniqueItems: true,
+      items: { type: 'integer', minimum: 1 },
+    },
+  },
 } as const;
 
 /** Request and response shapes, derived from the schemas above. */

@@ -49,14 +49,25 @@ export class ListsService {
     const now = this.clock.now();
     const id = await this.uniqueCode(async () =>
       insertedId(
-        await this.knex('lists').insert({ organization_id: orgId, name: input.name, code: input.code, description: input.description ?? null, created_at: now, updated_at: now }),
+        await this.knex('lists').insert({
+          organization_id: orgId,
+          name: input.name,
+          code: input.code,
+          description: input.description ?? null,
+          created_at: now,
+          updated_at: now,
+        }),
       ),
     );
     return this.get(orgId, id);
   }
 
   async update(orgId: number, id: number, input: ListChanges) {
-    const updated = await this.uniqueCode(() => this.knex('lists').where({ organization_id: orgId, id }).update({ ...input, updated_at: this.clock.now() }));
+    const updated = await this.uniqueCode(() =>
+      this.knex('lists')
+        .where({ organization_id: orgId, id })
+        .update({ ...input, updated_at: this.clock.now() }),
+    );
     if (!updated) throw notFound('List', id);
     return this.get(orgId, id);
   }
@@ -73,13 +84,21 @@ export class ListsService {
   async addSubscribers(orgId: number, id: number, subscriberIds: number[]): Promise<{ added: number }> {
     return transactionWithRetry(this.knex, async (trx) => {
       await this.lockList(trx, orgId, id);
-      const members = await trx('subscribers').where({ organization_id: orgId }).whereIn('id', subscriberIds).select('id', 'status');
+      const members = await trx('subscribers')
+        .where({ organization_id: orgId })
+        .whereIn('id', subscriberIds)
+        .select('id', 'status');
       if (members.length !== subscriberIds.length) {
         const found = new Set(members.map((m: { id: number }) => Number(m.id)));
         const missing = subscriberIds.find((s) => !found.has(s));
         throw validationError('subscriber_ids', 'exists', `Subscriber ${missing} does not exist`);
       }
-      const added = await addMemberships(trx, id, members.map((m: { id: number; status: string }) => ({ id: Number(m.id), status: m.status })), this.clock.now());
+      const added = await addMemberships(
+        trx,
+        id,
+        members.map((m: { id: number; status: string }) => ({ id: Number(m.id), status: m.status })),
+        this.clock.now(),
+      );
       return { added };
     });
   }

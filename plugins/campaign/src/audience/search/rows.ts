@@ -95,8 +95,16 @@ function keyOrderedValues(table: SearchTable, organizationId: number, sources: S
     }
   }
   return mixed
-    ? { columns: [...table.columns, 'subscriber_status', 'subscriber_id'], values, shared: { organization_id: organizationId } }
-    : { columns: [...table.columns, 'subscriber_id'], values, shared: { organization_id: organizationId, subscriber_status: status } };
+    ? {
+        columns: [...table.columns, 'subscriber_status', 'subscriber_id'],
+        values,
+        shared: { organization_id: organizationId },
+      }
+    : {
+        columns: [...table.columns, 'subscriber_id'],
+        values,
+        shared: { organization_id: organizationId, subscriber_status: status },
+      };
 }
 
 /** One subscriber's rows as their primary key after organization_id, for deleting them. */
@@ -113,13 +121,28 @@ const keysOf = (table: SearchTable, s: SearchSource): SearchRow[] =>
  * range. A row that exists already is skipped: MySQL's case-insensitive collation takes `Pro` and
  * `pro` of one meta array as the same key.
  */
-export async function insertSearchRows(trx: Knex.Transaction, organizationId: number, subscribers: SearchSource[]): Promise<void> {
-  for (const table of TABLES) await insertValues(trx, table.name, keyOrderedValues(table, organizationId, subscribers), { ignoreExisting: true });
+export async function insertSearchRows(
+  trx: Knex.Transaction,
+  organizationId: number,
+  subscribers: SearchSource[],
+): Promise<void> {
+  for (const table of TABLES)
+    await insertValues(trx, table.name, keyOrderedValues(table, organizationId, subscribers), { ignoreExisting: true });
 }
 
 /** Deletes the search rows of subscribers as they are stored now. */
-export async function deleteSearchRows(trx: Knex.Transaction, organizationId: number, subscribers: SearchSource[]): Promise<void> {
-  for (const table of TABLES) await deleteRows(trx, table, organizationId, subscribers.flatMap((s) => keysOf(table, s)));
+export async function deleteSearchRows(
+  trx: Knex.Transaction,
+  organizationId: number,
+  subscribers: SearchSource[],
+): Promise<void> {
+  for (const table of TABLES)
+    await deleteRows(
+      trx,
+      table,
+      organizationId,
+      subscribers.flatMap((s) => keysOf(table, s)),
+    );
 }
 
 /**
@@ -127,14 +150,20 @@ export async function deleteSearchRows(trx: Knex.Transaction, organizationId: nu
  * A table whose rows differ is rewritten whole for that subscriber: deleting only the rows that
  * look different in JavaScript would also delete their case-insensitive twins on MySQL.
  */
-export async function replaceSearchRows(trx: Knex.Transaction, organizationId: number, before: SearchSource[], after: SearchSource[]): Promise<void> {
+export async function replaceSearchRows(
+  trx: Knex.Transaction,
+  organizationId: number,
+  before: SearchSource[],
+  after: SearchSource[],
+): Promise<void> {
   for (const table of TABLES) {
     const stale: SearchRow[] = [];
     const changed: SearchSource[] = [];
     before.forEach((old, i) => {
       const oldKeys = new Set(table.pairs(old).map((pair) => keyOf(pair, old.status)));
       const newPairs = table.pairs(after[i]);
-      if (oldKeys.size === newPairs.length && newPairs.every((pair) => oldKeys.has(keyOf(pair, after[i].status)))) return;
+      if (oldKeys.size === newPairs.length && newPairs.every((pair) => oldKeys.has(keyOf(pair, after[i].status))))
+        return;
       stale.push(...keysOf(table, old));
       changed.push(after[i]);
     });
@@ -144,7 +173,12 @@ export async function replaceSearchRows(trx: Knex.Transaction, organizationId: n
 }
 
 /** By full primary key, a bounded number of key ranges per statement. */
-async function deleteRows(trx: Knex.Transaction, table: SearchTable, organizationId: number, rows: SearchRow[]): Promise<void> {
+async function deleteRows(
+  trx: Knex.Transaction,
+  table: SearchTable,
+  organizationId: number,
+  rows: SearchRow[],
+): Promise<void> {
   for (let i = 0; i < rows.length; i += DELETE_PER_STATEMENT) {
     const chunk = rows.slice(i, i + DELETE_PER_STATEMENT);
     await trx(table.name)
@@ -160,7 +194,10 @@ async function deleteRows(trx: Knex.Transaction, table: SearchTable, organizatio
  * The search rows of subscribers per table, as plain objects in primary-key order: the rows an import
  * writes, for code that writes them another way (the audience benchmark's plain-knex baseline).
  */
-export function searchRowsByTable(organizationId: number, subscribers: SearchSource[]): Array<{ table: string; rows: SearchRow[] }> {
+export function searchRowsByTable(
+  organizationId: number,
+  subscribers: SearchSource[],
+): Array<{ table: string; rows: SearchRow[] }> {
   return TABLES.map((table) => {
     const { columns, values, shared } = keyOrderedValues(table, organizationId, subscribers);
     const rows: SearchRow[] = [];

@@ -4,7 +4,11 @@ const MAX = 64;
 const wordsOf = (text: string | null | undefined) => (text ? (text.toLowerCase().match(WORD) ?? []) : []);
 
 /** Search words of a subscriber as [kind, word]: name words, and the email's local part, its pieces and its domain. */
-export function subscriberSearchWords(s: { email: string; first_name?: string | null; last_name?: string | null }): Array<[kind: 'n' | 'e', word: string]> {
+export function subscriberSearchWords(s: {
+  email: string;
+  first_name?: string | null;
+  last_name?: string | null;
+}): Array<[kind: 'n' | 'e', word: string]> {
   const out = new Map<string, ['n' | 'e', string]>();
   const add = (kind: 'n' | 'e', word: string) => {
     const cut = word.slice(0, MAX);
@@ -30,14 +34,18 @@ export interface WordMatch {
 }
 
 const match = (text: string): WordMatch =>
-  text.endsWith('*') ? { word: text.slice(0, -1).slice(0, MAX), prefix: true } : { word: text.slice(0, MAX), prefix: false };
+  text.endsWith('*')
+    ? { word: text.slice(0, -1).slice(0, MAX), prefix: true }
+    : { word: text.slice(0, MAX), prefix: false };
 
 /** The words of a name search: each must be a word of the name. */
 export const nameMatches = (text: string): WordMatch[] =>
   text
     .toLowerCase()
     .split(/\s+/)
-    .flatMap((part) => (part.endsWith('*') ? wordsOf(part).map((w) => match(`${w}*`)) : wordsOf(part).map((w) => match(w))));
+    .flatMap((part) =>
+      part.endsWith('*') ? wordsOf(part).map((w) => match(`${w}*`)) : wordsOf(part).map((w) => match(w)),
+    );
 
 /** A plain search word is matched whole (`example.com`, `ada`) against name words and email pieces. */
 export const plainMatch = (word: string): WordMatch => match(word.toLowerCase());

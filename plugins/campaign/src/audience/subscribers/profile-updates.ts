@@ -17,7 +17,12 @@ export interface ProfileUpdate {
  * of one UPDATE per subscriber. Every row exists and stays (the caller locked it), so the insert
  * half never inserts: its other values (created_at) only satisfy the column constraints.
  */
-export async function updateProfiles(trx: Knex.Transaction, organizationId: number, updates: ProfileUpdate[], now: Date): Promise<void> {
+export async function updateProfiles(
+  trx: Knex.Transaction,
+  organizationId: number,
+  updates: ProfileUpdate[],
+  now: Date,
+): Promise<void> {
   const groups = new Map<string, ProfileUpdate[]>();
   for (const update of updates) {
     const key = Object.keys(update.columns).join(',');
@@ -35,7 +40,10 @@ export async function updateProfiles(trx: Knex.Transaction, organizationId: numb
       updated_at: now,
     }));
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-      await trx('subscribers').insert(rows.slice(i, i + ROWS_PER_STATEMENT)).onConflict('id').merge(set);
+      await trx('subscribers')
+        .insert(rows.slice(i, i + ROWS_PER_STATEMENT))
+        .onConflict('id')
+        .merge(set);
     }
   }
 }

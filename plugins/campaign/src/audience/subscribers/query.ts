@@ -54,11 +54,18 @@ export class SubscriberQuery {
       .where('ls.subscriber_id', id)
       .orderBy('l.id')
       .select('l.id', 'l.name', 'l.code');
-    return toDetail(row, lists.map((l: Record<string, unknown>) => ({ id: toInt(l.id), name: toText(l.name), code: toText(l.code) })));
+    return toDetail(
+      row,
+      lists.map((l: Record<string, unknown>) => ({ id: toInt(l.id), name: toText(l.name), code: toText(l.code) })),
+    );
   }
 
   /** The list ids to filter on: undefined for none, null when a named list does not exist (no result). */
-  private async listFilter(orgId: number, listId: number | undefined, code: string | undefined): Promise<number[] | undefined | null> {
+  private async listFilter(
+    orgId: number,
+    listId: number | undefined,
+    code: string | undefined,
+  ): Promise<number[] | undefined | null> {
     const ids: number[] = [];
     if (listId !== undefined) {
       const found = await this.knex('lists').where({ organization_id: orgId, id: listId }).first('id');
@@ -93,16 +100,27 @@ export class SubscriberQuery {
       query = this.knex('list_subscribers as d').where('d.list_id', listIds[0]).andWhere('d.subscriber_status', status);
       statusChecked = true;
       for (const listId of listIds.slice(1)) {
-        query.whereIn('d.subscriber_id', this.knex('list_subscribers').select('subscriber_id').where({ list_id: listId }));
+        query.whereIn(
+          'd.subscriber_id',
+          this.knex('list_subscribers').select('subscriber_id').where({ list_id: listId }),
+        );
       }
       idColumn = 'd.subscriber_id';
     } else if (meta.length) {
       const { key, value } = meta.shift()!;
-      query = this.knex('subscriber_meta as d').where({ 'd.organization_id': orgId, 'd.meta_key': key, 'd.meta_value': value, 'd.subscriber_status': status });
+      query = this.knex('subscriber_meta as d').where({
+        'd.organization_id': orgId,
+        'd.meta_key': key,
+        'd.meta_value': value,
+        'd.subscriber_status': status,
+      });
       statusChecked = true;
       idColumn = 'd.subscriber_id';
     } else if (wordFilters.some((w) => !w.m.prefix)) {
-      const lead = wordFilters.splice(wordFilters.findIndex((w) => !w.m.prefix), 1)[0];
+      const lead = wordFilters.splice(
+        wordFilters.findIndex((w) => !w.m.prefix),
+        1,
+      )[0];
       query = this.knex('subscriber_tokens as d')
         .where('d.organization_id', orgId)
         .whereIn('d.kind', lead.kinds)
@@ -124,7 +142,9 @@ export class SubscriberQuery {
     for (const { key, value } of meta) {
       query.whereIn(
         idColumn,
-        this.knex('subscriber_meta').select('subscriber_id').where({ organization_id: orgId, meta_key: key, meta_value: value, subscriber_status: status }),
+        this.knex('subscriber_meta')
+          .select('subscriber_id')
+          .where({ organization_id: orgId, meta_key: key, meta_value: value, subscriber_status: status }),
       );
     }
     for (const { kinds, m } of wordFilters) query.whereIn(idColumn, this.subscribersWithWord(orgId, kinds, m, status));
@@ -134,8 +154,13 @@ export class SubscriberQuery {
   }
 
   private subscribersWithWord(orgId: number, kinds: string[], m: WordMatch, status: string): Knex.QueryBuilder {
-    const query = this.knex('subscriber_tokens').select('subscriber_id').where('organization_id', orgId).whereIn('kind', kinds);
-    const matching = m.prefix ? query.andWhereRaw("token like ? escape '!'", [prefix(m.word)]) : query.andWhere('token', m.word);
+    const query = this.knex('subscriber_tokens')
+      .select('subscriber_id')
+      .where('organization_id', orgId)
+      .whereIn('kind', kinds);
+    const matching = m.prefix
+      ? query.andWhereRaw("token like ? escape '!'", [prefix(m.word)])
+      : query.andWhere('token', m.word);
     return matching.andWhere('subscriber_status', status);
   }
 
@@ -143,18 +168,31 @@ export class SubscriberQuery {
    * A status or a single list: the maintained counters (or one membership index range). Anything
    * else: the matches, counted up to SEARCH_COUNT_CAP.
    */
-  private async total(orgId: number, status: string, listIds: number[] | undefined, search: SubscriberSearch, filtered: Knex.QueryBuilder, idColumn: string) {
-    const plain = !search.emails.length && !search.name && !search.createdAfter && !search.meta.length && !search.words.length;
+  private async total(
+    orgId: number,
+    status: string,
+    listIds: number[] | undefined,
+    search: SubscriberSearch,
+    filtered: Knex.QueryBuilder,
+    idColumn: string,
+  ) {
+    const plain =
+      !search.emails.length && !search.name && !search.createdAfter && !search.meta.length && !search.words.length;
     if (plain && !listIds) return { total: await statusCount(this.knex, orgId, status), capped: false };
     if (plain && listIds?.length === 1) {
       if (status === 'active') {
         const list = await this.knex('lists').where({ id: listIds[0] }).first('active_count');
         return { total: Number(list.active_count), capped: false };
       }
-      const [{ n }] = await this.knex('list_subscribers').where({ list_id: listIds[0], subscriber_status: status }).count({ n: '*' });
+      const [{ n }] = await this.knex('list_subscribers')
+        .where({ list_id: listIds[0], subscriber_status: status })
+        .count({ n: '*' });
       return { total: Number(n), capped: false };
     }
-    const limited = filtered.clone().select({ id: idColumn }).limit(SEARCH_COUNT_CAP + 1);
+    const limited = filtered
+      .clone()
+      .select({ id: idColumn })
+      .limit(SEARCH_COUNT_CAP + 1);
     const [{ n }] = await this.knex.from(limited.as('matches')).count({ n: '*' });
     const total = Number(n);
     return total > SEARCH_COUNT_CAP ? { total: SEARCH_COUNT_CAP, capped: true } : { total, capped: false };
@@ -163,7 +201,10 @@ export class SubscriberQuery {
   private async memberships(ids: number[]): Promise<Map<number, number[]>> {
     const map = new Map<number, number[]>();
     if (!ids.length) return map;
-    const rows = await this.knex('list_subscribers').whereIn('subscriber_id', ids).orderBy('list_id').select('subscriber_id', 'list_id');
+    const rows = await this.knex('list_subscribers')
+      .whereIn('subscriber_id', ids)
+      .orderBy('list_id')
+      .select('subscriber_id', 'list_id');
     for (const r of rows as Array<Record<string, unknown>>) {
       const subscriberId = toInt(r.subscriber_id);
       const list = map.get(subscriberId) ?? [];

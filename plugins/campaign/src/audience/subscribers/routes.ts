@@ -22,29 +22,57 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
   group
     .get(
       '/subscribers',
-      { summary: 'List subscribers (filters and search operators)', permission: 'subscribers:read', query: listSubscribersQuery, response: { schema: pageSchema(subscriberListItemSchema) } },
+      {
+        summary: 'List subscribers (filters and search operators)',
+        permission: 'subscribers:read',
+        query: listSubscribersQuery,
+        response: { schema: pageSchema(subscriberListItemSchema) },
+      },
       async ({ auth, query: q, ctx: koa }) => {
         const { items, total, capped } = await query.list(auth.organizationId, q);
-        return envelope.page(koa, items, { total, per_page: q.per_page, current_page: q.page }, capped ? { total_capped: true } : undefined);
+        return envelope.page(
+          koa,
+          items,
+          { total, per_page: q.per_page, current_page: q.page },
+          capped ? { total_capped: true } : undefined,
+        );
       },
     )
     .get(
       '/subscribers/:id',
-      { summary: 'Get a subscriber with its lists and counters', permission: 'subscribers:read', params: idParams, response: { schema: okSchema(subscriberSchema) } },
+      {
+        summary: 'Get a subscriber with its lists and counters',
+        permission: 'subscribers:read',
+        params: idParams,
+        response: { schema: okSchema(subscriberSchema) },
+      },
       async ({ auth, params }) => envelope.ok(await query.get(auth.organizationId, params.id)),
     )
     .post(
       '/subscribers',
-      { summary: 'Create a subscriber', permission: 'subscribers:write', body: createSubscriberBody, trim: ['email'], response: { status: 201, schema: okSchema(createdSubscriberSchema) } },
+      {
+        summary: 'Create a subscriber',
+        permission: 'subscribers:write',
+        body: createSubscriberBody,
+        trim: ['email'],
+        response: { status: 201, schema: okSchema(createdSubscriberSchema) },
+      },
       async ({ auth, body }) => {
         const created = await writer.create(auth.organizationId, body);
-        const confirmation_sent = created.status === 'unconfirmed' ? await confirmations.queue(auth.organizationId, created.id) : false;
+        const confirmation_sent =
+          created.status === 'unconfirmed' ? await confirmations.queue(auth.organizationId, created.id) : false;
         return envelope.ok({ ...created, confirmation_sent });
       },
     )
     .put(
       '/subscribers/:id',
-      { summary: 'Update a subscriber (lists and meta_data are replaced when given)', permission: 'subscribers:write', params: idParams, body: updateSubscriberBody, response: { schema: okSchema(subscriberSchema) } },
+      {
+        summary: 'Update a subscriber (lists and meta_data are replaced when given)',
+        permission: 'subscribers:write',
+        params: idParams,
+        body: updateSubscriberBody,
+        response: { schema: okSchema(subscriberSchema) },
+      },
       async ({ auth, params, body }) => {
         await writer.update(auth.organizationId, params.id, body);
         return envelope.ok(await query.get(auth.organizationId, params.id));
@@ -52,7 +80,12 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
     )
     .delete(
       '/subscribers/:id',
-      { summary: 'Delete a subscriber', permission: 'subscribers:write', params: idParams, response: { schema: messageSchema } },
+      {
+        summary: 'Delete a subscriber',
+        permission: 'subscribers:write',
+        params: idParams,
+        response: { schema: messageSchema },
+      },
       async ({ auth, params }) => {
         await writer.delete(auth.organizationId, params.id);
         return envelope.message(`Subscriber ${params.id} deleted`);
@@ -60,7 +93,13 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
     )
     .post(
       '/subscribers/:id/unsubscribe',
-      { summary: 'Unsubscribe (reason and feedback are kept)', permission: 'subscribers:write', params: idParams, body: unsubscribeBody, response: { schema: okSchema(subscriberSchema) } },
+      {
+        summary: 'Unsubscribe (reason and feedback are kept)',
+        permission: 'subscribers:write',
+        params: idParams,
+        body: unsubscribeBody,
+        response: { schema: okSchema(subscriberSchema) },
+      },
       async ({ auth, params, body }) => {
         await writer.setStatus(auth.organizationId, params.id, 'unsubscribed', {
           unsubscribe_reason: body.reason ?? null,

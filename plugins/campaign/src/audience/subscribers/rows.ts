@@ -2,7 +2,18 @@ import { parseJson, toInt, toIso, toIsoRequired, toNullableText, toOneOf, toText
 import { SUBSCRIBER_STATUSES } from '../../shared/subscriber-statuses';
 import type { MetaData, Subscriber, SubscriberListItem, SubscriberProfile } from './schemas';
 
-export const LIST_COLUMNS = ['id', 'email', 'first_name', 'last_name', 'company_name', 'phone', 'job_title', 'status', 'created_at', 'meta_data'];
+export const LIST_COLUMNS = [
+  'id',
+  'email',
+  'first_name',
+  'last_name',
+  'company_name',
+  'phone',
+  'job_title',
+  'status',
+  'created_at',
+  'meta_data',
+];
 
 export const DETAIL_COLUMNS = [
   ...LIST_COLUMNS,

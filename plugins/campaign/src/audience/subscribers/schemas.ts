@@ -128,7 +128,12 @@ export const subscriberSchema = {
 export const createdSubscriberSchema = {
   type: 'object',
   required: ['id', 'email', 'status', 'confirmation_sent'],
-  properties: { id: { type: 'integer' }, email: { type: 'string' }, status: { enum: SUBSCRIBER_STATUSES }, confirmation_sent: { type: 'boolean' } },
+  properties: {
+    id: { type: 'integer' },
+    email: { type: 'string' },
+    status: { enum: SUBSCRIBER_STATUSES },
+    confirmation_sent: { type: 'boolean' },
+  },
 } as const;
 
 /** Request and response shapes, derived from the schemas above: one definition gives both. */

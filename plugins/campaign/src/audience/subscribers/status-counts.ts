@@ -21,12 +21,21 @@ export async function ensureStatusCountRows(knex: Knex, organizationId: number):
 }
 
 /** Adds to the per-organization status counts inside the caller's transaction (rows made beforehand). */
-export async function adjustStatusCounts(trx: Knex.Transaction, organizationId: number, deltas: StatusDeltas): Promise<void> {
+export async function adjustStatusCounts(
+  trx: Knex.Transaction,
+  organizationId: number,
+  deltas: StatusDeltas,
+): Promise<void> {
   // Sorted, so concurrent transactions take the counter rows in one order.
   for (const [status, delta] of Object.entries(deltas).sort(([a], [b]) => a.localeCompare(b))) {
     if (!delta) continue;
-    const updated = await trx('subscriber_counts').where({ organization_id: organizationId, status }).increment('count', delta);
-    if (!updated) throw new Error(`status counter row missing for organization ${organizationId}, ${status}: call ensureStatusCountRows first`);
+    const updated = await trx('subscriber_counts')
+      .where({ organization_id: organizationId, status })
+      .increment('count', delta);
+    if (!updated)
+      throw new Error(
+        `status counter row missing for organization ${organizationId}, ${status}: call ensureStatusCountRows first`,
+      );
   }
 }
 

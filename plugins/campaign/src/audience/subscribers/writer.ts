@@ -1,12 +1,37 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, dialectOfKnex, duplicateEntry, insertedId, isUniqueViolation, notFound, SERVICES, transactionWithRetry, validationError } from '@switchboard/core';
-import { addMemberships, applyListDeltas, deleteMemberships, deltaOf, insertMemberships, Membership, moveMembershipStatus, removeAllMemberships } from '../lists/memberships';
+import {
+  Clock,
+  dialectOfKnex,
+  duplicateEntry,
+  insertedId,
+  isUniqueViolation,
+  notFound,
+  SERVICES,
+  transactionWithRetry,
+  validationError,
+} from '@switchboard/core';
+import {
+  addMemberships,
+  applyListDeltas,
+  deleteMemberships,
+  deltaOf,
+  insertMemberships,
+  Membership,
+  moveMembershipStatus,
+  removeAllMemberships,
+} from '../lists/memberships';
 import { adjustStatusCounts, ensureStatusCountRows } from './status-counts';
 import { updateProfiles } from './profile-updates';
 import { normalizeEmail } from '../../shared/email';
 import { profileColumns } from './rows';
-import { deleteSearchRows, insertSearchRows, replaceSearchRows, SEARCH_SOURCE_COLUMNS, SearchSource } from '../search/rows';
+import {
+  deleteSearchRows,
+  insertSearchRows,
+  replaceSearchRows,
+  SEARCH_SOURCE_COLUMNS,
+  SearchSource,
+} from '../search/rows';
 import type { CreatedSubscriber, NewSubscriber, SubscriberProfile } from './schemas';
 import type { SubscriberStatus } from '../../shared/subscriber-statuses';
 
@@ -51,7 +76,9 @@ export class SubscriberWriter {
             ...profileColumns(input),
           }),
         );
-        await insertSearchRows(trx, orgId, [{ id, email, status, first_name: input.first_name, last_name: input.last_name, meta_data: input.meta_data }]);
+        await insertSearchRows(trx, orgId, [
+          { id, email, status, first_name: input.first_name, last_name: input.last_name, meta_data: input.meta_data },
+        ]);
         await adjustStatusCounts(trx, orgId, { [status]: 1 });
         for (const listId of input.lists ?? []) await addMemberships(trx, listId, [{ id, status }], now);
         return { id, email, status };
@@ -74,19 +101,42 @@ export class SubscriberWriter {
    */
   async updateMany(orgId: number, changes: Array<{ id: number; profile: SubscriberProfile }>): Promise<number[]> {
     if (!changes.length) return [];
-    await this.assertListsExist(this.knex, orgId, changes.flatMap((c) => c.profile.lists ?? []));
+    await this.assertListsExist(
+      this.knex,
+      orgId,
+      changes.flatMap((c) => c.profile.lists ?? []),
+    );
     return transactionWithRetry(this.knex, async (trx) => {
-      const stored = new Map((await this.locked(trx, orgId, changes.map((c) => c.id))).map((r) => [r.id, r]));
+      const stored = new Map(
+        (
+          await this.locked(
+            trx,
+            orgId,
+            changes.map((c) => c.id),
+          )
+        ).map((r) => [r.id, r]),
+      );
       const found = changes.filter((c) => stored.has(c.id));
       const now = this.clock.now();
-      await updateProfiles(trx, orgId, found.map((c) => ({ stored: stored.get(c.id)!, columns: profileColumns(c.profile) })), now);
+      await updateProfiles(
+        trx,
+        orgId,
+        found.map((c) => ({ stored: stored.get(c.id)!, columns: profileColumns(c.profile) })),
+        now,
+      );
       await replaceSearchRows(
         trx,
         orgId,
         found.map((c) => stored.get(c.id)!),
         found.map((c) => withProfile(stored.get(c.id)!, c.profile)),
       );
-      await this.replaceLists(trx, found.filter((c) => c.profile.lists !== undefined).map((c) => ({ ...stored.get(c.id)!, lists: c.profile.lists! })), now);
+      await this.replaceLists(
+        trx,
+        found
+          .filter((c) => c.profile.lists !== undefined)
+          .map((c) => ({ ...stored.get(c.id)!, lists: c.profile.lists! })),
+        now,
+      );
       return changes.filter((c) => !stored.has(c.id)).map((c) => c.id);
     });
   }
@@ -117,7 +167,12 @@ export class SubscriberWriter {
   }
 
   /** Moves a subscriber to a status with its timestamps, counters and list counts. */
-  async setStatus(orgId: number, id: number, status: SubscriberStatus, extra: Record<string, unknown> = {}): Promise<void> {
+  async setStatus(
+    orgId: number,
+    id: number,
+    status: SubscriberStatus,
+    extra: Record<string, unknown> = {},
+  ): Promise<void> {
     await ensureStatusCountRows(this.knex, orgId);
     await transactionWithRetry(this.knex, async (trx) => {
       const current = await this.current(trx, orgId, id);
@@ -125,7 +180,9 @@ export class SubscriberWriter {
       const stamps: Record<string, unknown> = {};
       if (status === 'unsubscribed' && current.status !== 'unsubscribed') stamps.unsubscribed_at = now;
       if (status === 'active' && current.status === 'unconfirmed') stamps.confirmed_at = now;
-      await trx('subscribers').where({ id }).update({ status, ...stamps, ...extra, updated_at: now });
+      await trx('subscribers')
+        .where({ id })
+        .update({ status, ...stamps, ...extra, updated_at: now });
       if (current.status !== status) {
         await adjustStatusCounts(trx, orgId, { [current.status]: -1, [status]: 1 });
         await replaceSearchRows(trx, orgId, [current], [{ ...current, status }]);
@@ -148,15 +205,29 @@ export class SubscriberWriter {
   async locked(trx: Knex.Transaction, orgId: number, ids: number[]): Promise<SearchSource[]> {
     const query = trx('subscribers').where({ organization_id: orgId }).whereIn('id', ids).select(SEARCH_SOURCE_COLUMNS);
     if (!ids.length) return [];
-    return (await (dialectOfKnex(trx) === 'mysql' ? query.forUpdate() : query)).map((r: SearchSource) => ({ ...r, id: Number(r.id) }));
+    return (await (dialectOfKnex(trx) === 'mysql' ? query.forUpdate() : query)).map((r: SearchSource) => ({
+      ...r,
+      id: Number(r.id),
+    }));
   }
 
   /** Makes each subscriber's memberships exactly `lists`, with the list counters. */
-  private async replaceLists(trx: Knex.Transaction, subscribers: Array<{ id: number; status: string; lists: number[] }>, now: Date): Promise<void> {
+  private async replaceLists(
+    trx: Knex.Transaction,
+    subscribers: Array<{ id: number; status: string; lists: number[] }>,
+    now: Date,
+  ): Promise<void> {
     if (!subscribers.length) return;
     const current = new Map<number, Set<number>>();
-    for (const m of (await trx('list_subscribers').whereIn('subscriber_id', subscribers.map((s) => s.id)).select('subscriber_id', 'list_id')) as Array<{ subscriber_id: number; list_id: number }>) {
-      const lists = current.get(Number(m.subscriber_id)) ?? current.set(Number(m.subscriber_id), new Set()).get(Number(m.subscriber_id))!;
+    for (const m of (await trx('list_subscribers')
+      .whereIn(
+        'subscriber_id',
+        subscribers.map((s) => s.id),
+      )
+      .select('subscriber_id', 'list_id')) as Array<{ subscriber_id: number; list_id: number }>) {
+      const lists =
+        current.get(Number(m.subscriber_id)) ??
+        current.set(Number(m.subscriber_id), new Set()).get(Number(m.subscriber_id))!;
       lists.add(Number(m.list_id));
     }
     const leaving: Membership[] = [];
@@ -186,6 +257,13 @@ export class SubscriberWriter {
   /** Those of the list ids that are lists of the organization. */
   async existingLists(trx: Knex | Knex.Transaction, orgId: number, lists: number[]): Promise<Set<number>> {
     if (!lists.length) return new Set();
-    return new Set((await trx('lists').where({ organization_id: orgId }).whereIn('id', [...new Set(lists)]).pluck('id')).map(Number));
+    return new Set(
+      (
+        await trx('lists')
+          .where({ organization_id: orgId })
+          .whereIn('id', [...new Set(lists)])
+          .pluck('id')
+      ).map(Number),
+    );
   }
 }

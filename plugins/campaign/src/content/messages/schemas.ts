@@ -12,7 +12,12 @@ const properties = {
   from_email: { anyOf: [{ type: 'string', format: 'email', maxLength: 191 }, { type: 'null' }] },
 } as const;
 
-export const createMessageBody = { type: 'object', additionalProperties: false, required: ['name', 'subject'], properties } as const;
+export const createMessageBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'subject'],
+  properties,
+} as const;
 export const updateMessageBody = { type: 'object', additionalProperties: false, minProperties: 1, properties } as const;
 
 export const listMessagesQuery = {
@@ -61,7 +66,12 @@ export const messageSchema = {
     stats: {
       type: 'object',
       required: ['sent', 'opened', 'clicked', 'unsubscribed'],
-      properties: { sent: { type: 'integer' }, opened: { type: 'integer' }, clicked: { type: 'integer' }, unsubscribed: { type: 'integer' } },
+      properties: {
+        sent: { type: 'integer' },
+        opened: { type: 'integer' },
+        clicked: { type: 'integer' },
+        unsubscribed: { type: 'integer' },
+      },
     },
     open_rate: { type: 'number', description: 'opened / sent, in percent, two decimals' },
     click_rate: { type: 'number', description: 'clicked / sent, in percent, two decimals' },

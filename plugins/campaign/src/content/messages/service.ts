@@ -17,8 +17,22 @@ import {
 import { Message, MESSAGE_STATUSES, MessageChanges, MessageListQuery, NewMessage } from './schemas';
 
 const COLUMNS = [
-  'id', 'name', 'subject', 'preheader', 'content_html', 'content_text', 'from_name', 'from_email', 'status', 'sent_at', 'created_at', 'updated_at',
-  'count_sent', 'count_read', 'count_clicked', 'count_stop',
+  'id',
+  'name',
+  'subject',
+  'preheader',
+  'content_html',
+  'content_text',
+  'from_name',
+  'from_email',
+  'status',
+  'sent_at',
+  'created_at',
+  'updated_at',
+  'count_sent',
+  'count_read',
+  'count_clicked',
+  'count_stop',
 ];
 
 /** A percentage of sent mail with two decimals; 0 before anything was sent. */
@@ -61,7 +75,8 @@ export class MessagesService {
     if (q.status) filtered.andWhere({ status: q.status });
     if (q.from_date) filtered.andWhere('created_at', '>=', dayStart(q.from_date));
     if (q.to_date) filtered.andWhere('created_at', '<', new Date(dayStart(q.to_date).getTime() + 86_400_000));
-    if (q.from_date && q.to_date && q.from_date > q.to_date) throw validationError('to_date', 'after_from_date', 'to_date is before from_date');
+    if (q.from_date && q.to_date && q.from_date > q.to_date)
+      throw validationError('to_date', 'after_from_date', 'to_date is before from_date');
     return paginate(filtered, q, COLUMNS, toMessage);
   }
 
@@ -71,7 +86,15 @@ export class MessagesService {
 
   async create(orgId: number, input: NewMessage) {
     const now = this.clock.now();
-    const id = insertedId(await this.knex('messages').insert({ ...input, organization_id: orgId, status: 'draft', created_at: now, updated_at: now }));
+    const id = insertedId(
+      await this.knex('messages').insert({
+        ...input,
+        organization_id: orgId,
+        status: 'draft',
+        created_at: now,
+        updated_at: now,
+      }),
+    );
     return this.get(orgId, id);
   }
 
@@ -81,8 +104,11 @@ export class MessagesService {
     if (current.status !== 'draft') {
       throw validationError('status', 'draft_only', `Message ${id} is ${current.status}; only a draft can be changed`);
     }
-    const updated = await this.knex('messages').where({ organization_id: orgId, id, status: 'draft' }).update({ ...input, updated_at: this.clock.now() });
-    if (!updated) throw validationError('status', 'draft_only', `Message ${id} is no longer a draft; only a draft can be changed`);
+    const updated = await this.knex('messages')
+      .where({ organization_id: orgId, id, status: 'draft' })
+      .update({ ...input, updated_at: this.clock.now() });
+    if (!updated)
+      throw validationError('status', 'draft_only', `Message ${id} is no longer a draft; only a draft can be changed`);
     return this.get(orgId, id);
   }
 

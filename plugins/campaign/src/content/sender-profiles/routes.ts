@@ -9,24 +9,59 @@ export function senderProfileRoutes(group: ApiGroup, ctx: PluginContext): void {
   const permission = { read: 'sender-profiles:read', write: 'sender-profiles:write' };
 
   group
-    .get('/sender-profiles', { summary: 'All sender profiles', permission: permission.read, response: { schema: okSchema({ type: 'array', items: senderProfileSchema }) } }, async ({ auth }) =>
-      envelope.ok(await profiles.all(auth.organizationId)),
+    .get(
+      '/sender-profiles',
+      {
+        summary: 'All sender profiles',
+        permission: permission.read,
+        response: { schema: okSchema({ type: 'array', items: senderProfileSchema }) },
+      },
+      async ({ auth }) => envelope.ok(await profiles.all(auth.organizationId)),
     )
-    .get('/sender-profiles/:id', { summary: 'Get a sender profile', permission: permission.read, params: idParams, response: { schema: okSchema(senderProfileSchema) } }, async ({ auth, params }) =>
-      envelope.ok(await profiles.get(auth.organizationId, params.id)),
+    .get(
+      '/sender-profiles/:id',
+      {
+        summary: 'Get a sender profile',
+        permission: permission.read,
+        params: idParams,
+        response: { schema: okSchema(senderProfileSchema) },
+      },
+      async ({ auth, params }) => envelope.ok(await profiles.get(auth.organizationId, params.id)),
     )
     .post(
       '/sender-profiles',
-      { summary: 'Create a sender profile (is_default clears the previous default)', permission: permission.write, body: createSenderProfileBody, trim: ['from_email', 'reply_to_email'], response: { status: 201, schema: okSchema(senderProfileSchema) } },
+      {
+        summary: 'Create a sender profile (is_default clears the previous default)',
+        permission: permission.write,
+        body: createSenderProfileBody,
+        trim: ['from_email', 'reply_to_email'],
+        response: { status: 201, schema: okSchema(senderProfileSchema) },
+      },
       async ({ auth, body }) => envelope.ok(await profiles.create(auth.organizationId, body)),
     )
     .put(
       '/sender-profiles/:id',
-      { summary: 'Update a sender profile', permission: permission.write, params: idParams, body: updateSenderProfileBody, trim: ['from_email', 'reply_to_email'], response: { schema: okSchema(senderProfileSchema) } },
+      {
+        summary: 'Update a sender profile',
+        permission: permission.write,
+        params: idParams,
+        body: updateSenderProfileBody,
+        trim: ['from_email', 'reply_to_email'],
+        response: { schema: okSchema(senderProfileSchema) },
+      },
       async ({ auth, params, body }) => envelope.ok(await profiles.update(auth.organizationId, params.id, body)),
     )
-    .delete('/sender-profiles/:id', { summary: 'Delete a sender profile', permission: permission.write, params: idParams, response: { schema: messageSchema } }, async ({ auth, params }) => {
-      await profiles.delete(auth.organizationId, params.id);
-      return envelope.message(`Sender profile ${params.id} deleted`);
-    });
+    .delete(
+      '/sender-profiles/:id',
+      {
+        summary: 'Delete a sender profile',
+        permission: permission.write,
+        params: idParams,
+        response: { schema: messageSchema },
+      },
+      async ({ auth, params }) => {
+        await profiles.delete(auth.organizationId, params.id);
+        return envelope.message(`Sender profile ${params.id} deleted`);
+      },
+    );
 }

@@ -16,7 +16,12 @@ export const createSenderProfileBody = {
   properties: { ...properties, is_default: { type: 'boolean', default: false } },
 } as const;
 
-export const updateSenderProfileBody = { type: 'object', additionalProperties: false, minProperties: 1, properties } as const;
+export const updateSenderProfileBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties,
+} as const;
 
 export const senderProfileSchema = {
   type: 'object',

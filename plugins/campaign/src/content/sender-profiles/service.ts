@@ -38,7 +38,9 @@ export class SenderProfilesService {
   ) {}
 
   async all(orgId: number) {
-    return (await this.knex('sender_profiles').where({ organization_id: orgId }).orderBy('id').select(COLUMNS)).map(toProfile);
+    return (await this.knex('sender_profiles').where({ organization_id: orgId }).orderBy('id').select(COLUMNS)).map(
+      toProfile,
+    );
   }
 
   async get(orgId: number, id: number) {
@@ -55,16 +57,21 @@ export class SenderProfilesService {
     const now = this.clock.now();
     const id = await transactionWithRetry(this.knex, async (trx) => {
       if (input.is_default) await this.clearDefault(trx, orgId);
-      return insertedId(await trx('sender_profiles').insert({ ...input, organization_id: orgId, created_at: now, updated_at: now }));
+      return insertedId(
+        await trx('sender_profiles').insert({ ...input, organization_id: orgId, created_at: now, updated_at: now }),
+      );
     });
     return this.get(orgId, id);
   }
 
   async update(orgId: number, id: number, input: SenderProfileChanges) {
     await transactionWithRetry(this.knex, async (trx) => {
-      if (!(await trx('sender_profiles').where({ organization_id: orgId, id }).first('id'))) throw notFound('Sender profile', id);
+      if (!(await trx('sender_profiles').where({ organization_id: orgId, id }).first('id')))
+        throw notFound('Sender profile', id);
       if (input.is_default) await this.clearDefault(trx, orgId);
-      await trx('sender_profiles').where({ id }).update({ ...input, updated_at: this.clock.now() });
+      await trx('sender_profiles')
+        .where({ id })
+        .update({ ...input, updated_at: this.clock.now() });
     });
     return this.get(orgId, id);
   }
