@@ -11,6 +11,7 @@ export { createKnex, dialectOf } from './db/knex';
 export { dialectOfKnex } from './db/dialect';
 export type { Dialect } from './db/knex';
 export * from './db/values';
+export { rowMapper } from './db/row-mapper';
 export { isUniqueViolation } from './db/errors';
 export { paginate } from './db/paginate';
 export { insertRows, insertRowsReturningIds, insertValues } from './db/insert-rows';

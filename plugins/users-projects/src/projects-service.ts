@@ -1,33 +1,12 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import {
-  Clock,
-  insertedId,
-  ownedRow,
-  paginate,
-  toInt,
-  toIsoRequired,
-  toNullableInt,
-  toNullableText,
-  toOneOf,
-  toText,
-  SERVICES,
-  validationError,
-} from '@switchboard/core';
+import { rowMapper, Clock, insertedId, ownedRow, paginate, SERVICES, validationError } from '@switchboard/core';
 import { UsersService } from './users-service';
-import { NewProject, Project, PROJECT_STATUSES, ProjectListQuery } from './schemas';
+import { NewProject, Project, ProjectListQuery, projectSchema } from './schemas';
 
 const COLUMNS = ['id', 'name', 'description', 'owner_id', 'status', 'created_at', 'updated_at'];
 
-const toProject = (row: Record<string, unknown>): Project => ({
-  id: toInt(row.id),
-  name: toText(row.name),
-  description: toNullableText(row.description),
-  owner_id: toNullableInt(row.owner_id),
-  status: toOneOf(row.status, PROJECT_STATUSES),
-  created_at: toIsoRequired(row.created_at),
-  updated_at: toIsoRequired(row.updated_at),
-});
+const toProject = rowMapper(projectSchema);
 
 @injectable()
 export class ProjectsService {

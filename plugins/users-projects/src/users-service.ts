@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import {
+  rowMapper,
   Clock,
   deleteOwnedRow,
   duplicateEntry,
@@ -9,27 +10,14 @@ import {
   notFound,
   ownedRow,
   paginate,
-  toInt,
-  toIsoRequired,
-  toNullableText,
-  toOneOf,
-  toText,
   SERVICES,
 } from '@switchboard/core';
 import { normalizeUserEmail } from './normalize-email';
-import { NewUser, ROLES, User, UserChanges, UserListQuery } from './schemas';
+import { NewUser, User, UserChanges, UserListQuery, userSchema } from './schemas';
 
 const COLUMNS = ['id', 'name', 'email', 'role', 'phone', 'created_at', 'updated_at'];
 
-const toUser = (row: Record<string, unknown>): User => ({
-  id: toInt(row.id),
-  name: toText(row.name),
-  email: toText(row.email),
-  role: toOneOf(row.role, ROLES),
-  phone: toNullableText(row.phone),
-  created_at: toIsoRequired(row.created_at),
-  updated_at: toIsoRequired(row.updated_at),
-});
+const toUser = rowMapper(userSchema);
 
 // '!' escapes LIKE wildcards the same way on SQLite and MySQL (a backslash means different things).
 const escapeLike = (s: string) => s.replace(/[!%_]/g, (c) => `!${c}`);

@@ -1,54 +1,13 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import {
-  Clock,
-  deleteOwnedRow,
-  insertedId,
-  ownedRow,
-  toBool,
-  toInt,
-  toIso,
-  toIsoRequired,
-  toNullableInt,
-  toOneOf,
-  toText,
-  SERVICES,
-  validationError,
-} from '@switchboard/core';
+import { rowMapper, Clock, deleteOwnedRow, insertedId, ownedRow, SERVICES, validationError } from '@switchboard/core';
 import { isIanaZone, nextRunAt, Recurrence } from './next-run';
-import { FREQUENCIES, NewSchedule, Schedule, ScheduleChanges, ScheduleListQuery } from './schemas';
+import { NewSchedule, Schedule, ScheduleChanges, ScheduleListQuery, scheduleSchema } from './schemas';
 
-const COLUMNS = [
-  'id',
-  'message_id',
-  'frequency',
-  'send_time',
-  'timezone',
-  'day_of_week',
-  'max_runs',
-  'is_active',
-  'run_count',
-  'next_run_at',
-  'last_run_at',
-  'created_at',
-  'updated_at',
-];
+/** Every field of a schedule is a column. */
+const COLUMNS: string[] = [...scheduleSchema.required];
 
-const toSchedule = (row: Record<string, unknown>): Schedule => ({
-  id: toInt(row.id),
-  message_id: toInt(row.message_id),
-  frequency: toOneOf(row.frequency, FREQUENCIES),
-  send_time: toText(row.send_time),
-  timezone: toText(row.timezone),
-  day_of_week: toNullableInt(row.day_of_week),
-  max_runs: toNullableInt(row.max_runs),
-  is_active: toBool(row.is_active),
-  run_count: toInt(row.run_count),
-  next_run_at: toIso(row.next_run_at),
-  last_run_at: toIso(row.last_run_at),
-  created_at: toIsoRequired(row.created_at),
-  updated_at: toIsoRequired(row.updated_at),
-});
+const toSchedule = rowMapper(scheduleSchema);
 
 /** Recurring sends: stores the rule and keeps next_run_at (UTC) computed from it. */
 @injectable()

@@ -1,34 +1,23 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import {
+  rowMapper,
   Clock,
   duplicateEntry,
   insertedId,
   isUniqueViolation,
   notFound,
   ownedRow,
-  toInt,
-  toIsoRequired,
-  toNullableText,
-  toText,
   SERVICES,
   transactionWithRetry,
   validationError,
 } from '@switchboard/core';
 import { addMemberships, removeMemberships } from './memberships';
-import type { List, ListChanges, NewList } from './schemas';
+import { ListChanges, listSchema, NewList } from './schemas';
 
 const COLUMNS = ['id', 'name', 'code', 'description', 'subscriber_count', 'active_count', 'created_at'];
 
-const toList = (row: Record<string, unknown>): List => ({
-  id: toInt(row.id),
-  name: toText(row.name),
-  code: toText(row.code),
-  description: toNullableText(row.description),
-  subscriber_count: toInt(row.subscriber_count),
-  active_count: toInt(row.active_count),
-  created_at: toIsoRequired(row.created_at),
-});
+const toList = rowMapper(listSchema);
 
 @injectable()
 export class ListsService {

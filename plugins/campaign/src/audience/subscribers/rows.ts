@@ -1,29 +1,18 @@
 import { parseJson, toInt, toIso, toIsoRequired, toNullableText, toOneOf, toText } from '@switchboard/core';
 import { SUBSCRIBER_STATUSES } from '../../shared/subscriber-statuses';
-import type { MetaData, Subscriber, SubscriberListItem, SubscriberProfile } from './schemas';
+import {
+  LIST_ITEM_FIELDS,
+  MetaData,
+  Subscriber,
+  SubscriberListItem,
+  SubscriberProfile,
+  subscriberSchema,
+} from './schemas';
 
-export const LIST_COLUMNS = [
-  'id',
-  'email',
-  'first_name',
-  'last_name',
-  'company_name',
-  'phone',
-  'job_title',
-  'status',
-  'created_at',
-  'meta_data',
-];
+export const LIST_COLUMNS: string[] = [...LIST_ITEM_FIELDS];
 
-export const DETAIL_COLUMNS = [
-  ...LIST_COLUMNS,
-  'confirmed_at',
-  'unsubscribed_at',
-  'messages_received',
-  'messages_opened',
-  'messages_clicked',
-  'updated_at',
-];
+/** Every field of a subscriber but its lists (read from the memberships) is a column. */
+export const DETAIL_COLUMNS: string[] = subscriberSchema.required.filter((field) => field !== 'lists');
 
 type Row = Record<string, unknown>;
 

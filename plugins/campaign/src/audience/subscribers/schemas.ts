@@ -75,7 +75,8 @@ const listItemProperties = {
   meta_data: { type: 'object' },
 } as const;
 
-const listItemRequired = [
+/** The fields of a subscriber in a list; each is a column of its row. */
+export const LIST_ITEM_FIELDS = [
   'id',
   'email',
   'first_name',
@@ -90,14 +91,14 @@ const listItemRequired = [
 
 export const subscriberListItemSchema = {
   type: 'object',
-  required: [...listItemRequired, 'lists'],
+  required: [...LIST_ITEM_FIELDS, 'lists'],
   properties: { ...listItemProperties, lists: { type: 'array', items: { type: 'integer' } } },
 } as const;
 
 export const subscriberSchema = {
   type: 'object',
   required: [
-    ...listItemRequired,
+    ...LIST_ITEM_FIELDS,
     'lists',
     'confirmed_at',
     'unsubscribed_at',

@@ -1,34 +1,12 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import {
-  Clock,
-  insertedId,
-  ownedRow,
-  paginate,
-  toInt,
-  toIso,
-  toIsoRequired,
-  toNullableText,
-  toOneOf,
-  toText,
-  SERVICES,
-  validationError,
-} from '@switchboard/core';
-import { Message, MESSAGE_STATUSES, MessageChanges, MessageListQuery, NewMessage } from './schemas';
+import { rowMapper, Clock, insertedId, ownedRow, paginate, toInt, SERVICES, validationError } from '@switchboard/core';
+import { MessageChanges, MessageListQuery, messageSchema, NewMessage } from './schemas';
 
+/** The stats and rates of a message are computed from its counter columns; every other field is a column. */
+const COMPUTED: readonly string[] = ['stats', 'open_rate', 'click_rate'];
 const COLUMNS = [
-  'id',
-  'name',
-  'subject',
-  'preheader',
-  'content_html',
-  'content_text',
-  'from_name',
-  'from_email',
-  'status',
-  'sent_at',
-  'created_at',
-  'updated_at',
+  ...messageSchema.required.filter((field) => !COMPUTED.includes(field)),
   'count_sent',
   'count_read',
   'count_clicked',
@@ -38,28 +16,14 @@ const COLUMNS = [
 /** A percentage of sent mail with two decimals; 0 before anything was sent. */
 export const rate = (part: number, sent: number) => (sent > 0 ? Math.round((part / sent) * 10_000) / 100 : 0);
 
-const toMessage = (row: Record<string, unknown>): Message => {
-  const sent = toInt(row.count_sent);
-  const opened = toInt(row.count_read);
-  const clicked = toInt(row.count_clicked);
-  return {
-    id: toInt(row.id),
-    name: toText(row.name),
-    subject: toText(row.subject),
-    preheader: toNullableText(row.preheader),
-    content_html: toNullableText(row.content_html),
-    content_text: toNullableText(row.content_text),
-    from_name: toNullableText(row.from_name),
-    from_email: toNullableText(row.from_email),
-    status: toOneOf(row.status, MESSAGE_STATUSES),
-    sent_at: toIso(row.sent_at),
-    created_at: toIsoRequired(row.created_at),
-    updated_at: toIsoRequired(row.updated_at),
-    stats: { sent, opened, clicked, unsubscribed: toInt(row.count_stop) },
-    open_rate: rate(opened, sent),
-    click_rate: rate(clicked, sent),
-  };
-};
+const counter = (column: string) => (row: Record<string, unknown>) => toInt(row[column]);
+const [sent, opened, clicked, unsubscribed] = ['count_sent', 'count_read', 'count_clicked', 'count_stop'].map(counter);
+
+const toMessage = rowMapper(messageSchema, {
+  stats: (row) => ({ sent: sent(row), opened: opened(row), clicked: clicked(row), unsubscribed: unsubscribed(row) }),
+  open_rate: (row) => rate(opened(row), sent(row)),
+  click_rate: (row) => rate(clicked(row), sent(row)),
+});
 
 const dayStart = (day: string) => new Date(`${day}T00:00:00.000Z`);
 

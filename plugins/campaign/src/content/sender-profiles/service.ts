@@ -1,33 +1,20 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import {
+  rowMapper,
   Clock,
   deleteOwnedRow,
   insertedId,
   notFound,
   ownedRow,
-  toBool,
-  toInt,
-  toIsoRequired,
-  toNullableText,
-  toText,
   SERVICES,
   transactionWithRetry,
 } from '@switchboard/core';
-import type { NewSenderProfile, SenderProfile, SenderProfileChanges } from './schemas';
+import { NewSenderProfile, SenderProfileChanges, senderProfileSchema } from './schemas';
 
 const COLUMNS = ['id', 'name', 'from_name', 'from_email', 'reply_to_email', 'is_default', 'created_at', 'updated_at'];
 
-const toProfile = (row: Record<string, unknown>): SenderProfile => ({
-  id: toInt(row.id),
-  name: toText(row.name),
-  from_name: toText(row.from_name),
-  from_email: toText(row.from_email),
-  reply_to_email: toNullableText(row.reply_to_email),
-  is_default: toBool(row.is_default),
-  created_at: toIsoRequired(row.created_at),
-  updated_at: toIsoRequired(row.updated_at),
-});
+const toProfile = rowMapper(senderProfileSchema);
 
 /** Sender identities; at most one per organization is the default. */
 @injectable()
