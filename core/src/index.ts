@@ -12,6 +12,7 @@ export { dialectOfKnex } from './db/dialect';
 export type { Dialect } from './db/knex';
 export * from './db/values';
 export { rowMapper } from './db/row-mapper';
+export type { RowMapper } from './db/row-mapper';
 export { isUniqueViolation } from './db/errors';
 export { paginate } from './db/paginate';
 export { insertRows, insertRowsReturningIds, insertValues } from './db/insert-rows';

@@ -69,6 +69,19 @@ describe('rowMapper: a row read as its response schema describes it', () => {
     expect(() => toThing({ id: 'seven', name: 'x', kind: 'a', created_at: 1 })).to.throw('Not an integer value');
   });
 
+  it('selects the columns of every field that is not computed', () => {
+    expect(toThing.columns).to.deep.equal([
+      'id',
+      'name',
+      'note',
+      'kind',
+      'active',
+      'owner_id',
+      'created_at',
+      'seen_at',
+    ]);
+  });
+
   it('names a field it cannot read from a column', () => {
     expect(() => rowMapper({ properties: { tags: { type: 'array' } } })).to.throw('no column reader for field "tags"');
   });

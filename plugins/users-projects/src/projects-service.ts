@@ -4,8 +4,6 @@ import { rowMapper, Clock, insertedId, ownedRow, paginate, SERVICES, validationE
 import { UsersService } from './users-service';
 import { NewProject, Project, ProjectListQuery, projectSchema } from './schemas';
 
-const COLUMNS = ['id', 'name', 'description', 'owner_id', 'status', 'created_at', 'updated_at'];
-
 const toProject = rowMapper(projectSchema);
 
 @injectable()
@@ -20,11 +18,11 @@ export class ProjectsService {
     const filtered = this.knex('projects').where({ organization_id: orgId });
     if (q.status) filtered.andWhere({ status: q.status });
     if (q.owner_id) filtered.andWhere({ owner_id: q.owner_id });
-    return paginate(filtered, q, COLUMNS, toProject);
+    return paginate(filtered, q, toProject.columns, toProject);
   }
 
   async get(orgId: number, id: number): Promise<Project> {
-    return toProject(await ownedRow(this.knex, 'projects', orgId, id, COLUMNS, 'Project'));
+    return toProject(await ownedRow(this.knex, 'projects', orgId, id, toProject.columns, 'Project'));
   }
 
   async create(orgId: number, input: NewProject): Promise<Project> {

@@ -15,8 +15,6 @@ import {
 import { normalizeUserEmail } from './normalize-email';
 import { NewUser, User, UserChanges, UserListQuery, userSchema } from './schemas';
 
-const COLUMNS = ['id', 'name', 'email', 'role', 'phone', 'created_at', 'updated_at'];
-
 const toUser = rowMapper(userSchema);
 
 // '!' escapes LIKE wildcards the same way on SQLite and MySQL (a backslash means different things).
@@ -39,11 +37,11 @@ export class UsersService {
         w.whereRaw("lower(name) like ? escape '!'", [like]).orWhereRaw("email like ? escape '!'", [like]),
       );
     }
-    return paginate(filtered, q, COLUMNS, toUser);
+    return paginate(filtered, q, toUser.columns, toUser);
   }
 
   async get(orgId: number, id: number): Promise<User> {
-    return toUser(await ownedRow(this.knex, 'users', orgId, id, COLUMNS, 'User'));
+    return toUser(await ownedRow(this.knex, 'users', orgId, id, toUser.columns, 'User'));
   }
 
   async exists(orgId: number, id: number): Promise<boolean> {

@@ -1,7 +1,8 @@
 import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
 import { SchedulesService } from './service';
 import { createScheduleBody, listSchedulesQuery, scheduleSchema, updateScheduleBody } from './schemas';
-import { envelopes, messageSchema, okSchema } from '../shared/envelope';
+import { envelopes, okSchema } from '../shared/envelope';
+import { deleteRoute } from '../shared/delete-route';
 
 export function scheduleRoutes(group: ApiGroup, ctx: PluginContext): void {
   const schedules = ctx.container.resolve(SchedulesService);
@@ -64,18 +65,12 @@ export function scheduleRoutes(group: ApiGroup, ctx: PluginContext): void {
         response: { schema: one },
       },
       async ({ auth, params }) => envelope.ok(await schedules.resume(auth.organizationId, params.id)),
-    )
-    .delete(
-      '/schedules/:id',
-      {
-        summary: 'Delete a schedule',
-        permission: 'schedules:write',
-        params: idParams,
-        response: { schema: messageSchema },
-      },
-      async ({ auth, params }) => {
-        await schedules.delete(auth.organizationId, params.id);
-        return envelope.message(`Schedule ${params.id} deleted`);
-      },
     );
+  deleteRoute(group, {
+    path: '/schedules/:id',
+    thing: 'Schedule',
+    summary: 'Delete a schedule',
+    permission: 'schedules:write',
+    remove: (organizationId, id) => schedules.delete(organizationId, id),
+  });
 }

@@ -4,9 +4,6 @@ import { rowMapper, Clock, deleteOwnedRow, insertedId, ownedRow, SERVICES, valid
 import { isIanaZone, nextRunAt, Recurrence } from './next-run';
 import { NewSchedule, Schedule, ScheduleChanges, ScheduleListQuery, scheduleSchema } from './schemas';
 
-/** Every field of a schedule is a column. */
-const COLUMNS: string[] = [...scheduleSchema.required];
-
 const toSchedule = rowMapper(scheduleSchema);
 
 /** Recurring sends: stores the rule and keeps next_run_at (UTC) computed from it. */
@@ -21,11 +18,11 @@ export class SchedulesService {
     const query = this.knex('message_schedules').where({ organization_id: orgId });
     if (q.message_id !== undefined) query.andWhere({ message_id: q.message_id });
     if (q.is_active !== undefined) query.andWhere({ is_active: q.is_active });
-    return (await query.orderBy('id').select(COLUMNS)).map(toSchedule);
+    return (await query.orderBy('id').select(toSchedule.columns)).map(toSchedule);
   }
 
   async get(orgId: number, id: number): Promise<Schedule> {
-    return toSchedule(await ownedRow(this.knex, 'message_schedules', orgId, id, COLUMNS, 'Schedule'));
+    return toSchedule(await ownedRow(this.knex, 'message_schedules', orgId, id, toSchedule.columns, 'Schedule'));
   }
 
   async create(orgId: number, input: NewSchedule) {

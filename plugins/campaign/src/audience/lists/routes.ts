@@ -1,7 +1,8 @@
 import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
 import { ListsService } from './service';
 import { createListBody, listSchema, membershipBody, updateListBody } from './schemas';
-import { confirmationSchema, envelopes, messageSchema, okSchema } from '../../shared/envelope';
+import { confirmationSchema, envelopes, okSchema } from '../../shared/envelope';
+import { deleteRoute } from '../../shared/delete-route';
 
 export function listRoutes(group: ApiGroup, ctx: PluginContext): void {
   const lists = ctx.container.resolve(ListsService);
@@ -42,20 +43,15 @@ export function listRoutes(group: ApiGroup, ctx: PluginContext): void {
         response: { schema: okSchema(listSchema) },
       },
       async ({ auth, params, body }) => envelope.ok(await lists.update(auth.organizationId, params.id, body)),
-    )
-    .delete(
-      '/lists/:id',
-      {
-        summary: 'Delete a list (its subscribers stay)',
-        permission: 'lists:write',
-        params: idParams,
-        response: { schema: messageSchema },
-      },
-      async ({ auth, params }) => {
-        await lists.delete(auth.organizationId, params.id);
-        return envelope.message(`List ${params.id} deleted`);
-      },
-    )
+    );
+
+  deleteRoute(group, {
+    path: '/lists/:id',
+    thing: 'List',
+    summary: 'Delete a list (its subscribers stay)',
+    permission: 'lists:write',
+    remove: (organizationId, id) => lists.delete(organizationId, id),
+  })
     .post(
       '/lists/:id/subscribers',
       {

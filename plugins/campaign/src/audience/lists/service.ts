@@ -15,8 +15,6 @@ import {
 import { addMemberships, removeMemberships } from './memberships';
 import { ListChanges, listSchema, NewList } from './schemas';
 
-const COLUMNS = ['id', 'name', 'code', 'description', 'subscriber_count', 'active_count', 'created_at'];
-
 const toList = rowMapper(listSchema);
 
 @injectable()
@@ -27,11 +25,13 @@ export class ListsService {
   ) {}
 
   async all(orgId: number) {
-    return (await this.knex('lists').where({ organization_id: orgId }).orderBy('id').select(COLUMNS)).map(toList);
+    return (await this.knex('lists').where({ organization_id: orgId }).orderBy('id').select(toList.columns)).map(
+      toList,
+    );
   }
 
   async get(orgId: number, id: number) {
-    return toList(await ownedRow(this.knex, 'lists', orgId, id, COLUMNS, 'List'));
+    return toList(await ownedRow(this.knex, 'lists', orgId, id, toList.columns, 'List'));
   }
 
   async create(orgId: number, input: NewList) {

@@ -11,7 +11,8 @@ import {
   unsubscribeBody,
   updateSubscriberBody,
 } from './schemas';
-import { envelopes, messageSchema, okSchema, pageSchema } from '../../shared/envelope';
+import { envelopes, okSchema, pageSchema } from '../../shared/envelope';
+import { deleteRoute } from '../../shared/delete-route';
 
 export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
   const query = ctx.container.resolve(SubscriberQuery);
@@ -77,35 +78,29 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
         await writer.update(auth.organizationId, params.id, body);
         return envelope.ok(await query.get(auth.organizationId, params.id));
       },
-    )
-    .delete(
-      '/subscribers/:id',
-      {
-        summary: 'Delete a subscriber',
-        permission: 'subscribers:write',
-        params: idParams,
-        response: { schema: messageSchema },
-      },
-      async ({ auth, params }) => {
-        await writer.delete(auth.organizationId, params.id);
-        return envelope.message(`Subscriber ${params.id} deleted`);
-      },
-    )
-    .post(
-      '/subscribers/:id/unsubscribe',
-      {
-        summary: 'Unsubscribe (reason and feedback are kept)',
-        permission: 'subscribers:write',
-        params: idParams,
-        body: unsubscribeBody,
-        response: { schema: okSchema(subscriberSchema) },
-      },
-      async ({ auth, params, body }) => {
-        await writer.setStatus(auth.organizationId, params.id, 'unsubscribed', {
-          unsubscribe_reason: body.reason ?? null,
-          unsubscribe_feedback: body.feedback ?? null,
-        });
-        return envelope.ok(await query.get(auth.organizationId, params.id));
-      },
     );
+
+  deleteRoute(group, {
+    path: '/subscribers/:id',
+    thing: 'Subscriber',
+    summary: 'Delete a subscriber',
+    permission: 'subscribers:write',
+    remove: (organizationId, id) => writer.delete(organizationId, id),
+  }).post(
+    '/subscribers/:id/unsubscribe',
+    {
+      summary: 'Unsubscribe (reason and feedback are kept)',
+      permission: 'subscribers:write',
+      params: idParams,
+      body: unsubscribeBody,
+      response: { schema: okSchema(subscriberSchema) },
+    },
+    async ({ auth, params, body }) => {
+      await writer.setStatus(auth.organizationId, params.id, 'unsubscribed', {
+        unsubscribe_reason: body.reason ?? null,
+        unsubscribe_feedback: body.feedback ?? null,
+      });
+      return envelope.ok(await query.get(auth.organizationId, params.id));
+    },
+  );
 }

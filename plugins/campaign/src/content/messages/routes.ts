@@ -1,7 +1,8 @@
 import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
 import { MessagesService } from './service';
 import { createMessageBody, listMessagesQuery, messageSchema, updateMessageBody } from './schemas';
-import { envelopes, messageSchema as messageEnvelopeSchema, okSchema, pageSchema } from '../../shared/envelope';
+import { envelopes, okSchema, pageSchema } from '../../shared/envelope';
+import { deleteRoute } from '../../shared/delete-route';
 
 export function messageRoutes(group: ApiGroup, ctx: PluginContext): void {
   const messages = ctx.container.resolve(MessagesService);
@@ -53,18 +54,12 @@ export function messageRoutes(group: ApiGroup, ctx: PluginContext): void {
         response: { schema: okSchema(messageSchema) },
       },
       async ({ auth, params, body }) => envelope.ok(await messages.update(auth.organizationId, params.id, body)),
-    )
-    .delete(
-      '/messages/:id',
-      {
-        summary: 'Delete a message (not while it is being sent)',
-        permission: 'messages:write',
-        params: idParams,
-        response: { schema: messageEnvelopeSchema },
-      },
-      async ({ auth, params }) => {
-        await messages.delete(auth.organizationId, params.id);
-        return envelope.message(`Message ${params.id} deleted`);
-      },
     );
+  deleteRoute(group, {
+    path: '/messages/:id',
+    thing: 'Message',
+    summary: 'Delete a message (not while it is being sent)',
+    permission: 'messages:write',
+    remove: (organizationId, id) => messages.delete(organizationId, id),
+  });
 }

@@ -3,27 +3,21 @@ import type { Knex } from 'knex';
 import { rowMapper, Clock, insertedId, ownedRow, paginate, toInt, SERVICES, validationError } from '@switchboard/core';
 import { MessageChanges, MessageListQuery, messageSchema, NewMessage } from './schemas';
 
-/** The stats and rates of a message are computed from its counter columns; every other field is a column. */
-const COMPUTED: readonly string[] = ['stats', 'open_rate', 'click_rate'];
-const COLUMNS = [
-  ...messageSchema.required.filter((field) => !COMPUTED.includes(field)),
-  'count_sent',
-  'count_read',
-  'count_clicked',
-  'count_stop',
-];
-
 /** A percentage of sent mail with two decimals; 0 before anything was sent. */
 export const rate = (part: number, sent: number) => (sent > 0 ? Math.round((part / sent) * 10_000) / 100 : 0);
 
-const counter = (column: string) => (row: Record<string, unknown>) => toInt(row[column]);
-const [sent, opened, clicked, unsubscribed] = ['count_sent', 'count_read', 'count_clicked', 'count_stop'].map(counter);
+const COUNTERS = ['count_sent', 'count_read', 'count_clicked', 'count_stop'];
+const [sent, opened, clicked, unsubscribed] = COUNTERS.map(
+  (column) => (row: Record<string, unknown>) => toInt(row[column]),
+);
 
+/** The stats and rates of a message are computed from its counter columns; every other field is a column. */
 const toMessage = rowMapper(messageSchema, {
   stats: (row) => ({ sent: sent(row), opened: opened(row), clicked: clicked(row), unsubscribed: unsubscribed(row) }),
   open_rate: (row) => rate(opened(row), sent(row)),
   click_rate: (row) => rate(clicked(row), sent(row)),
 });
+const COLUMNS = [...toMessage.columns, ...COUNTERS];
 
 const dayStart = (day: string) => new Date(`${day}T00:00:00.000Z`);
 

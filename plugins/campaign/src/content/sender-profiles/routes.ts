@@ -1,7 +1,8 @@
 import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
 import { SenderProfilesService } from './service';
 import { createSenderProfileBody, senderProfileSchema, updateSenderProfileBody } from './schemas';
-import { envelopes, messageSchema, okSchema } from '../../shared/envelope';
+import { envelopes, okSchema } from '../../shared/envelope';
+import { deleteRoute } from '../../shared/delete-route';
 
 export function senderProfileRoutes(group: ApiGroup, ctx: PluginContext): void {
   const profiles = ctx.container.resolve(SenderProfilesService);
@@ -50,18 +51,12 @@ export function senderProfileRoutes(group: ApiGroup, ctx: PluginContext): void {
         response: { schema: okSchema(senderProfileSchema) },
       },
       async ({ auth, params, body }) => envelope.ok(await profiles.update(auth.organizationId, params.id, body)),
-    )
-    .delete(
-      '/sender-profiles/:id',
-      {
-        summary: 'Delete a sender profile',
-        permission: permission.write,
-        params: idParams,
-        response: { schema: messageSchema },
-      },
-      async ({ auth, params }) => {
-        await profiles.delete(auth.organizationId, params.id);
-        return envelope.message(`Sender profile ${params.id} deleted`);
-      },
     );
+  deleteRoute(group, {
+    path: '/sender-profiles/:id',
+    thing: 'Sender profile',
+    summary: 'Delete a sender profile',
+    permission: permission.write,
+    remove: (organizationId, id) => profiles.delete(organizationId, id),
+  });
 }

@@ -12,8 +12,6 @@ import {
 } from '@switchboard/core';
 import { NewSenderProfile, SenderProfileChanges, senderProfileSchema } from './schemas';
 
-const COLUMNS = ['id', 'name', 'from_name', 'from_email', 'reply_to_email', 'is_default', 'created_at', 'updated_at'];
-
 const toProfile = rowMapper(senderProfileSchema);
 
 /** Sender identities; at most one per organization is the default. */
@@ -25,18 +23,20 @@ export class SenderProfilesService {
   ) {}
 
   async all(orgId: number) {
-    return (await this.knex('sender_profiles').where({ organization_id: orgId }).orderBy('id').select(COLUMNS)).map(
-      toProfile,
-    );
+    return (
+      await this.knex('sender_profiles').where({ organization_id: orgId }).orderBy('id').select(toProfile.columns)
+    ).map(toProfile);
   }
 
   async get(orgId: number, id: number) {
-    return toProfile(await ownedRow(this.knex, 'sender_profiles', orgId, id, COLUMNS, 'Sender profile'));
+    return toProfile(await ownedRow(this.knex, 'sender_profiles', orgId, id, toProfile.columns, 'Sender profile'));
   }
 
   /** The organization's default sender, if it has one. */
   async defaultFor(orgId: number) {
-    const row = await this.knex('sender_profiles').where({ organization_id: orgId, is_default: true }).first(COLUMNS);
+    const row = await this.knex('sender_profiles')
+      .where({ organization_id: orgId, is_default: true })
+      .first(toProfile.columns);
     return row ? toProfile(row) : null;
   }
 
