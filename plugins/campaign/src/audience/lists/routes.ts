@@ -1,56 +1,28 @@
 import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
 import { ListsService } from './service';
 import { createListBody, listSchema, membershipBody, updateListBody } from './schemas';
-import { confirmationSchema, envelopes, okSchema } from '../../shared/envelope';
-import { deleteRoute } from '../../shared/delete-route';
+import { confirmationSchema, envelopes } from '../../shared/envelope';
+import { objectRoutes } from '../../shared/object-routes';
 
 export function listRoutes(group: ApiGroup, ctx: PluginContext): void {
   const lists = ctx.container.resolve(ListsService);
   const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
 
-  group
-    .get(
-      '/lists',
-      {
-        summary: 'All lists with their counts',
-        permission: 'lists:read',
-        response: { schema: okSchema({ type: 'array', items: listSchema }) },
-      },
-      async ({ auth }) => envelope.ok(await lists.all(auth.organizationId)),
-    )
-    .get(
-      '/lists/:id',
-      { summary: 'Get a list', permission: 'lists:read', params: idParams, response: { schema: okSchema(listSchema) } },
-      async ({ auth, params }) => envelope.ok(await lists.get(auth.organizationId, params.id)),
-    )
-    .post(
-      '/lists',
-      {
-        summary: 'Create a list (code unique in the organization)',
-        permission: 'lists:write',
-        body: createListBody,
-        response: { status: 201, schema: okSchema(listSchema) },
-      },
-      async ({ auth, body }) => envelope.ok(await lists.create(auth.organizationId, body)),
-    )
-    .put(
-      '/lists/:id',
-      {
-        summary: 'Update a list',
-        permission: 'lists:write',
-        params: idParams,
-        body: updateListBody,
-        response: { schema: okSchema(listSchema) },
-      },
-      async ({ auth, params, body }) => envelope.ok(await lists.update(auth.organizationId, params.id, body)),
-    );
-
-  deleteRoute(group, {
-    path: '/lists/:id',
+  objectRoutes(group, {
+    collection: '/lists',
     thing: 'List',
-    summary: 'Delete a list (its subscribers stay)',
-    permission: 'lists:write',
-    remove: (organizationId, id) => lists.delete(organizationId, id),
+    resource: 'lists',
+    schema: listSchema,
+    envelope,
+    list: { summary: 'All lists with their counts', run: (org) => lists.all(org) },
+    get: { summary: 'Get a list', run: (org, id) => lists.get(org, id) },
+    create: {
+      summary: 'Create a list (code unique in the organization)',
+      body: createListBody,
+      run: (org, body) => lists.create(org, body),
+    },
+    update: { summary: 'Update a list', body: updateListBody, run: (org, id, body) => lists.update(org, id, body) },
+    remove: { summary: 'Delete a list (its subscribers stay)', run: (org, id) => lists.delete(org, id) },
   })
     .post(
       '/lists/:id/subscribers',

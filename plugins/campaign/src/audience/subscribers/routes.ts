@@ -11,8 +11,8 @@ import {
   unsubscribeBody,
   updateSubscriberBody,
 } from './schemas';
-import { envelopes, okSchema, pageSchema } from '../../shared/envelope';
-import { deleteRoute } from '../../shared/delete-route';
+import { envelopes, okSchema } from '../../shared/envelope';
+import { objectRoutes } from '../../shared/object-routes';
 
 export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
   const query = ctx.container.resolve(SubscriberQuery);
@@ -20,35 +20,29 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
   const confirmations = ctx.container.resolve(ConfirmationMails);
   const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
 
-  group
-    .get(
-      '/subscribers',
-      {
-        summary: 'List subscribers (filters and search operators)',
-        permission: 'subscribers:read',
-        query: listSubscribersQuery,
-        response: { schema: pageSchema(subscriberListItemSchema) },
+  objectRoutes(group, {
+    collection: '/subscribers',
+    thing: 'Subscriber',
+    resource: 'subscribers',
+    schema: subscriberSchema,
+    envelope,
+    page: {
+      summary: 'List subscribers (filters and search operators)',
+      query: listSubscribersQuery,
+      item: subscriberListItemSchema,
+      run: (org, q) => query.list(org, q),
+    },
+    get: { summary: 'Get a subscriber with its lists and counters', run: (org, id) => query.get(org, id) },
+    update: {
+      summary: 'Update a subscriber (lists and meta_data are replaced when given)',
+      body: updateSubscriberBody,
+      run: async (org, id, body) => {
+        await writer.update(org, id, body);
+        return query.get(org, id);
       },
-      async ({ auth, query: q, ctx: koa }) => {
-        const { items, total, capped } = await query.list(auth.organizationId, q);
-        return envelope.page(
-          koa,
-          items,
-          { total, per_page: q.per_page, current_page: q.page },
-          capped ? { total_capped: true } : undefined,
-        );
-      },
-    )
-    .get(
-      '/subscribers/:id',
-      {
-        summary: 'Get a subscriber with its lists and counters',
-        permission: 'subscribers:read',
-        params: idParams,
-        response: { schema: okSchema(subscriberSchema) },
-      },
-      async ({ auth, params }) => envelope.ok(await query.get(auth.organizationId, params.id)),
-    )
+    },
+    remove: { summary: 'Delete a subscriber', run: (org, id) => writer.delete(org, id) },
+  })
     .post(
       '/subscribers',
       {
@@ -65,42 +59,21 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
         return envelope.ok({ ...created, confirmation_sent });
       },
     )
-    .put(
-      '/subscribers/:id',
+    .post(
+      '/subscribers/:id/unsubscribe',
       {
-        summary: 'Update a subscriber (lists and meta_data are replaced when given)',
+        summary: 'Unsubscribe (reason and feedback are kept)',
         permission: 'subscribers:write',
         params: idParams,
-        body: updateSubscriberBody,
+        body: unsubscribeBody,
         response: { schema: okSchema(subscriberSchema) },
       },
       async ({ auth, params, body }) => {
-        await writer.update(auth.organizationId, params.id, body);
+        await writer.setStatus(auth.organizationId, params.id, 'unsubscribed', {
+          unsubscribe_reason: body.reason ?? null,
+          unsubscribe_feedback: body.feedback ?? null,
+        });
         return envelope.ok(await query.get(auth.organizationId, params.id));
       },
     );
-
-  deleteRoute(group, {
-    path: '/subscribers/:id',
-    thing: 'Subscriber',
-    summary: 'Delete a subscriber',
-    permission: 'subscribers:write',
-    remove: (organizationId, id) => writer.delete(organizationId, id),
-  }).post(
-    '/subscribers/:id/unsubscribe',
-    {
-      summary: 'Unsubscribe (reason and feedback are kept)',
-      permission: 'subscribers:write',
-      params: idParams,
-      body: unsubscribeBody,
-      response: { schema: okSchema(subscriberSchema) },
-    },
-    async ({ auth, params, body }) => {
-      await writer.setStatus(auth.organizationId, params.id, 'unsubscribed', {
-        unsubscribe_reason: body.reason ?? null,
-        unsubscribe_feedback: body.feedback ?? null,
-      });
-      return envelope.ok(await query.get(auth.organizationId, params.id));
-    },
-  );
 }
