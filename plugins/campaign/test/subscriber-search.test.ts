@@ -125,6 +125,21 @@ describeEachBackend('campaign: listing and searching subscribers', (backend) => 
     }
   });
 
+  it('takes email: of anything as an exact address (ada finds nobody), and a repeated term once', async () => {
+    const nobody = await f
+      .api()
+      .get(`/subscribers?search=${encodeURIComponent('email:ada')}`)
+      .expect(200);
+    expect(nobody.body.data).to.deep.equal([]);
+    expect(nobody.body.pagination.total).to.equal(0);
+    expect(await search('email:ada@example.com email:ada@example.com')).to.deep.equal(['Ada']);
+    const many = await f
+      .api()
+      .get(`/subscribers?search=${encodeURIComponent(Array.from({ length: 17 }, (_, i) => `w${i}`).join(' '))}`)
+      .expect(422);
+    expect(many.body.error.details).to.deep.equal({ field: 'search', rule: 'max_terms' });
+  });
+
   it('paginates with total, last page and neighbour urls', async () => {
     for (let i = 0; i < 5; i++)
       await f

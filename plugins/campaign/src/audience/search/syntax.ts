@@ -16,6 +16,8 @@ export interface SubscriberSearch {
 }
 
 const OPERATORS = ['email:', 'name:', 'list:', 'status:', 'created:>', 'meta.<key>:'];
+/** Distinct terms one search may hold: each one is a filter, and each filter is work per candidate. */
+export const MAX_SEARCH_TERMS = 16;
 // An operator with a quoted value, a quoted phrase, or a bare term.
 const TERM = /([A-Za-z_][\w.-]*:>?)"([^"]*)"|"([^"]*)"|(\S+)/g;
 const META_KEY = /^[A-Za-z0-9_-]{1,64}$/;
@@ -27,7 +29,8 @@ const fail = (operator: string, expected: string, got: string) =>
 
 function applyOperator(search: SubscriberSearch, name: string, value: string): void {
   if (name === 'email:') {
-    if (!EMAIL.test(value)) throw fail('email:', 'an email address', value);
+    // Exact match of the normalized value, whatever it is: `email:ada` is a search that finds nobody.
+    if (!value.trim()) throw fail('email:', 'an email address', value);
     search.emails.push(normalizeEmail(value));
   } else if (name === 'name:') {
     if (!value) throw fail('name:', 'some text', value);
@@ -78,6 +81,36 @@ export function parseSearch(text: string | undefined): SubscriberSearch {
       if (operator) applyOperator(search, operator[1], operator[2]);
       else addWord(search, bare);
     }
+  }
+  return withinBounds(deduplicated(search));
+}
+
+const unique = <T>(values: T[], key: (value: T) => string = String) => [
+  ...new Map(values.map((v) => [key(v), v])).values(),
+];
+
+/** The same term twice filters the same way once. */
+function deduplicated(search: SubscriberSearch): SubscriberSearch {
+  return {
+    ...search,
+    emails: unique(search.emails),
+    meta: unique(search.meta, (m) => `${m.key}\u0000${m.value}`),
+    words: unique(search.words),
+  };
+}
+
+function withinBounds(search: SubscriberSearch): SubscriberSearch {
+  const terms =
+    search.emails.length +
+    search.meta.length +
+    search.words.length +
+    [search.name, search.listCode, search.status, search.createdAfter].filter((t) => t !== undefined).length;
+  if (terms > MAX_SEARCH_TERMS) {
+    throw validationError(
+      'search',
+      'max_terms',
+      `Search has ${terms} different terms; at most ${MAX_SEARCH_TERMS} are allowed`,
+    );
   }
   return search;
 }
