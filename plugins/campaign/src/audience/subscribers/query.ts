@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { notFound, toInt, toText, SERVICES, validationError } from '@switchboard/core';
+import { dialectOfKnex, notFound, toInt, toText, SERVICES, validationError } from '@switchboard/core';
 import { statusCount } from './status-counts';
 import { parseSearch, SubscriberSearch } from '../search/syntax';
 import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './rows';
@@ -100,7 +100,8 @@ export class SubscriberQuery {
       query = this.knex('list_subscribers as d').where('d.list_id', listIds[0]).andWhere('d.subscriber_status', status);
       statusChecked = true;
       for (const listId of listIds.slice(1)) {
-        query.whereIn(
+        this.whereAmong(
+          query,
           'd.subscriber_id',
           this.knex('list_subscribers').select('subscriber_id').where({ list_id: listId }),
         );
@@ -140,17 +141,30 @@ export class SubscriberQuery {
     for (const email of search.emails) query.andWhere('s.email', email);
     if (search.createdAfter) query.andWhere('s.created_at', '>=', search.createdAfter);
     for (const { key, value } of meta) {
-      query.whereIn(
+      this.whereAmong(
+        query,
         idColumn,
         this.knex('subscriber_meta')
           .select('subscriber_id')
           .where({ organization_id: orgId, meta_key: key, meta_value: value, subscriber_status: status }),
       );
     }
-    for (const { kinds, m } of wordFilters) query.whereIn(idColumn, this.subscribersWithWord(orgId, kinds, m, status));
+    for (const { kinds, m } of wordFilters)
+      this.whereAmong(query, idColumn, this.subscribersWithWord(orgId, kinds, m, status));
     // A plain word may be both a name word and an email piece of one subscriber: one match.
     if (leadKinds > 1) query.distinct();
     return { query, idColumn };
+  }
+
+  /**
+   * The id column as the other filters see it. SQLite would otherwise drive the query from the values of
+   * an `IN (subquery)` filter (every subscriber with a word starting with x, say) and match them against
+   * the next filter's values one by one: two such prefixes took a minute at 30,000 subscribers. Its
+   * unary `+` keeps the lead index driving, in id order, and checks each candidate against the filters'
+   * materialized sets; a page then stops after its rows. MySQL plans these as semi-joins already.
+   */
+  private whereAmong(query: Knex.QueryBuilder, idColumn: string, ids: Knex.QueryBuilder): void {
+    query.whereRaw(`${dialectOfKnex(this.knex) === 'sqlite' ? '+' : ''}?? in ?`, [idColumn, ids]);
   }
 
   private subscribersWithWord(orgId: number, kinds: string[], m: WordMatch, status: string): Knex.QueryBuilder {

@@ -1,0 +1,50 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { describeEachBackend } from '@switchboard/core/testing';
+import { campaignFixture, CampaignFixture } from './support';
+
+const AUDIENCE = 20_000;
+const WORST = 'u* e* x* a* g* 1* 2* 3* 4* 5* 6* 7* 8* 9* 0* y*';
+
+describeEachBackend('campaign: every search costs bounded work', (backend) => {
+  let f: CampaignFixture;
+  before(async function () {
+    this.timeout(120_000);
+    f = await campaignFixture(backend());
+    for (let start = 0; start < AUDIENCE; start += 1000) {
+      const subscribers = Array.from({ length: 1000 }, (_, i) => ({
+        email: `user${start + i}@ex${(start + i) % 97}.com`,
+        first_name: ['ada', 'xena', 'xavier', 'grace'][(start + i) % 4],
+        last_name: `x${(start + i) % 50}y`,
+      }));
+      await f.api().post('/subscribers/batch', { subscribers, skip_confirmation: true }).expect(200);
+    }
+  });
+  after(() => f.close());
+
+  const search = (text: string) => f.api().get(`/subscribers?search=${encodeURIComponent(text)}`);
+
+  it('answers several common prefixes with a capped total, and the same prefixes repeated once', async () => {
+    for (const text of ['x* u*', 'x* x* x* x* u* u*']) {
+      const res = await search(text).expect(200);
+      expect(res.body.pagination, text).to.include({ total: 10_000, total_capped: true });
+      expect(res.body.data, text).to.have.length(20);
+    }
+    // Every fourth subscriber is an Ada.
+    const adas = await search('a* e* u* x*').expect(200);
+    expect(adas.body.pagination.total).to.equal(AUDIENCE / 4);
+    expect(adas.body.data.every((s: { first_name: string }) => s.first_name === 'ada')).to.equal(true);
+    expect((await search(WORST).expect(200)).body.pagination.total).to.equal(0);
+  });
+
+  it('keeps /health answering within a second while the worst search runs', async () => {
+    const started = Date.now();
+    const searching = search(WORST).then((res) => ({ status: res.status, ms: Date.now() - started }));
+    const health = await request(f.server).get('/health').expect(200);
+    const healthMs = Date.now() - started;
+    const done = await searching;
+    expect(health.body.status).to.equal('ok');
+    expect(healthMs).to.be.below(1000);
+    expect(done.status).to.equal(200);
+  });
+});
