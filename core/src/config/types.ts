@@ -33,9 +33,9 @@ export interface AppConfig {
   /** Enabled plugins, in the order the host listed them. */
   plugins: PluginConfig[];
   rateLimitScale: number;
-  /** Multiplier of every limit for organizations on a plan. */
+  /** Multiplier of every limit for organizations on a plan (opt-in: a plan not named counts 1). */
   planRateLimits: Record<string, number>;
-  /** Multiplier of every limit for one token id. */
+  /** Multiplier of every limit for one token id (opt-in: a token not named counts 1). */
   tokenRateLimits: Record<string, number>;
   trustedProxies: string[];
   bodyLimit: string;
