@@ -39,7 +39,7 @@ export interface AppConfig {
   tokenRateLimits: Record<string, number>;
   trustedProxies: string[];
   bodyLimit: string;
-  /** Seconds a verified token stays cached in a process; revocation elsewhere takes this long at most. */
+  /** Seconds a verified token stays cached in a process at most (0: no cache); revocations drop it sooner. */
   tokenCacheSeconds: number;
   shutdownTimeoutMs: number;
   /** The environment the config was read from, empty values dropped: plugins read their own variables here. */
