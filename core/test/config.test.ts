@@ -20,6 +20,15 @@ describe('configuration', () => {
     expect(config.redisUrl).to.equal(undefined);
     expect(config.publicUrl).to.equal('http://127.0.0.1:3000');
     expect(config.rateLimitScale).to.equal(1);
+    expect(config.planRateLimits).to.deep.equal({});
+    expect(config.tokenRateLimits).to.deep.equal({});
+  });
+
+  it('reads plan and token multipliers of the limits from the config file, as an opt-in', () => {
+    const file = tmp(JSON.stringify({ rateLimits: { plans: { pro: 5 }, tokens: { '42': 10 } } }));
+    const config = loadConfig({ env: {}, file });
+    expect(config.planRateLimits).to.deep.equal({ pro: 5 });
+    expect(config.tokenRateLimits).to.deep.equal({ '42': 10 });
   });
 
   it('reads plugins from the config file and lets PLUGINS choose among them', () => {

@@ -63,16 +63,19 @@ describeEachBackend('rate limits', (backend) => {
     await request(server).get('/api/probe/things/1').set(b.auth).expect(200);
   });
 
-  it('raises limits by plan, by token and by RATE_LIMIT_SCALE', async () => {
+  it("keeps the policy's limits for every plan unless plan multipliers are configured", async () => {
     const pro = await createTenant(engine, { plan: 'pro' });
     const res = await request(server).get('/api/probe/things/1').set(pro.auth).expect(200);
-    expect(res.headers['x-ratelimit-limit']).to.equal('25');
+    expect(res.headers['x-ratelimit-limit']).to.equal('5');
+  });
 
+  it('raises limits by plan, by token and by RATE_LIMIT_SCALE when configured', async () => {
+    const pro = await createTenant(engine, { plan: 'pro' });
     const scaled = await createTestEngine(backend(), {
       plugins: [probePlugin],
       migrate: false,
       env: { RATE_LIMIT_SCALE: '3', REDIS_PREFIX: `${backend().redisPrefix}_scaled` },
-      overrides: { tokenRateLimits: { [String(pro.tokenId)]: 2 } },
+      overrides: { planRateLimits: { pro: 5 }, tokenRateLimits: { [String(pro.tokenId)]: 2 } },
     });
     try {
       const free = await createTenant(scaled);

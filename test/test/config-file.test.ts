@@ -19,4 +19,9 @@ describe('the shipped config/switchboard.json', () => {
       perAddress: 100,
     });
   });
+
+  it("multiplies no limit by plan or token: the specs' numbers hold for every plan", () => {
+    expect(config.planRateLimits).to.deep.equal({});
+    expect(config.tokenRateLimits).to.deep.equal({});
+  });
 });

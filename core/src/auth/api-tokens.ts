@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
+import type { Logger } from 'pino';
 import { SERVICES } from '../container/service-keys';
 import { Clock } from '../clock';
 import type { AppConfig } from '../config/types';
@@ -9,6 +10,7 @@ import { insertedId, parseJson, toDate, toInt, toIso, toIsoRequired, toOneOf, to
 import { addressAllowed, parseAllowlist } from './ip-allowlist';
 import { permissionProblem } from './permissions';
 import { PLANS, Plan } from './organizations';
+import { raiseRevocationRevision, RevocationWatch } from './revocation-watch';
 
 export interface AuthContext {
   tokenId: number;
@@ -50,21 +52,39 @@ const TOKEN_PREFIX = 'sb_';
 /** Tokens carry 256 random bits, so a fast hash is enough: there is nothing to brute-force. */
 export const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
 
+/**
+ * Creates, revokes and verifies API tokens. One per engine (a singleton of the root container), so the
+ * HTTP pipeline and commands share its cache of verified tokens: the hot path costs no query. A
+ * revocation drops the token from this cache at once and raises the revocation revision, which every
+ * other process polls (RevocationWatch) to drop its own cache within a second.
+ */
 @injectable()
 export class ApiTokenService {
-  /** Verified tokens; a token cache of 0 seconds keeps nothing. */
-  private readonly cache: LRUCache<string, CachedToken>;
+  /** Verified tokens, for at most tokenCacheSeconds; none when that is 0. */
+  private readonly cache: LRUCache<string, CachedToken> | null;
+  private readonly revocations: RevocationWatch;
+  /** Raised whenever the cache is dropped, so a load that read its row before a revocation is not cached. */
+  private generation = 0;
 
   constructor(
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(SERVICES.Config) config: AppConfig,
     @inject(SERVICES.Resources) private readonly resources: string[],
+    @inject(SERVICES.Logger) logger: Logger,
   ) {
-    this.cache = new LRUCache({
-      max: config.tokenCacheSeconds > 0 ? 10_000 : 1,
-      ttl: Math.max(1, config.tokenCacheSeconds * 1000),
-    });
+    this.cache =
+      config.tokenCacheSeconds > 0 ? new LRUCache({ max: 10_000, ttl: config.tokenCacheSeconds * 1000 }) : null;
+    this.revocations = new RevocationWatch(
+      knex,
+      () => this.dropCache(),
+      (err) => logger.warn({ err }, 'cannot read the token revocation revision; verifying tokens without the cache'),
+    );
+  }
+
+  /** Stops watching for revocations (before the database pool closes). */
+  close(): void {
+    this.revocations.stop();
   }
 
   /** Returns the plain token once; only its hash is stored. */
@@ -108,11 +128,18 @@ export class ApiTokenService {
 
   /** False when there is no such token. */
   async revoke(id: number): Promise<boolean> {
-    const updated = await this.knex('api_tokens')
-      .where({ id })
-      .whereNull('revoked_at')
-      .update({ revoked_at: this.clock.now() });
-    for (const [hash, cached] of this.cache.entries()) if (cached.auth.tokenId === id) this.cache.delete(hash);
+    const updated = await this.knex.transaction(async (trx) => {
+      const count = await trx('api_tokens')
+        .where({ id })
+        .whereNull('revoked_at')
+        .update({ revoked_at: this.clock.now() });
+      if (count) await raiseRevocationRevision(trx);
+      return count;
+    });
+    if (this.cache) {
+      this.generation++;
+      for (const [hash, cached] of this.cache.entries()) if (cached.auth.tokenId === id) this.cache.delete(hash);
+    }
     if (updated) return true;
     return (await this.info(id)) !== null;
   }
@@ -120,7 +147,7 @@ export class ApiTokenService {
   async verify(token: string | undefined, clientAddress: string): Promise<VerifyResult> {
     if (!token) return { ok: false, reason: 'missing' };
     const hash = hashToken(token);
-    const cached = this.cache.get(hash) ?? (await this.load(hash));
+    const cached = this.cache?.get(hash) ?? (await this.load(hash));
     if (!cached) return { ok: false, reason: 'invalid' };
     const now = this.clock.now();
     if (cached.revokedAt && cached.revokedAt <= now) return { ok: false, reason: 'revoked' };
@@ -129,7 +156,15 @@ export class ApiTokenService {
     return { ok: true, auth: cached.auth };
   }
 
+  private dropCache(): void {
+    this.generation++;
+    this.cache?.clear();
+  }
+
   private async load(hash: string): Promise<CachedToken | undefined> {
+    // The first revision is read before anything is cached, so no later revocation goes unnoticed.
+    if (this.cache) await this.revocations.start();
+    const generation = this.generation;
     const row = await this.knex('api_tokens as t')
       .join('organizations as o', 'o.id', 't.organization_id')
       .where('t.token_hash', hash)
@@ -155,7 +190,7 @@ export class ApiTokenService {
       revokedAt: toDate(row.revoked_at),
       allowlist: allowlist ? parseAllowlist(allowlist) : null,
     };
-    this.cache.set(hash, cached);
+    if (generation === this.generation) this.cache?.set(hash, cached);
     return cached;
   }
 }

@@ -12,7 +12,6 @@ export class ConfigError extends Error {
 }
 
 const APP_ENVS: AppEnv[] = ['local', 'staging', 'production'];
-const DEFAULT_PLAN_MULTIPLIERS = { free: 1, basic: 2, pro: 5, enterprise: 10 };
 
 export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
@@ -100,7 +99,7 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
     logLevel: env.LOG_LEVEL ?? 'info',
     plugins: enabledPlugins(fileConfig, env.PLUGINS),
     rateLimitScale: positiveNumber('RATE_LIMIT_SCALE', env.RATE_LIMIT_SCALE, 1),
-    planRateLimits: { ...DEFAULT_PLAN_MULTIPLIERS, ...(fileConfig.rateLimits?.plans ?? {}) },
+    planRateLimits: fileConfig.rateLimits?.plans ?? {},
     tokenRateLimits: fileConfig.rateLimits?.tokens ?? {},
     trustedProxies: fileConfig.http?.trustedProxies ?? [],
     bodyLimit: fileConfig.http?.bodyLimit ?? '1mb',

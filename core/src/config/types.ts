@@ -33,13 +33,13 @@ export interface AppConfig {
   /** Enabled plugins, in the order the host listed them. */
   plugins: PluginConfig[];
   rateLimitScale: number;
-  /** Multiplier of every limit for organizations on a plan. */
+  /** Multiplier of every limit for organizations on a plan (opt-in: a plan not named counts 1). */
   planRateLimits: Record<string, number>;
-  /** Multiplier of every limit for one token id. */
+  /** Multiplier of every limit for one token id (opt-in: a token not named counts 1). */
   tokenRateLimits: Record<string, number>;
   trustedProxies: string[];
   bodyLimit: string;
-  /** Seconds a verified token stays cached in a process; revocation elsewhere takes this long at most. */
+  /** Seconds a verified token stays cached in a process at most (0: no cache); revocations drop it sooner. */
   tokenCacheSeconds: number;
   shutdownTimeoutMs: number;
   /** The environment the config was read from, empty values dropped: plugins read their own variables here. */

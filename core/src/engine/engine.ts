@@ -25,7 +25,7 @@ import { closeSharedServices, createRootContainer, SharedServiceOverrides } from
 
 export const CORE_MIGRATIONS: MigrationNamespace = {
   id: 'core',
-  version: '1.0',
+  version: '1.1',
   directory: path.join(__dirname, '../../migrations'),
 };
 

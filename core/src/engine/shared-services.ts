@@ -11,6 +11,7 @@ import { createJobQueues } from '../queue';
 import { createLocks } from '../locks';
 import { createMailer } from '../mail/mailer';
 import { Metrics } from '../http/metrics';
+import { ApiTokenService } from '../auth/api-tokens';
 import type { JobQueues } from '../queue/types';
 import type { Locks } from '../locks/types';
 
@@ -45,10 +46,13 @@ export async function createRootContainer(
   root.register(SERVICES.Locks, { useValue: createLocks({ redis, prefix: config.redisPrefix }) });
   root.register(SERVICES.Mailer, { useValue: createMailer({ smtpUrl: config.smtpUrl, outboxDir: config.outboxDir }) });
   root.register(SERVICES.Metrics, { useValue: new Metrics(queues) });
+  // One per engine: the HTTP pipeline and the commands share its cache, so a revocation is seen at once.
+  root.registerSingleton(ApiTokenService);
   return root;
 }
 
 export async function closeSharedServices(root: DependencyContainer, timeoutMs: number): Promise<void> {
+  root.resolve(ApiTokenService).close();
   await root.resolve<JobQueues>(SERVICES.Queues).closeAll(timeoutMs);
   await root.resolve<Locks>(SERVICES.Locks).close();
   root.resolve<{ close(): void }>(SERVICES.Mailer).close();

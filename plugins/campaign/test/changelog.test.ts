@@ -36,7 +36,21 @@ describeEachBackend('campaign: changelog subscription', (backend) => {
       .post('/changelog/subscribe', { email: 'a@b.example', webhook_url: 'ftp://x.example/file' })
       .expect(422);
     expect(url.body.error.details.field).to.equal('webhook_url');
-    const missing = await f.api().post('/changelog/subscribe', { email: 'a@b.example' }).expect(422);
-    expect(missing.body.error.details).to.deep.equal({ field: 'webhook_url', rule: 'required' });
+    const missing = await f.api().post('/changelog/subscribe', { webhook_url: 'https://x.example' }).expect(422);
+    expect(missing.body.error.details).to.deep.equal({ field: 'email', rule: 'required' });
+  });
+
+  it('subscribes an email alone, once, apart from the same email with a url', async () => {
+    const first = await f.api().post('/changelog/subscribe', { email: 'solo@Acme.example' }).expect(201);
+    expect(first.body.data).to.include({ email: 'solo@acme.example', webhook_url: null });
+    const again = await f.api().post('/changelog/subscribe', { email: 'solo@acme.example' }).expect(200);
+    expect(again.body.data).to.deep.equal(first.body.data);
+
+    const withUrl = await f
+      .api()
+      .post('/changelog/subscribe', { email: 'solo@acme.example', webhook_url: 'https://hooks.acme.example/solo' })
+      .expect(201);
+    expect(withUrl.body.data.id).not.to.equal(first.body.data.id);
+    expect(withUrl.body.data.webhook_url).to.equal('https://hooks.acme.example/solo');
   });
 });

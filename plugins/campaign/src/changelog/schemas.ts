@@ -3,7 +3,7 @@ import { Shape, Validated } from '@switchboard/core';
 export const changelogSubscribeBody = {
   type: 'object',
   additionalProperties: false,
-  required: ['email', 'webhook_url'],
+  required: ['email'],
   properties: {
     email: { type: 'string', format: 'email', maxLength: 191 },
     webhook_url: { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 512 },
@@ -16,7 +16,7 @@ export const changelogSubscriptionSchema = {
   properties: {
     id: { type: 'integer' },
     email: { type: 'string' },
-    webhook_url: { type: 'string' },
+    webhook_url: { type: ['string', 'null'] },
     created_at: { type: 'string', format: 'date-time' },
   },
 } as const;

@@ -1,11 +1,22 @@
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, insertedId, isUniqueViolation, toInt, toIsoRequired, toText, SERVICES } from '@switchboard/core';
+import { Clock, isUniqueViolation, rowMapper, SERVICES } from '@switchboard/core';
 import { normalizeEmail } from '../shared/email';
-import type { ChangelogSubscribe, ChangelogSubscription } from './schemas';
+import { changelogSubscriptionSchema, type ChangelogSubscribe, type ChangelogSubscription } from './schemas';
 
-/** Who wants to hear of API changes; subscribing twice with the same pair answers the first one. */
+const toSubscription = rowMapper(changelogSubscriptionSchema);
+
+/**
+ * The unique key's url part: the url's SHA-256, or '' for a subscription by email alone (a NULL would
+ * never collide in a unique index, so the same email could subscribe twice).
+ */
+const urlKey = (url: string | undefined) => (url ? crypto.createHash('sha256').update(url).digest('hex') : '');
+
+/**
+ * Who wants to hear of API changes, by email and optionally a webhook url; subscribing twice with the
+ * same email and url (or the same email and none) answers the first subscription.
+ */
 @injectable()
 export class ChangelogService {
   constructor(
@@ -17,27 +28,23 @@ export class ChangelogService {
     orgId: number,
     input: ChangelogSubscribe,
   ): Promise<{ created: boolean; subscription: ChangelogSubscription }> {
-    const email = normalizeEmail(input.email);
-    const hash = crypto.createHash('sha256').update(input.webhook_url).digest('hex');
-    const key = { organization_id: orgId, email, webhook_url_hash: hash };
+    const key = {
+      organization_id: orgId,
+      email: normalizeEmail(input.email),
+      webhook_url_hash: urlKey(input.webhook_url),
+    };
     let created = false;
     try {
-      await this.knex('changelog_subscriptions')
-        .insert({ ...key, webhook_url: input.webhook_url, created_at: this.clock.now() })
-        .then(insertedId);
+      await this.knex('changelog_subscriptions').insert({
+        ...key,
+        webhook_url: input.webhook_url ?? null,
+        created_at: this.clock.now(),
+      });
       created = true;
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
-    const row = await this.knex('changelog_subscriptions').where(key).first('id', 'email', 'webhook_url', 'created_at');
-    return {
-      created,
-      subscription: {
-        id: toInt(row.id),
-        email: toText(row.email),
-        webhook_url: toText(row.webhook_url),
-        created_at: toIsoRequired(row.created_at),
-      },
-    };
+    const row = await this.knex('changelog_subscriptions').where(key).first(toSubscription.columns);
+    return { created, subscription: toSubscription(row) };
   }
 }

@@ -24,25 +24,27 @@ export class LinkSigner {
   }
 
   async sign(purpose: string, ids: number[]): Promise<string> {
-    const payload = `${purpose}.${ids.join('.')}`;
-    const mac = crypto
-      .createHmac('sha256', await this.key())
-      .update(payload)
-      .digest('base64url');
-    return `${ids.join('.')}.${mac}`;
+    return `${ids.join('.')}.${await this.mac(purpose, ids)}`;
   }
 
   /** The ids, or null when the token was not signed by this install for this purpose. */
   async verify(purpose: string, token: string): Promise<number[] | null> {
     const parts = token.split('.');
     const mac = parts.pop();
+    // One spelling per id as well (no 01, +1, 1e0), so a signed link has exactly one accepted form.
+    if (!mac || !parts.length || parts.some((p) => !/^[1-9][0-9]{0,14}$/.test(p))) return null;
     const ids = parts.map(Number);
-    if (!mac || !ids.length || ids.some((n) => !Number.isInteger(n) || n <= 0)) return null;
-    const expected = crypto
+    const expected = Buffer.from(await this.mac(purpose, ids));
+    // The encoded text is compared, not its decoded bytes: base64url decoding ignores the unused low bits
+    // of the last character, so several spellings of one signature would pass.
+    const given = Buffer.from(mac);
+    return given.length === expected.length && crypto.timingSafeEqual(given, expected) ? ids : null;
+  }
+
+  private async mac(purpose: string, ids: number[]): Promise<string> {
+    return crypto
       .createHmac('sha256', await this.key())
       .update(`${purpose}.${ids.join('.')}`)
-      .digest();
-    const given = Buffer.from(mac, 'base64url');
-    return given.length === expected.length && crypto.timingSafeEqual(given, expected) ? ids : null;
+      .digest('base64url');
   }
 }

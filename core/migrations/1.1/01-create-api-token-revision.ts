@@ -1,0 +1,18 @@
+import type { Knex } from 'knex';
+
+/**
+ * One row whose `revision` every token revocation raises. Each process polls it (a primary-key read)
+ * and drops its cache of verified tokens when it changes, so a revocation by another process (the CLI,
+ * another API process) takes effect everywhere within a second.
+ */
+export async function up(knex: Knex): Promise<void> {
+  await knex.schema.createTable('api_token_revision', (t) => {
+    t.integer('id').unsigned().notNullable().primary();
+    t.bigInteger('revision').unsigned().notNullable();
+  });
+  await knex('api_token_revision').insert({ id: 1, revision: 0 });
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTable('api_token_revision');
+}
