@@ -260,12 +260,13 @@ describeEachBackend('campaign: batch operations', (backend) => {
     expect((await f.api().get(`/subscribers/${a}`)).body.data.job_title).to.equal('CTO');
   });
 
+  const newList = async (code: string): Promise<number> =>
+    (await f.api().post('/lists', { name: code, code }).expect(201)).body.data.id;
+
   it('updates many in one request: lists replaced with their counters, each failing row on its own', async () => {
-    const [gold, silver] = await Promise.all(
-      ['gold-upd', 'silver-upd'].map(
-        async (code) => (await f.api().post('/lists', { name: code, code }).expect(201)).body.data.id,
-      ),
-    );
+    // One after the other: their ids then follow the order of the codes (the test expects gold < silver).
+    const gold = await newList('gold-upd');
+    const silver = await newList('silver-upd');
     const emails = ['m1@upd.example', 'm2@upd.example', 'm3@upd.example', 'm4@upd.example'];
     await f
       .api()
@@ -348,11 +349,8 @@ describeEachBackend('campaign: batch operations', (backend) => {
   });
 
   it('deletes many subscribers of different statuses and lists with every counter and search row following', async () => {
-    const [red, blue] = await Promise.all(
-      ['red-del', 'blue-del'].map(
-        async (code) => (await f.api().post('/lists', { name: code, code }).expect(201)).body.data.id,
-      ),
-    );
+    const red = await newList('red-del');
+    const blue = await newList('blue-del');
     const rows = Array.from({ length: 6 }, (_, i) => ({
       email: `gone${i}@example.net`,
       first_name: 'Gone',
