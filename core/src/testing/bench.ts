@@ -1,7 +1,7 @@
 import type { Engine } from '../engine/engine';
 import type { Plugin } from '../plugin/types';
 import { createTestEngine, createTenant, TestTenant } from './engine';
-import { productionBackend, TestBackend } from './services';
+import { embeddedBackend, productionBackend, TestBackend } from './services';
 
 /** What the harness (`npm run bench -- NAME`) gives a benchmark, wherever the benchmark lives. */
 export interface BenchOptions {
@@ -15,18 +15,22 @@ export interface BenchOptions {
 
 export type Benchmark = (options: BenchOptions) => Promise<Record<string, unknown>>;
 
-/** A fresh MariaDB database and Redis prefix, migrated for the plugins, with one tenant. */
+/**
+ * A fresh MariaDB database and Redis prefix (or, with `embedded`, a fresh SQLite file and no Redis),
+ * migrated for the plugins, with one tenant.
+ */
 export async function benchBackend(
   plugins: Plugin<any>[],
+  options: { embedded?: boolean } = {},
 ): Promise<{ backend: TestBackend; engine: Engine; tenant: TestTenant; env: Record<string, string> }> {
-  const backend = await productionBackend();
+  const backend = options.embedded ? embeddedBackend() : await productionBackend();
   if (!backend)
     throw new Error('benchmarks run on MariaDB and Redis: neither TEST_MYSQL_URL nor TEST_REDIS_URL may be down');
   const engine = await createTestEngine(backend, { plugins });
   const tenant = await createTenant(engine, { name: 'Bench' });
-  const env = {
+  const env: Record<string, string> = {
     DATABASE_URL: backend.databaseUrl,
-    REDIS_URL: backend.redisUrl!,
+    ...(backend.redisUrl ? { REDIS_URL: backend.redisUrl } : {}),
     REDIS_PREFIX: backend.redisPrefix,
     DATA_DIR: backend.dataDir,
     PLUGINS: plugins.map((p) => p.id).join(','),
