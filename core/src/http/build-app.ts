@@ -42,7 +42,8 @@ export function buildHttpApp(deps: HttpDeps): Koa {
     ...deps.registry.groups.map((g) => g.router),
   ]) {
     app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true }));
+    // 405 and 501 are left as statuses (with Allow) for the error handler to answer in the group's envelope.
+    app.use(router.allowedMethods());
   }
   return app;
 }

@@ -56,5 +56,14 @@ export const probePlugin = definePlugin({
     api
       .group({ prefix: '/api/probe-public', tag: 'probe', auth: 'none', rateLimit: null })
       .get('/ping', { summary: 'public', response: {} }, async () => ({ pong: true }));
+    api
+      .group({
+        prefix: '/api/probe-own-errors',
+        tag: 'probe',
+        auth: 'none',
+        rateLimit: null,
+        renderError: (err) => ({ status: err.status, body: { failed: err.code } }),
+      })
+      .get('/ping', { summary: 'a group that renders its own error body', response: {} }, async () => ({ pong: true }));
   },
 });
