@@ -163,6 +163,8 @@ export class Engine {
    * processors, the scheduler, and last the HTTP listener (so no request arrives before the rest).
    */
   async start(parts: EngineParts): Promise<void> {
+    // Built first so that a mistake in its settings (METRICS_ALLOW) stops start-up before anything runs.
+    if (parts.http) this.http();
     if (parts.migrate) await this.migrator().latest();
     await this.startPlugins();
     if (parts.workers) this.startWorkers();

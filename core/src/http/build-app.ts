@@ -12,6 +12,8 @@ import { groupGuard } from './group-guard';
 import { docsRouter } from './docs';
 import { healthRouter, ReadinessCheck } from './health';
 import { buildOpenApi } from './openapi';
+import { htmlPageHeaders, noSniff } from './security-headers';
+import { metricsAccess } from './metrics-access';
 
 export interface HttpDeps {
   config: AppConfig;
@@ -28,6 +30,8 @@ export function buildHttpApp(deps: HttpDeps): Koa {
   const app = new Koa();
   app.silent = true;
   const bodyLimit = deps.config.bodyLimit;
+  app.use(noSniff());
+  app.use(htmlPageHeaders({ connectSources: [new URL(deps.config.publicUrl).origin] }));
   app.use(requestContext(deps.logger, deps.metrics));
   app.use(errorHandler(deps.logger));
   app.use(async (ctx, next) => {
@@ -37,7 +41,7 @@ export function buildHttpApp(deps: HttpDeps): Koa {
   app.use(clientAddress(deps.config.trustedProxies));
   app.use(groupGuard(deps.registry, deps.tokens, deps.rateLimits));
   for (const router of [
-    healthRouter(deps.ready, deps.metrics, deps.config.version),
+    healthRouter(deps.ready, deps.metrics, deps.config.version, metricsAccess(deps.config.env)),
     docsRouter(() => buildOpenApi(deps.registry, { version: deps.config.version, serverUrl: deps.config.publicUrl })),
     ...deps.registry.groups.map((g) => g.router),
   ]) {
