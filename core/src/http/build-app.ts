@@ -14,6 +14,7 @@ import { healthRouter, ReadinessCheck } from './health';
 import { buildOpenApi } from './openapi';
 import { htmlPageHeaders, noSniff } from './security-headers';
 import { metricsAccess } from './metrics-access';
+import type { ShutdownGate } from './shutdown-gate';
 
 export interface HttpDeps {
   config: AppConfig;
@@ -23,6 +24,7 @@ export interface HttpDeps {
   rateLimits: RateLimits;
   metrics: Metrics;
   ready: ReadinessCheck;
+  shutdown: ShutdownGate;
 }
 
 /** The Koa application: built apart from listen() so tests drive it in-process. */
@@ -33,7 +35,8 @@ export function buildHttpApp(deps: HttpDeps): Koa {
   app.use(noSniff());
   app.use(htmlPageHeaders({ connectSources: [new URL(deps.config.publicUrl).origin] }));
   app.use(requestContext(deps.logger, deps.metrics));
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, deps.registry));
+  app.use(deps.shutdown.middleware());
   app.use(async (ctx, next) => {
     ctx.state.bodyLimit = bodyLimit;
     return next();

@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { AppError, ErrorCode } from './errors';
 import { errorBody } from './envelope';
-import type { ApiGroup, RenderedError } from './api-registry';
+import type { ApiGroup, ApiRegistry, RenderedError } from './api-registry';
 
 const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -30,14 +30,15 @@ export const standardRender = (err: AppError): RenderedError => ({
 });
 
 /** One error mapping for the whole engine; a group with its own error shape renders it. */
-export function errorHandler(logger: Logger): Middleware {
+export function errorHandler(logger: Logger, registry: ApiRegistry): Middleware {
   return async (ctx, next) => {
     try {
       await next();
       if (ctx.body === undefined) throwUnanswered(ctx);
     } catch (err) {
       const appError = asAppError(err, ctx.state.log ?? logger);
-      const group = ctx.state.group as ApiGroup | undefined;
+      // The guard names the group; an error raised before it (shutting down) finds it by path.
+      const group = (ctx.state.group as ApiGroup | undefined) ?? registry.groupFor(ctx.path);
       const rendered = (group?.options.renderError ?? standardRender)(appError);
       ctx.status = rendered.status;
       ctx.body = rendered.body;
