@@ -5,17 +5,9 @@ import { Engine, INT_UNSIGNED_MAX, MAX_ID, MAX_PAGE } from '@switchboard/core';
 import { apiClient, createTestEngine, createTenant, describeEachBackend, TestTenant } from '@switchboard/core/testing';
 import campaign from '@switchboard/plugin-campaign';
 import usersProjects from '@switchboard/plugin-users-projects';
-import { integerFields, routeKey, routePath, VALID_BODIES } from './support/request-integers';
+import { integerFields, OUT_OF_RANGE, routeKey, routePath } from './support/request-integers';
 
-const LOOSE_INTEGERS = ['0x10', '+1', '01', '%201', '1e3', '%20%201', '1.0'];
-/** What each out-of-range value breaks: text is refused before coercion, JSON numbers by their range. */
-const OUT_OF_RANGE = [
-  { text: '1e308', json: 1e308, textRule: 'pattern', jsonRule: 'maximum' },
-  { text: '18446744073709551616', json: 2 ** 64, textRule: 'maximum', jsonRule: 'maximum' },
-  { text: '-1', json: -1, textRule: 'minimum', jsonRule: 'minimum' },
-];
-
-describeEachBackend('numbers in requests: pages, ids and integer fields within their columns', (backend) => {
+describeEachBackend('numbers in requests at the edges of their columns', (backend) => {
   let engine: Engine;
   let server: Server;
   let tenant: TestTenant;
@@ -39,23 +31,6 @@ describeEachBackend('numbers in requests: pages, ids and integer fields within t
   const pagedRoutes = () =>
     engine.registry.routes().filter((r) => integerFields(r).some((f) => f.where === 'query' && f.name === 'page'));
 
-  it('refuses huge page numbers on every paginated route: 422 naming page', async () => {
-    expect(pagedRoutes().map(routeKey)).to.include.members([
-      'GET /api/campaign/subscribers',
-      'GET /api/campaign/messages',
-      'GET /api/v1/users',
-      'GET /api/v1/projects',
-    ]);
-    for (const route of pagedRoutes()) {
-      for (const page of ['9223372036854775808', '4611686018427387904', '1e19', '1e308', String(MAX_PAGE + 1)]) {
-        const res = await send('GET', `${routePath(route)}?page=${page}`);
-        expect(res.status, `${routeKey(route)} page=${page}`).to.equal(422);
-        expect(res.body.error.code).to.equal('VALIDATION_ERROR');
-        expect(res.body.error.details.field).to.equal('page');
-      }
-    }
-  });
-
   it('answers the last allowed page, empty, with the offset the databases accept', async () => {
     for (const route of pagedRoutes()) {
       const res = await send('GET', `${routePath(route)}?page=${MAX_PAGE}&per_page=100`);
@@ -75,66 +50,6 @@ describeEachBackend('numbers in requests: pages, ids and integer fields within t
       expect(res.body.error.details, id).to.deep.equal({ field: 'id', rule: 'pattern' });
     }
     await api.get(`/lists/${list.id}`).expect(200);
-  });
-
-  it('refuses loose integers in every path and query parameter (rule pattern)', async () => {
-    let checked = 0;
-    for (const route of engine.registry.routes()) {
-      for (const field of integerFields(route).filter((f) => f.where !== 'body')) {
-        for (const text of LOOSE_INTEGERS) {
-          const path = field.where === 'path' ? routePath(route, text) : `${routePath(route)}?${field.name}=${text}`;
-          const res = await send(
-            route.method,
-            path,
-            route.method === 'GET' ? undefined : VALID_BODIES[routeKey(route)],
-          );
-          const what = `${route.method} ${path}`;
-          expect(res.status, what).to.equal(422);
-          expect(res.body.error.details, what).to.deep.equal({ field: field.name, rule: 'pattern' });
-          checked += 1;
-        }
-      }
-    }
-    expect(checked).to.be.greaterThan(100);
-  });
-
-  it('refuses 1e308, 2^64 and -1 in every integer field of every request (422 naming the field)', async () => {
-    const table: string[] = [];
-    for (const route of engine.registry.routes()) {
-      for (const field of integerFields(route)) {
-        for (const value of OUT_OF_RANGE) {
-          let res;
-          if (field.where === 'path') res = await send(route.method, routePath(route, value.text), bodyFor(route));
-          else if (field.where === 'query')
-            res = await send(route.method, `${routePath(route)}?${field.name}=${value.text}`, bodyFor(route));
-          else {
-            const json = field.inArray ? [value.json] : value.json;
-            res = await send(route.method, routePath(route), { ...bodyFor(route), [field.name]: json });
-          }
-          const what = `${routeKey(route)} ${field.where} ${field.name}=${value.text}`;
-          expect(res.status, what).to.equal(422);
-          expect(res.body.error.details, what).to.deep.equal({
-            field: field.inArray ? `${field.name}.0` : field.name,
-            rule: field.where === 'body' ? value.jsonRule : value.textRule,
-          });
-        }
-        table.push(`${routeKey(route)} ${field.name}`);
-      }
-    }
-    expect(table).to.include.members([
-      'POST /api/campaign/schedules max_runs',
-      'POST /api/campaign/schedules day_of_week',
-      'POST /api/campaign/schedules message_id',
-      'GET /api/campaign/schedules message_id',
-      'POST /api/campaign/lists/:id/subscribers subscriber_ids',
-      'POST /api/campaign/subscribers/batch lists',
-      'DELETE /api/campaign/subscribers/batch ids',
-      'PUT /api/campaign/subscribers/:id lists',
-      'GET /api/campaign/subscribers list_id',
-      'POST /api/v1/projects owner_id',
-      'GET /api/v1/projects owner_id',
-      'GET /api/v1/users/:id id',
-    ]);
   });
 
   it('refuses out-of-range integers in batch rows, row by row', async () => {
@@ -166,6 +81,3 @@ describeEachBackend('numbers in requests: pages, ids and integer fields within t
     expect(owner.body.error.details).to.deep.equal({ field: 'owner_id', rule: 'exists' });
   });
 });
-
-const bodyFor = (route: { method: string } & Parameters<typeof routeKey>[0]) =>
-  route.method === 'GET' ? undefined : (VALID_BODIES[routeKey(route)] ?? {});

@@ -7,6 +7,16 @@ export interface IntegerField {
   inArray: boolean;
 }
 
+/** Spellings that JavaScript's Number() reads as an integer but that are not plain decimal digits. */
+export const LOOSE_INTEGERS = ['0x10', '+1', '01', '%201', '1e3', '%20%201', '1.0'];
+
+/** What each out-of-range value breaks: text is refused before coercion, JSON numbers by their range. */
+export const OUT_OF_RANGE = [
+  { text: '1e308', json: 1e308, textRule: 'pattern', jsonRule: 'maximum' },
+  { text: '18446744073709551616', json: 2 ** 64, textRule: 'maximum', jsonRule: 'maximum' },
+  { text: '-1', json: -1, textRule: 'minimum', jsonRule: 'minimum' },
+];
+
 type Schema = { type?: string | string[]; items?: Schema; properties?: Record<string, Schema> };
 
 const typesOf = (schema: Schema | undefined) => (Array.isArray(schema?.type) ? schema.type : [schema?.type]);
