@@ -1,18 +1,27 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import type { Engine } from '@switchboard/core';
-import { createTestEngine, createTenant, embeddedBackend, TestBackend, TestTenant } from '@switchboard/core/testing';
+import type { Engine, RouteRecord } from '@switchboard/core';
+import { createTestEngine, createTenant, describeEachBackend, TestTenant } from '@switchboard/core/testing';
 import campaign from '@switchboard/plugin-campaign';
 import usersProjects from '@switchboard/plugin-users-projects';
+import {
+  integerFields,
+  LOOSE_INTEGERS,
+  OUT_OF_RANGE,
+  routeKey,
+  routePath,
+  VALID_BODIES,
+} from './support/request-integers';
+
+const HUGE_PAGES = ['9223372036854775808', '4611686018427387904', '1e19', '1e308'];
+const UNKNOWN_METHODS = ['TRACE', 'PROPFIND', 'MKCOL', 'PURGE'];
 
 /** Every route of every plugin, fed junk: always a 4xx with the error envelope, never a 500. */
-describe('bad input on every route', () => {
-  let backend: TestBackend;
+describeEachBackend('bad input on every route', (backend) => {
   let engine: Engine;
   let tenant: TestTenant;
   before(async () => {
-    backend = embeddedBackend();
-    engine = await createTestEngine(backend, {
+    engine = await createTestEngine(backend(), {
       plugins: [campaign, usersProjects],
       env: { RATE_LIMIT_SCALE: '100000' },
     });
@@ -20,8 +29,19 @@ describe('bad input on every route', () => {
   });
   after(async () => {
     await engine.close();
-    await backend.dispose();
   });
+
+  const send = (method: string, path: string, body?: string | object) => {
+    const req = (request(engine.http().callback()) as any)[method.toLowerCase()](path).set(tenant.auth);
+    if (body === undefined) return req;
+    return req.set('Content-Type', 'application/json').send(typeof body === 'string' ? body : JSON.stringify(body));
+  };
+  const expectRefused = (res: request.Response, what: string, status: number, code: string) => {
+    expect(res.status, what).to.equal(status);
+    expect(res.body.success, what).to.equal(false);
+    expect(res.body.error.code, what).to.equal(code);
+  };
+  const bodyFor = (route: RouteRecord) => (route.method === 'GET' ? undefined : (VALID_BODIES[routeKey(route)] ?? {}));
 
   const bodies: Array<string | object> = [
     '[1, 2]',
@@ -61,5 +81,105 @@ describe('bad input on every route', () => {
     expect(checked).to.be.greaterThan(100);
     // Every body route refused every junk body: only some GETs may pass.
     expect(checked - rejected).to.be.below(15);
+  });
+
+  it('answers huge page numbers 422 naming page where a route pages, and never a 5xx elsewhere', async () => {
+    let paged = 0;
+    for (const route of engine.registry.routes()) {
+      const pages = integerFields(route).some((f) => f.where === 'query' && f.name === 'page');
+      paged += pages ? 1 : 0;
+      for (const page of HUGE_PAGES) {
+        const path = `${routePath(route, '999999999')}?page=${page}`;
+        const res = await send(route.method, path);
+        const what = `${route.method} ${path}`;
+        if (pages) {
+          expectRefused(res, what, 422, 'VALIDATION_ERROR');
+          expect(res.body.error.details.field, what).to.equal('page');
+        } else {
+          expect(res.status, what).to.be.below(500);
+          if (res.status >= 400) expect(res.body.success, what).to.equal(false);
+        }
+      }
+    }
+    expect(paged).to.equal(4);
+  });
+
+  it('answers unknown methods 405 with Allow on every route, and 501 on paths no route has', async () => {
+    for (const route of engine.registry.routes()) {
+      for (const method of UNKNOWN_METHODS) {
+        const path = routePath(route, '999999999');
+        const res = await send(method, path);
+        const what = `${method} ${path}`;
+        expectRefused(res, what, 405, 'METHOD_NOT_ALLOWED');
+        expect(res.headers.allow.split(', '), what).to.include(route.method);
+      }
+    }
+    for (const group of engine.registry.groups) {
+      for (const method of UNKNOWN_METHODS) {
+        const res = await send(method, `${group.options.prefix}/no-such-thing`);
+        expectRefused(res, `${method} ${group.options.prefix}/no-such-thing`, 501, 'NOT_IMPLEMENTED');
+      }
+    }
+  });
+
+  it('refuses loose integers in every path and query parameter: 422, rule pattern', async () => {
+    let checked = 0;
+    for (const route of engine.registry.routes()) {
+      for (const field of integerFields(route).filter((f) => f.where !== 'body')) {
+        for (const text of LOOSE_INTEGERS) {
+          const path = field.where === 'path' ? routePath(route, text) : `${routePath(route)}?${field.name}=${text}`;
+          const res = await send(route.method, path, bodyFor(route));
+          const what = `${route.method} ${path}`;
+          expectRefused(res, what, 422, 'VALIDATION_ERROR');
+          expect(res.body.error.details, what).to.deep.equal({ field: field.name, rule: 'pattern' });
+          checked += 1;
+        }
+      }
+    }
+    expect(checked).to.be.greaterThan(100);
+  });
+
+  it('refuses 1e308, 2^64 and -1 in every integer field of every request: 422 naming the field', async () => {
+    const fields: string[] = [];
+    for (const route of engine.registry.routes()) {
+      for (const field of integerFields(route)) {
+        for (const value of OUT_OF_RANGE) {
+          let res;
+          if (field.where === 'path') res = await send(route.method, routePath(route, value.text), bodyFor(route));
+          else if (field.where === 'query')
+            res = await send(route.method, `${routePath(route)}?${field.name}=${value.text}`, bodyFor(route));
+          else {
+            const json = field.inArray ? [value.json] : value.json;
+            res = await send(route.method, routePath(route), { ...bodyFor(route), [field.name]: json });
+          }
+          const what = `${routeKey(route)} ${field.where} ${field.name}=${value.text}`;
+          expectRefused(res, what, 422, 'VALIDATION_ERROR');
+          expect(res.body.error.details, what).to.deep.equal({
+            field: field.inArray ? `${field.name}.0` : field.name,
+            rule: field.where === 'body' ? value.jsonRule : value.textRule,
+          });
+        }
+        fields.push(`${routeKey(route)} ${field.name}`);
+      }
+    }
+    expect(fields).to.include.members([
+      'POST /api/campaign/schedules max_runs',
+      'POST /api/campaign/schedules day_of_week',
+      'POST /api/campaign/schedules message_id',
+      'PUT /api/campaign/schedules/:id max_runs',
+      'GET /api/campaign/schedules message_id',
+      'POST /api/campaign/lists/:id/subscribers subscriber_ids',
+      'DELETE /api/campaign/lists/:id/subscribers subscriber_ids',
+      'POST /api/campaign/subscribers lists',
+      'PUT /api/campaign/subscribers/:id lists',
+      'POST /api/campaign/subscribers/batch lists',
+      'DELETE /api/campaign/subscribers/batch ids',
+      'GET /api/campaign/subscribers list_id',
+      'GET /api/campaign/subscribers per_page',
+      'POST /api/v1/projects owner_id',
+      'GET /api/v1/projects owner_id',
+      'GET /api/v1/users/:id id',
+      'DELETE /api/campaign/lists/:id id',
+    ]);
   });
 });

@@ -11,6 +11,7 @@ import { loadPlugins, LoadedPlugin } from '../plugin/loader';
 import type { PluginContext } from '../plugin/types';
 import { ApiRegistry } from '../http/api-registry';
 import { buildHttpApp } from '../http/build-app';
+import { ShutdownGate } from '../http/shutdown-gate';
 import { RateLimits } from '../http/rate-limits';
 import type { Metrics } from '../http/metrics';
 import { ApiTokenService } from '../auth/api-tokens';
@@ -52,6 +53,7 @@ export interface EngineParts {
 export class Engine {
   private app?: Koa;
   private server?: http.Server;
+  private readonly shutdownGate = new ShutdownGate();
   private scheduler?: Scheduler;
   private workersStarted = false;
   private pluginsStarted = false;
@@ -134,6 +136,7 @@ export class Engine {
       rateLimits: new RateLimits(this.config, this.container.resolve<RedisClientType | null>(SERVICES.Redis)),
       metrics: this.container.resolve<Metrics>(SERVICES.Metrics),
       ready: () => this.readiness(),
+      shutdown: this.shutdownGate,
     });
     return this.app;
   }
@@ -163,6 +166,8 @@ export class Engine {
    * processors, the scheduler, and last the HTTP listener (so no request arrives before the rest).
    */
   async start(parts: EngineParts): Promise<void> {
+    // Built first so that a mistake in its settings (METRICS_ALLOW) stops start-up before anything runs.
+    if (parts.http) this.http();
     if (parts.migrate) await this.migrator().latest();
     await this.startPlugins();
     if (parts.workers) this.startWorkers();
@@ -203,12 +208,6 @@ export class Engine {
   listen(): Promise<http.Server> {
     return new Promise((resolve, reject) => {
       const server = http.createServer(this.http().callback());
-      // While closing, a keep-alive connection is closed as soon as its response is sent.
-      server.on('request', (_req, res: http.ServerResponse) =>
-        res.once('finish', () => {
-          if (!server.listening) setImmediate(() => server.closeIdleConnections());
-        }),
-      );
       server.once('error', reject);
       server.listen(this.config.port, this.config.host, () => {
         this.server = server;
@@ -217,10 +216,18 @@ export class Engine {
     });
   }
 
-  /** Graceful: stop accepting, finish in-flight requests and jobs, then close every pool. */
+  /**
+   * Graceful: stop accepting connections and answer requests on open ones 503 (`Connection: close`),
+   * let in-flight requests finish (those whose client hung up too), then jobs, then close every pool.
+   */
   async close(): Promise<void> {
     const timeout = this.config.shutdownTimeoutMs;
+    const deadline = Date.now() + timeout;
+    this.shutdownGate.close();
     if (this.server) await closeServer(this.server, timeout);
+    if (!(await this.shutdownGate.drained(Math.max(0, deadline - Date.now())))) {
+      this.logger.warn({ timeoutMs: timeout }, 'requests still running at the shutdown timeout; closing pools anyway');
+    }
     await this.scheduler?.stop();
     if (this.pluginsStarted) {
       for (const { plugin } of [...this.plugins].reverse()) await plugin.stop?.(this.contexts.get(plugin.id)!);

@@ -12,6 +12,9 @@ import { groupGuard } from './group-guard';
 import { docsRouter } from './docs';
 import { healthRouter, ReadinessCheck } from './health';
 import { buildOpenApi } from './openapi';
+import { htmlPageHeaders, noSniff } from './security-headers';
+import { metricsAccess } from './metrics-access';
+import type { ShutdownGate } from './shutdown-gate';
 
 export interface HttpDeps {
   config: AppConfig;
@@ -21,6 +24,7 @@ export interface HttpDeps {
   rateLimits: RateLimits;
   metrics: Metrics;
   ready: ReadinessCheck;
+  shutdown: ShutdownGate;
 }
 
 /** The Koa application: built apart from listen() so tests drive it in-process. */
@@ -28,8 +32,11 @@ export function buildHttpApp(deps: HttpDeps): Koa {
   const app = new Koa();
   app.silent = true;
   const bodyLimit = deps.config.bodyLimit;
+  app.use(noSniff());
+  app.use(htmlPageHeaders({ connectSources: [new URL(deps.config.publicUrl).origin] }));
   app.use(requestContext(deps.logger, deps.metrics));
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, deps.registry));
+  app.use(deps.shutdown.middleware());
   app.use(async (ctx, next) => {
     ctx.state.bodyLimit = bodyLimit;
     return next();
@@ -37,12 +44,13 @@ export function buildHttpApp(deps: HttpDeps): Koa {
   app.use(clientAddress(deps.config.trustedProxies));
   app.use(groupGuard(deps.registry, deps.tokens, deps.rateLimits));
   for (const router of [
-    healthRouter(deps.ready, deps.metrics, deps.config.version),
+    healthRouter(deps.ready, deps.metrics, deps.config.version, metricsAccess(deps.config.env)),
     docsRouter(() => buildOpenApi(deps.registry, { version: deps.config.version, serverUrl: deps.config.publicUrl })),
     ...deps.registry.groups.map((g) => g.router),
   ]) {
     app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true }));
+    // 405 and 501 are left as statuses (with Allow) for the error handler to answer in the group's envelope.
+    app.use(router.allowedMethods());
   }
   return app;
 }

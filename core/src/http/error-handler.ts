@@ -1,8 +1,8 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { AppError, ErrorCode } from './errors';
 import { errorBody } from './envelope';
-import type { ApiGroup, RenderedError } from './api-registry';
+import type { ApiGroup, ApiRegistry, RenderedError } from './api-registry';
 
 const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -10,7 +10,6 @@ const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
   405: 'METHOD_NOT_ALLOWED',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
-  501: 'METHOD_NOT_ALLOWED',
 };
 
 /** Anything thrown becomes an AppError; an unexpected one is a 500 that hides its stack. */
@@ -31,23 +30,35 @@ export const standardRender = (err: AppError): RenderedError => ({
 });
 
 /** One error mapping for the whole engine; a group with its own error shape renders it. */
-export function errorHandler(logger: Logger): Middleware {
+export function errorHandler(logger: Logger, registry: ApiRegistry): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        throw new AppError('RESOURCE_NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
-      }
+      if (ctx.body === undefined) throwUnanswered(ctx);
     } catch (err) {
       const appError = asAppError(err, ctx.state.log ?? logger);
-      const group = ctx.state.group as ApiGroup | undefined;
+      // The guard names the group; an error raised before it (shutting down) finds it by path.
+      const group = (ctx.state.group as ApiGroup | undefined) ?? registry.groupFor(ctx.path);
       const rendered = (group?.options.renderError ?? standardRender)(appError);
       ctx.status = rendered.status;
       ctx.body = rendered.body;
       if (appError.code === 'RATE_LIMIT_EXCEEDED') ctx.set('Retry-After', String(appError.extra?.retry_after));
-      if (appError.status === 405 && (err as { headers?: Record<string, string> }).headers?.Allow) {
-        ctx.set('Allow', (err as { headers: Record<string, string> }).headers.Allow);
-      }
     }
   };
+}
+
+/**
+ * A request no route answered: the routers' allowedMethods() left 404, 405 (known path, other method,
+ * `Allow` set) or 501 (a method no router implements, `Allow` naming the path's methods if it has any).
+ */
+function throwUnanswered(ctx: Context): void {
+  const allow = ctx.response.get('Allow');
+  if (ctx.status === 405 || (ctx.status === 501 && allow)) {
+    throw new AppError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`);
+  }
+  if (ctx.status === 501) {
+    ctx.remove('Allow');
+    throw new AppError('NOT_IMPLEMENTED', `The method ${ctx.method} is not implemented`);
+  }
+  if (ctx.status === 404) throw new AppError('RESOURCE_NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
 }

@@ -1,10 +1,16 @@
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
 import type { Metrics } from './metrics';
 
 export type ReadinessCheck = () => Promise<Record<string, 'ok' | string>>;
 
-/** Liveness, readiness (every dependency answers, else 503) and Prometheus metrics. */
-export function healthRouter(ready: ReadinessCheck, metrics: Metrics, version: string): Router {
+/** Liveness, readiness (every dependency answers, else 503) and Prometheus metrics (behind `metricsAccess`). */
+export function healthRouter(
+  ready: ReadinessCheck,
+  metrics: Metrics,
+  version: string,
+  metricsAccess: Middleware,
+): Router {
   const router = new Router();
   router.get('/health', (ctx) => {
     ctx.body = { status: 'ok', version };
@@ -15,7 +21,7 @@ export function healthRouter(ready: ReadinessCheck, metrics: Metrics, version: s
     ctx.status = ok ? 200 : 503;
     ctx.body = { status: ok ? 'ready' : 'not ready', checks };
   });
-  router.get('/metrics', async (ctx) => {
+  router.get('/metrics', metricsAccess, async (ctx) => {
     ctx.type = metrics.registry.contentType;
     ctx.body = await metrics.registry.metrics();
   });

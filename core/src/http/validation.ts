@@ -1,6 +1,7 @@
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { AppError } from './errors';
+import { addIntegerTextKeyword, INTEGER_TEXT } from './integer-text';
 
 function newAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
@@ -23,6 +24,7 @@ addFormats(responseAjv);
 responseAjv.addVocabulary(['example']);
 /** Path and query values arrive as text, so they are coerced to the schema's types. */
 const textAjv = newAjv(true);
+addIntegerTextKeyword(textAjv);
 
 const fieldName = (path: string) => path.replace(/^\//, '').replace(/\//g, '.');
 
@@ -43,7 +45,8 @@ export function toValidationError(error: ErrorObject): AppError {
 export type Validator = <T>(value: unknown) => T;
 
 export function compileValidator(schema: object, kind: 'body' | 'text'): Validator {
-  const validate: ValidateFunction = (kind === 'body' ? bodyAjv : textAjv).compile(schema);
+  const validate: ValidateFunction =
+    kind === 'body' ? bodyAjv.compile(schema) : textAjv.compile({ ...schema, [INTEGER_TEXT]: true });
   const minProperties = (schema as { minProperties?: number }).minProperties;
   return <T>(value: unknown): T => {
     if (!validate(value)) throw toValidationError(validate.errors![0]);

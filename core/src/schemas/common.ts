@@ -1,14 +1,31 @@
 /** Schema pieces every plugin's routes share. */
+
+/** The largest value of an INT UNSIGNED column (MySQL), well inside what JavaScript holds exactly (2^53 - 1). */
+export const INT_UNSIGNED_MAX = 4_294_967_295;
+
+/** Ids are INT UNSIGNED on MySQL (knex `increments`) and fit SQLite's 64-bit INTEGER. */
+export const MAX_ID = INT_UNSIGNED_MAX;
+
+/** An id in a path, a query or a body. */
+export const idSchema = { type: 'integer', minimum: 1, maximum: MAX_ID } as const;
+
 export const idParams = {
   type: 'object',
   additionalProperties: false,
   required: ['id'],
-  properties: { id: { type: 'integer', minimum: 1 } },
+  properties: { id: idSchema },
 } as const;
 
+/**
+ * No table holds more rows than ids, so a later page is empty at any per_page; the largest offset,
+ * (MAX_PAGE - 1) * 100, is about 4.3e11: exact in a double and inside both databases' OFFSET.
+ */
+export const MAX_PAGE = MAX_ID;
+export const MAX_PER_PAGE = 100;
+
 export const pageQueryProperties = {
-  page: { type: 'integer', minimum: 1, default: 1 },
-  per_page: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+  page: { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 },
+  per_page: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: 20 },
 } as const;
 
 export const timestamp = { type: 'string', format: 'date-time' } as const;

@@ -5,6 +5,7 @@ import type { Plugin } from '../plugin/types';
 import { OrganizationService, Plan } from '../auth/organizations';
 import { ApiTokenService } from '../auth/api-tokens';
 import type { Clock } from '../clock';
+import type { Logger } from '../logger';
 import type { TestBackend } from './services';
 
 export interface TestEngineOptions {
@@ -12,6 +13,8 @@ export interface TestEngineOptions {
   env?: Record<string, string>;
   overrides?: Partial<AppConfig>;
   clock?: Clock;
+  /** Instead of a logger at LOG_LEVEL (silent by default): e.g. one that records what is logged. */
+  logger?: Logger;
   migrate?: boolean;
 }
 
@@ -34,6 +37,7 @@ export async function createTestEngine(backend: TestBackend, options: TestEngine
   const byPackage = new Map(plugins.map((p) => [`@switchboard/plugin-${p.id}`, p]));
   const engine = await Engine.create(config, {
     clock: options.clock,
+    logger: options.logger,
     resolvePlugin: (pkg) => byPackage.get(pkg),
     checkResponses: true,
   });

@@ -4,3 +4,4 @@ export * from './wait';
 export * from './schema-guard';
 export * from './bench';
 export * from './api-client';
+export * from './recording-logger';

@@ -1,4 +1,10 @@
-import { AppError, definePlugin, idParams, successBody } from '../../src';
+import type { Knex } from 'knex';
+import { AppError, definePlugin, idParams, SERVICES, successBody } from '../../src';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How many /rows handlers are running, in every probe engine of the process. */
+export const rowsHandlers = { running: 0 };
 
 /** A tiny plugin that exercises the HTTP core: every kind of success and failure. */
 export const probePlugin = definePlugin({
@@ -52,9 +58,33 @@ export const probePlugin = definePlugin({
       )
       .get('/quota', { summary: 'a quota', permission: 'things:read', response: {} }, async () => {
         throw new AppError('QUOTA_EXCEEDED', 'Plan allows 10 things');
-      });
+      })
+      .get(
+        '/rows/:id',
+        { summary: 'a query, after a pause of id ms', permission: 'things:read', params: idParams, response: {} },
+        async ({ params, auth }) => {
+          rowsHandlers.running += 1;
+          try {
+            await pause(params.id);
+            const knex = ctx.container.resolve<Knex>(SERVICES.Knex);
+            const row = await knex('organizations').where({ id: auth.organizationId }).first('id');
+            return successBody({ organization_id: Number(row.id) }, ctx.config.version);
+          } finally {
+            rowsHandlers.running -= 1;
+          }
+        },
+      );
     api
       .group({ prefix: '/api/probe-public', tag: 'probe', auth: 'none', rateLimit: null })
       .get('/ping', { summary: 'public', response: {} }, async () => ({ pong: true }));
+    api
+      .group({
+        prefix: '/api/probe-own-errors',
+        tag: 'probe',
+        auth: 'none',
+        rateLimit: null,
+        renderError: (err) => ({ status: err.status, body: { failed: err.code } }),
+      })
+      .get('/ping', { summary: 'a group that renders its own error body', response: {} }, async () => ({ pong: true }));
   },
 });

@@ -1,4 +1,4 @@
-import { nullableTimestamp, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
+import { idSchema, nullableTimestamp, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
 
 export const ROLES = ['admin', 'member'] as const;
 export const PROJECT_STATUSES = ['active', 'archived'] as const;
@@ -66,7 +66,7 @@ export const createProjectBody = {
   properties: {
     name,
     description: { type: ['string', 'null'], maxLength: 10000 },
-    owner_id: { type: 'integer', minimum: 1 },
+    owner_id: idSchema,
     status: { enum: PROJECT_STATUSES, default: 'active' },
   },
 } as const;
@@ -77,7 +77,7 @@ export const listProjectsQuery = {
   properties: {
     ...pageQueryProperties,
     status: { enum: PROJECT_STATUSES },
-    owner_id: { type: 'integer', minimum: 1 },
+    owner_id: idSchema,
   },
 } as const;
 

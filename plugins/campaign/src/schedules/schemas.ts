@@ -1,9 +1,9 @@
-import { nullableTimestamp, Shape, timestamp, Validated } from '@switchboard/core';
+import { idSchema, INT_UNSIGNED_MAX, nullableTimestamp, Shape, timestamp, Validated } from '@switchboard/core';
 
 export const FREQUENCIES = ['weekly', 'daily'] as const;
 
 const properties = {
-  message_id: { type: 'integer', minimum: 1 },
+  message_id: idSchema,
   frequency: { enum: FREQUENCIES },
   send_time: { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:MM in the timezone' },
   timezone: { type: 'string', minLength: 3, maxLength: 64, description: 'IANA Region/City, e.g. Europe/Berlin' },
@@ -13,7 +13,7 @@ const properties = {
     maximum: 6,
     description: '0 = Sunday ... 6 = Saturday; required for weekly',
   },
-  max_runs: { type: ['integer', 'null'], minimum: 1 },
+  max_runs: { type: ['integer', 'null'], minimum: 1, maximum: INT_UNSIGNED_MAX },
 } as const;
 
 export const createScheduleBody = {
@@ -33,7 +33,7 @@ export const updateScheduleBody = {
 export const listSchedulesQuery = {
   type: 'object',
   additionalProperties: false,
-  properties: { message_id: { type: 'integer', minimum: 1 }, is_active: { type: 'boolean' } },
+  properties: { message_id: idSchema, is_active: { type: 'boolean' } },
 } as const;
 
 export const scheduleSchema = {

@@ -1,4 +1,4 @@
-import { Shape, Validated } from '@switchboard/core';
+import { idSchema, Shape, Validated } from '@switchboard/core';
 import { createSubscriberBody, profileProperties } from '../subscribers/schemas';
 
 /** Requests above this many rows are refused whole (VALIDATION_ERROR, rule maxItems). */
@@ -13,7 +13,7 @@ export const batchCreateBody = {
     subscribers: { type: 'array', minItems: 1, maxItems: MAX_BATCH, items: { type: 'object' } },
     lists: {
       type: 'array',
-      items: { type: 'integer', minimum: 1 },
+      items: idSchema,
       uniqueItems: true,
       maxItems: 100,
       description: 'added to every row',
@@ -45,7 +45,7 @@ export const batchUpdateRowSchema = {
   additionalProperties: false,
   description: 'names the subscriber by id or by email',
   properties: {
-    id: { type: 'integer', minimum: 1 },
+    id: idSchema,
     email: { type: 'string', format: 'email', maxLength: 191 },
     ...profileProperties,
   },
@@ -56,7 +56,7 @@ export const batchDeleteBody = {
   additionalProperties: false,
   minProperties: 1,
   properties: {
-    ids: { type: 'array', maxItems: MAX_BATCH, items: { type: 'integer', minimum: 1 } },
+    ids: { type: 'array', maxItems: MAX_BATCH, items: idSchema },
     emails: { type: 'array', maxItems: MAX_BATCH, items: { type: 'string', maxLength: 191 } },
   },
 } as const;

@@ -1,4 +1,4 @@
-import { Shape, timestamp, Validated } from '@switchboard/core';
+import { idSchema, Shape, timestamp, Validated } from '@switchboard/core';
 
 const code = {
   type: 'string',
@@ -48,7 +48,7 @@ export const membershipBody = {
       minItems: 1,
       maxItems: 1000,
       uniqueItems: true,
-      items: { type: 'integer', minimum: 1 },
+      items: idSchema,
     },
   },
 } as const;

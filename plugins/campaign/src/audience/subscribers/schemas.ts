@@ -1,8 +1,8 @@
-import { nullableTimestamp, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
+import { idSchema, nullableTimestamp, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
 import { SUBSCRIBER_STATUSES } from '../../shared/subscriber-statuses';
 
 const text = { type: ['string', 'null'], maxLength: 191 } as const;
-const listIds = { type: 'array', items: { type: 'integer', minimum: 1 }, uniqueItems: true, maxItems: 100 } as const;
+const listIds = { type: 'array', items: idSchema, uniqueItems: true, maxItems: 100 } as const;
 
 export const metaDataSchema = {
   type: 'object',
@@ -56,7 +56,7 @@ export const listSubscribersQuery = {
   additionalProperties: false,
   properties: {
     ...pageQueryProperties,
-    list_id: { type: 'integer', minimum: 1 },
+    list_id: idSchema,
     status: { enum: SUBSCRIBER_STATUSES, default: 'active' },
     search: { type: 'string', maxLength: 500 },
   },

@@ -1,0 +1,44 @@
+import crypto from 'node:crypto';
+import type { Middleware } from 'koa';
+import { addressAllowed, parseAllowlist } from '../auth/ip-allowlist';
+import { ConfigError } from '../config/load-config';
+import { AppError } from './errors';
+
+/**
+ * Who may read /metrics, from the environment: `METRICS_TOKEN` (a bearer token) and `METRICS_ALLOW`
+ * (comma-separated addresses and CIDR ranges, matched against the client address). Each one set must
+ * pass; with neither, /metrics is open, as Prometheus scrapes it inside a private network by default.
+ */
+export function metricsAccess(env: Readonly<Record<string, string>>): Middleware {
+  const token = env.METRICS_TOKEN;
+  const allow = env.METRICS_ALLOW ? allowlist(env.METRICS_ALLOW) : null;
+  const expected = token ? digest(token) : null;
+  return async (ctx, next) => {
+    if (allow && !addressAllowed(ctx.state.clientAddress as string, allow)) {
+      throw new AppError('AUTH_INSUFFICIENT_PERMISSIONS', 'Metrics are not served to this address');
+    }
+    if (expected) {
+      const given = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'))?.[1];
+      // Digests have one length, so the comparison takes the same time whatever was sent.
+      if (!given || !crypto.timingSafeEqual(digest(given), expected)) {
+        throw new AppError('AUTH_INVALID_TOKEN', 'Metrics need Authorization: Bearer <METRICS_TOKEN>');
+      }
+    }
+    return next();
+  };
+}
+
+const digest = (text: string) => crypto.createHash('sha256').update(text).digest();
+
+function allowlist(text: string) {
+  try {
+    return parseAllowlist(
+      text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
+  } catch (err) {
+    throw new ConfigError(`METRICS_ALLOW: ${(err as Error).message}`);
+  }
+}
