@@ -10,7 +10,21 @@ import type { SubscriberListQuery } from './schemas';
 /** Above this many matches a search reports this number as its total (and says so). */
 export const SEARCH_COUNT_CAP = 10_000;
 
+/**
+ * The search words a search's `word*` prefixes may stand for, all prefixes together. A prefix filter is a
+ * set built from every word it matches, so its cost grows with the audience; past this, the search is
+ * refused with a 422 asking for more letters.
+ */
+export const PREFIX_MATCH_CAP = 20_000;
+
 const prefix = (s: string) => `${s.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+
+/** The first text after every text starting with `s`: its last character, one code point up. */
+const followingPrefix = (s: string) => {
+  const chars = [...s];
+  const last = chars.pop()!.codePointAt(0)!;
+  return chars.join('') + String.fromCodePoint(Math.min(last + 1, 0x10ffff));
+};
 
 /**
  * Listing and search, built to cost the same at ten thousand and at a million subscribers: every
@@ -27,6 +41,7 @@ export class SubscriberQuery {
     const listIds = await this.listFilter(orgId, q.list_id, search.listCode);
     if (listIds === null) return { items: [], total: 0, capped: false };
 
+    await this.checkPrefixes(orgId, status, search);
     const { query, idColumn } = this.filter(orgId, status, listIds, search);
     const ids: number[] = (
       await query
@@ -167,11 +182,36 @@ export class SubscriberQuery {
     query.whereRaw(`${dialectOfKnex(this.knex) === 'sqlite' ? '+' : ''}?? in ?`, [idColumn, ids]);
   }
 
+  /** Refuses a search whose prefixes stand for more than PREFIX_MATCH_CAP words (a bounded count each). */
+  private async checkPrefixes(orgId: number, status: string, search: SubscriberSearch): Promise<void> {
+    const prefixes = [
+      ...(search.name ? nameMatches(search.name).map((m) => ({ kinds: ['n'], m })) : []),
+      ...search.words.map((w) => ({ kinds: ['n', 'e'], m: plainMatch(w) })),
+    ].filter((w) => w.m.prefix);
+    let matched = 0;
+    for (const { kinds, m } of prefixes) {
+      const within = this.subscribersWithWord(orgId, kinds, m, status).limit(PREFIX_MATCH_CAP - matched + 1);
+      const [{ n }] = await this.knex.from(within.as('w')).count({ n: '*' });
+      matched += Number(n);
+      if (matched > PREFIX_MATCH_CAP) {
+        throw validationError(
+          'search',
+          'too_common',
+          `${m.word}* starts more than ${PREFIX_MATCH_CAP} words of this audience; type more of the word`,
+        );
+      }
+    }
+  }
+
   private subscribersWithWord(orgId: number, kinds: string[], m: WordMatch, status: string): Knex.QueryBuilder {
     const query = this.knex('subscriber_tokens')
       .select('subscriber_id')
       .where('organization_id', orgId)
       .whereIn('kind', kinds);
+    if (m.prefix && m.word) {
+      // The range lets SQLite read only the index entries of the prefix (it cannot for a LIKE with ESCAPE).
+      query.andWhere('token', '>=', m.word).andWhere('token', '<', followingPrefix(m.word));
+    }
     const matching = m.prefix
       ? query.andWhereRaw("token like ? escape '!'", [prefix(m.word)])
       : query.andWhere('token', m.word);
