@@ -82,7 +82,7 @@ describeEachBackend('campaign: batch operations', (backend) => {
     expect((await f.api().get('/subscribers?per_page=1').expect(200)).body.pagination.total).to.equal(
       totalBefore + 300,
     );
-    expect((await f.api().get(`/lists/${mixed}`).expect(200)).body.data).to.include({
+    expect(await listCounts(mixed)).to.include({
       subscriber_count: 301,
       active_count: 301,
     });
@@ -262,6 +262,14 @@ describeEachBackend('campaign: batch operations', (backend) => {
 
   const newList = async (code: string): Promise<number> =>
     (await f.api().post('/lists', { name: code, code }).expect(201)).body.data.id;
+  const listCounts = async (id: number) => (await f.api().get(`/lists/${id}`).expect(200)).body.data;
+  const foundIds = async (search: string): Promise<number[]> =>
+    (
+      await f
+        .api()
+        .get(`/subscribers?search=${encodeURIComponent(search)}`)
+        .expect(200)
+    ).body.data.map((s: { id: number }) => s.id);
 
   it('updates many in one request: lists replaced with their counters, each failing row on its own', async () => {
     // One after the other: their ids then follow the order of the codes (the test expects gold < silver).
@@ -312,22 +320,15 @@ describeEachBackend('campaign: batch operations', (backend) => {
     expect(await listsOf(ids[2])).to.deep.equal([]);
     expect((await f.api().get(`/subscribers/${ids[0]}`).expect(200)).body.data.first_name).to.equal('Moved');
     expect(await listsOf(ids[3])).to.deep.equal([gold]);
-    expect((await f.api().get(`/lists/${gold}`).expect(200)).body.data).to.include({
+    expect(await listCounts(gold)).to.include({
       subscriber_count: 2,
       active_count: 2,
     });
-    expect((await f.api().get(`/lists/${silver}`).expect(200)).body.data).to.include({
+    expect(await listCounts(silver)).to.include({
       subscriber_count: 2,
       active_count: 2,
     });
-    expect(
-      (
-        await f
-          .api()
-          .get(`/subscribers?search=${encodeURIComponent('name:moved list:silver-upd')}`)
-          .expect(200)
-      ).body.data.map((s: { id: number }) => s.id),
-    ).to.deep.equal([ids[0]]);
+    expect(await foundIds('name:moved list:silver-upd')).to.deep.equal([ids[0]]);
   });
 
   it('deletes many by ids and emails, counting what was not found', async () => {
@@ -384,22 +385,15 @@ describeEachBackend('campaign: batch operations', (backend) => {
       .expect(200);
     expect(res.body.data).to.deep.equal({ deleted: 6, not_found: 0 });
     expect(await totals()).to.deep.equal({ active: before.active - 5, unsubscribed: before.unsubscribed - 1 });
-    expect((await f.api().get(`/lists/${red}`).expect(200)).body.data).to.include({
+    expect(await listCounts(red)).to.include({
       subscriber_count: 1,
       active_count: 1,
     });
-    expect((await f.api().get(`/lists/${blue}`).expect(200)).body.data).to.include({
+    expect(await listCounts(blue)).to.include({
       subscriber_count: 1,
       active_count: 1,
     });
-    expect(
-      (
-        await f
-          .api()
-          .get(`/subscribers?search=${encodeURIComponent('name:gone')}`)
-          .expect(200)
-      ).body.data.map((s: { id: number }) => s.id),
-    ).to.deep.equal([keep]);
+    expect(await foundIds('name:gone')).to.deep.equal([keep]);
     const [{ left }] = await f.engine
       .knex('subscriber_meta')
       .where({ organization_id: f.tenant.organizationId, meta_key: 'fate' })
