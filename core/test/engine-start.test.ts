@@ -85,6 +85,24 @@ describeEachBackend('engine lifecycle: start() brings up what a process runs, in
     );
   });
 
+  it('refuses a route whose permission names an action no token can hold', async () => {
+    const typo = definePlugin({
+      id: 'typo',
+      version: '1.0',
+      resources: ['todos'],
+      routes: (api) => {
+        api
+          .group({ prefix: '/api/typo', tag: 'typo', auth: 'token' })
+          .delete('/x', { summary: 'x', permission: 'todos:delete', response: {} }, async () => ({}));
+      },
+    });
+    let error: Error | undefined;
+    await createTestEngine(backend(), { plugins: [typo], migrate: false }).catch((err: Error) => (error = err));
+    expect(error?.message).to.equal(
+      'DELETE /api/typo/x of plugin typo: permission todos:delete: unknown action "delete" (read, write or *)',
+    );
+  });
+
   it('an engine that never started does not stop its plugins', async () => {
     const calls: string[] = [];
     const engine = await createTestEngine(backend(), { plugins: [recordingPlugin(calls)], migrate: false });

@@ -84,6 +84,13 @@ describeEachBackend('switchboard CLI', (backend) => {
     const missing = await runCli(['token:revoke', '987654'], env());
     expect(missing.code).to.equal(1);
     expect(missing.stderr).to.equal('Error: Token 987654 does not exist\n');
+    // Ids are digits as typed: 0x1 is not token 1, 1e0 is not organization 1.
+    const loose = await runCli(['token:revoke', '0x1'], env());
+    expect(loose.code).to.equal(1);
+    expect(loose.stderr).to.equal('Error: Token 0x1 does not exist\n');
+    const looseOrg = await runCli(['token:create', '--org', '1e0', '--name', 'x'], env());
+    expect(looseOrg.code).to.equal(1);
+    expect(looseOrg.stderr).to.equal('Error: --org must be an organization id\n');
   });
 
   it('stops start-up with a message saying what to fix when a plugin is missing', async () => {

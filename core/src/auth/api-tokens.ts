@@ -150,7 +150,8 @@ export class ApiTokenService {
     const cached = this.cache?.get(hash) ?? (await this.load(hash));
     if (!cached) return { ok: false, reason: 'invalid' };
     const now = this.clock.now();
-    if (cached.revokedAt && cached.revokedAt <= now) return { ok: false, reason: 'revoked' };
+    // Nothing schedules a revocation: any stamp counts, so a clock behind the revoking machine's cannot delay it.
+    if (cached.revokedAt) return { ok: false, reason: 'revoked' };
     if (cached.expiresAt && cached.expiresAt <= now) return { ok: false, reason: 'expired' };
     if (cached.allowlist && !addressAllowed(clientAddress, cached.allowlist)) return { ok: false, reason: 'address' };
     return { ok: true, auth: cached.auth };

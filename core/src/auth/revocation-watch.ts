@@ -25,6 +25,7 @@ export class RevocationWatch {
   private revision?: number;
   private checking = false;
   private failing = false;
+  private stopped = false;
 
   constructor(
     private readonly knex: Knex,
@@ -35,6 +36,8 @@ export class RevocationWatch {
 
   /** Resolves once the first revision is read; later calls cost nothing. */
   start(): Promise<void> {
+    // After stop() (the engine closing) a late token lookup must not poll a closed pool again.
+    if (this.stopped) return Promise.resolve();
     if (this.started) return this.started;
     const started: Promise<void> = this.read().then(
       (revision) => {
@@ -52,6 +55,7 @@ export class RevocationWatch {
   }
 
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
     this.started = undefined;

@@ -6,6 +6,9 @@ import { parseAllowlist } from '../auth/ip-allowlist';
 import { CliError, printResult } from './output';
 import type { WithEngine } from './engine-commands';
 
+/** An id as an operator types it: digits without a leading zero (`0x10` or `1e1` is not token 16 or 10). */
+const idOf = (text: string): number | null => (/^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : null);
+
 const list = (value: string) =>
   value
     .split(',')
@@ -46,8 +49,8 @@ export function registerAuthCommands(program: Command, withEngine: WithEngine, r
     .option('--json', 'print one JSON object')
     .action(
       (opts: { org: string; name: string; permissions: string; ip?: string; expires?: string; json?: boolean }) => {
-        const orgId = Number(opts.org);
-        if (!Number.isInteger(orgId) || orgId <= 0) throw new CliError('--org must be an organization id');
+        const orgId = idOf(opts.org);
+        if (orgId === null) throw new CliError('--org must be an organization id');
         const permissions = list(opts.permissions);
         if (!permissions.length) throw new CliError('--permissions must name at least one permission');
         for (const p of permissions) {
@@ -83,8 +86,8 @@ export function registerAuthCommands(program: Command, withEngine: WithEngine, r
     .option('--json', 'print one JSON object')
     .action((id: string, opts: { json?: boolean }) =>
       withEngine(async (engine) => {
-        const tokenId = Number(id);
-        if (!Number.isInteger(tokenId) || !(await engine.container.resolve(ApiTokenService).revoke(tokenId))) {
+        const tokenId = idOf(id);
+        if (tokenId === null || !(await engine.container.resolve(ApiTokenService).revoke(tokenId))) {
           throw new CliError(`Token ${id} does not exist`);
         }
         printResult(opts.json, { id: tokenId, revoked: true }, `Token ${tokenId} revoked`);

@@ -57,6 +57,7 @@ export class Engine {
   private scheduler?: Scheduler;
   private workersStarted = false;
   private pluginsStarted = false;
+  private closing?: Promise<void>;
 
   private constructor(
     readonly config: AppConfig,
@@ -220,7 +221,13 @@ export class Engine {
    * Graceful: stop accepting connections and answer requests on open ones 503 (`Connection: close`),
    * let in-flight requests finish (those whose client hung up too), then jobs, then close every pool.
    */
-  async close(): Promise<void> {
+  /** Graceful and once: a second call waits for the first. */
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
     const timeout = this.config.shutdownTimeoutMs;
     const deadline = Date.now() + timeout;
     this.shutdownGate.close();
@@ -232,7 +239,7 @@ export class Engine {
     if (this.pluginsStarted) {
       for (const { plugin } of [...this.plugins].reverse()) await plugin.stop?.(this.contexts.get(plugin.id)!);
     }
-    await closeSharedServices(this.container, timeout);
+    await closeSharedServices(this.container, Math.max(0, deadline - Date.now()));
   }
 }
 

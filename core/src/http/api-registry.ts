@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { AuthContext } from '../auth/api-tokens';
 import type { RateLimitPolicy } from '../config/types';
-import { grants, unknownResource } from '../auth/permissions';
+import { grants, permissionProblem } from '../auth/permissions';
 import { AppError } from './errors';
 import { compileResponseCheck, compileValidator } from './validation';
 import { readJsonBody } from './body';
@@ -108,10 +108,8 @@ export class ApiGroup {
   private add(method: string, path: string, spec: RouteSpec, handler: RouteHandler): this {
     const route = `${method} ${this.options.prefix}${path} of plugin ${this.options.pluginId}`;
     if (this.options.auth === 'token' && !spec.permission) throw new Error(`${route} names no permission`);
-    const resource = spec.permission?.split(':')[0];
-    if (resource && !this.options.resources.includes(resource)) {
-      throw new Error(`${route}: permission ${spec.permission}: ${unknownResource(resource, this.options.resources)}`);
-    }
+    const problem = spec.permission ? permissionProblem(spec.permission, this.options.resources) : null;
+    if (problem) throw new Error(`${route}: permission ${spec.permission}: ${problem}`);
     this.routes.push({ method, path, spec, group: this });
     const validateParams = spec.params ? compileValidator(spec.params, 'text') : null;
     const validateQuery = spec.query ? compileValidator(spec.query, 'text') : null;
