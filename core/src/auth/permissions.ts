@@ -13,13 +13,12 @@ export function permissionProblem(permission: string, resources: readonly string
   if (permission === '*') return null;
   const [resource, action, extra] = permission.split(':');
   if (extra !== undefined || !resource || !action) return `"${permission}" is not resource:action`;
-  if (!resources.includes(resource)) return unknownResource(resource, resources);
+  if (!resources.includes(resource)) {
+    return `unknown resource "${resource}" (known: ${resources.join(', ') || 'none: no enabled plugin declares one'})`;
+  }
   if (!ACTIONS.includes(action)) return `unknown action "${action}" (read, write or *)`;
   return null;
 }
-
-export const unknownResource = (resource: string, resources: readonly string[]) =>
-  `unknown resource "${resource}" (known: ${resources.join(', ') || 'none: no enabled plugin declares one'})`;
 
 /** `write` includes `read`: a token that may change a resource may also see it. */
 export function grants(granted: readonly string[], required: string): boolean {

@@ -11,6 +11,25 @@ describeEachBackend('campaign: batch operations', (backend) => {
   });
   after(() => f.close());
 
+  /** The subscriber a search for this exact address finds, as a list shows it. */
+  const byEmail = async (email: string) =>
+    (
+      await f
+        .api()
+        .get(`/subscribers?search=${encodeURIComponent(`email:${email}`)}`)
+        .expect(200)
+    ).body.data[0];
+  const newList = async (code: string): Promise<number> =>
+    (await f.api().post('/lists', { name: code, code }).expect(201)).body.data.id;
+  const listCounts = async (id: number) => (await f.api().get(`/lists/${id}`).expect(200)).body.data;
+  const foundIds = async (search: string): Promise<number[]> =>
+    (
+      await f
+        .api()
+        .get(`/subscribers?search=${encodeURIComponent(search)}`)
+        .expect(200)
+    ).body.data.map((s: { id: number }) => s.id);
+
   it('creates and updates by email, reporting each bad row with its index, field and rule', async () => {
     await f.api().post('/subscribers', { email: 'known@example.com', first_name: 'Old' }).expect(201);
     const res = await f
@@ -113,14 +132,7 @@ describeEachBackend('campaign: batch operations', (backend) => {
       .api()
       .post('/subscribers/batch', { skip_confirmation: true, subscribers: [first, second] })
       .expect(200);
-    const read = async (email: string) =>
-      (
-        await f
-          .api()
-          .get(`/subscribers?search=${encodeURIComponent(`email:${email}`)}`)
-          .expect(200)
-      ).body.data[0];
-    const before = await read('keep1@example.org');
+    const before = await byEmail('keep1@example.org');
     const res = await f
       .api()
       .post('/subscribers/batch', {
@@ -132,7 +144,7 @@ describeEachBackend('campaign: batch operations', (backend) => {
       })
       .expect(200);
     expect(res.body.data).to.deep.include({ created: 0, updated: 2, failed: 0 });
-    const one = await read('keep1@example.org');
+    const one = await byEmail('keep1@example.org');
     expect(one).to.deep.include({
       id: before.id,
       first_name: 'Ann',
@@ -141,7 +153,7 @@ describeEachBackend('campaign: batch operations', (backend) => {
       meta_data: { plan: 'free' },
       created_at: before.created_at,
     });
-    expect(await read('keep2@example.org')).to.deep.include({
+    expect(await byEmail('keep2@example.org')).to.deep.include({
       first_name: 'Bob',
       last_name: 'Old',
       phone: '+1 556',
@@ -170,27 +182,20 @@ describeEachBackend('campaign: batch operations', (backend) => {
         ],
       })
       .expect(200);
-    const read = async (email: string) =>
-      (
-        await f
-          .api()
-          .get(`/subscribers?search=${encodeURIComponent(`email:${email}`)}`)
-          .expect(200)
-      ).body.data[0];
-    expect(await read('plain@example.com')).to.deep.include({
+    expect(await byEmail('plain@example.com')).to.deep.include({
       first_name: null,
       company_name: null,
       phone: null,
       job_title: null,
       meta_data: {},
     });
-    expect(await read('full@example.com')).to.deep.include({
+    expect(await byEmail('full@example.com')).to.deep.include({
       first_name: null,
       company_name: 'Acme',
       phone: '+31 20 123',
       meta_data: { plan: 'team' },
     });
-    expect(await read('named@example.com')).to.deep.include({
+    expect(await byEmail('named@example.com')).to.deep.include({
       first_name: 'Zoe',
       company_name: null,
       phone: null,
@@ -259,17 +264,6 @@ describeEachBackend('campaign: batch operations', (backend) => {
     ]);
     expect((await f.api().get(`/subscribers/${a}`)).body.data.job_title).to.equal('CTO');
   });
-
-  const newList = async (code: string): Promise<number> =>
-    (await f.api().post('/lists', { name: code, code }).expect(201)).body.data.id;
-  const listCounts = async (id: number) => (await f.api().get(`/lists/${id}`).expect(200)).body.data;
-  const foundIds = async (search: string): Promise<number[]> =>
-    (
-      await f
-        .api()
-        .get(`/subscribers?search=${encodeURIComponent(search)}`)
-        .expect(200)
-    ).body.data.map((s: { id: number }) => s.id);
 
   it('updates many in one request: lists replaced with their counters, each failing row on its own', async () => {
     // One after the other: their ids then follow the order of the codes (the test expects gold < silver).
