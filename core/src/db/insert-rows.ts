@@ -5,6 +5,11 @@ import { dialectOfKnex } from './dialect';
 export interface InsertRowsOptions {
   /** Skip rows whose key exists already (INSERT IGNORE / ON CONFLICT DO NOTHING). */
   ignoreExisting?: boolean;
+  /**
+   * A row whose key exists already appends its value of this binary column to the stored one instead
+   * (ON DUPLICATE KEY UPDATE / ON CONFLICT DO UPDATE); `key` names the key's columns (SQLite needs them).
+   */
+  appendOnConflict?: { key: string[]; column: string };
 }
 
 /** One multi-row statement: the id the driver reported for it, and how many rows it carried. */
@@ -88,6 +93,10 @@ export async function insertValues(
   }
   const names = [...rows.columns, ...shared.map(([c]) => c)];
   const head = `INSERT ${options.ignoreExisting ? 'IGNORE ' : ''}INTO ${escapeId(table)} (${names.map((c) => escapeId(c)).join(', ')}) VALUES `;
+  const append = options.appendOnConflict?.column;
+  const tail = append
+    ? ` ON DUPLICATE KEY UPDATE ${escapeId(append)} = CONCAT(${escapeId(append)}, VALUES(${escapeId(append)}))`
+    : '';
   const tuple = `(${[...rows.columns.map(() => '?'), ...shared.map((_, i) => `@sb_insert_${i}`)].join(', ')})`;
   const sizes = MYSQL_STATEMENT_SIZES.filter((size) => size * width <= MYSQL_MAX_PLACEHOLDERS);
   return onConnection(trx, async (execute) => {
@@ -100,7 +109,10 @@ export async function insertValues(
     for (let i = 0; i < count;) {
       const size = sizes.find((s) => s <= count - i)!;
       const values = rows.values.slice(i * width, (i + size) * width);
-      statements.push({ id: (await execute(head + Array(size).fill(tuple).join(', '), values)).insertId, rows: size });
+      statements.push({
+        id: (await execute(head + Array(size).fill(tuple).join(', ') + tail, values)).insertId,
+        rows: size,
+      });
       i += size;
     }
     return statements;
@@ -130,7 +142,14 @@ async function insertWithKnex(
   for (let i = 0; i < rows.length; i += perStatement) {
     const part = rows.slice(i, i + perStatement);
     const insert = trx(table).insert(part);
-    const [id] = (await (options.ignoreExisting ? insert.onConflict().ignore() : insert)) as number[];
+    const append = options.appendOnConflict;
+    const [id] = (await (append
+      ? insert
+          .onConflict(append.key)
+          .merge({ [append.column]: trx.raw('cast(?? || excluded.?? as blob)', [append.column, append.column]) })
+      : options.ignoreExisting
+        ? insert.onConflict().ignore()
+        : insert)) as number[];
     statements.push({ id: Number(id), rows: part.length });
   }
   return statements;

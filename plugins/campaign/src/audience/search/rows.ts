@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { insertValues, parseJson, RowValues } from '@switchboard/core';
 import { subscriberSearchWords } from './words';
+import { appendGramRows, gramsChanged } from './gram-rows';
 import type { MetaData } from '../subscribers/schemas';
 
 /**
@@ -128,9 +129,10 @@ export async function insertSearchRows(
 ): Promise<void> {
   for (const table of TABLES)
     await insertValues(trx, table.name, keyOrderedValues(table, organizationId, subscribers), { ignoreExisting: true });
+  await appendGramRows(trx, organizationId, subscribers);
 }
 
-/** Deletes the search rows of subscribers as they are stored now. */
+/** Deletes the search rows of subscribers as they are stored now (the substring index keeps its entries). */
 export async function deleteSearchRows(
   trx: Knex.Transaction,
   organizationId: number,
@@ -170,6 +172,11 @@ export async function replaceSearchRows(
     await deleteRows(trx, table, organizationId, stale);
     await insertValues(trx, table.name, keyOrderedValues(table, organizationId, changed), { ignoreExisting: true });
   }
+  await appendGramRows(
+    trx,
+    organizationId,
+    after.filter((s, i) => gramsChanged(before[i], s)),
+  );
 }
 
 /** By full primary key, a bounded number of key ranges per statement. */

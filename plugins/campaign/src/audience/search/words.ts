@@ -38,14 +38,8 @@ const match = (text: string): WordMatch =>
     ? { word: text.slice(0, -1).slice(0, MAX), prefix: true }
     : { word: text.slice(0, MAX), prefix: false };
 
-/** The words of a name search: each must be a word of the name. */
-export const nameMatches = (text: string): WordMatch[] =>
-  text
-    .toLowerCase()
-    .split(/\s+/)
-    .flatMap((part) =>
-      part.endsWith('*') ? wordsOf(part).map((w) => match(`${w}*`)) : wordsOf(part).map((w) => match(w)),
-    );
+/** The word prefixes of one `name:` part ending in `*`, each word of it a prefix (`o'br*`: o* and br*). */
+export const prefixMatch = (part: string): WordMatch[] => wordsOf(part).map((w) => match(`${w}*`));
 
-/** A plain search word is matched whole (`example.com`, `ada`) against name words and email pieces. */
+/** A plain `word*` prefix, against name words and email pieces. */
 export const plainMatch = (word: string): WordMatch => match(word.toLowerCase());

@@ -4,7 +4,10 @@ import { dialectOfKnex, notFound, toInt, toText, SERVICES, validationError } fro
 import { statusCount } from './status-counts';
 import { parseSearch, SubscriberSearch } from '../search/syntax';
 import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './rows';
-import { nameMatches, plainMatch, WordMatch } from '../search/words';
+import type { WordMatch } from '../search/words';
+import { searchTerms, WordFilter } from '../search/terms';
+import { scanSubstrings, SubstringTerm, termHolds } from '../search/substring';
+import { searchTexts } from '../search/folding';
 import type { SubscriberListQuery } from './schemas';
 
 /** Above this many matches a search reports this number as its total (and says so). */
@@ -41,8 +44,10 @@ export class SubscriberQuery {
     const listIds = await this.listFilter(orgId, q.list_id, search.listCode);
     if (listIds === null) return { items: [], total: 0, capped: false };
 
-    await this.checkPrefixes(orgId, status, search);
-    const { query, idColumn } = this.filter(orgId, status, listIds, search);
+    const { prefixes, substrings } = searchTerms(search);
+    await this.checkPrefixes(orgId, status, prefixes);
+    if (substrings.length) return this.bySubstrings(orgId, status, listIds, search, prefixes, substrings, q);
+    const { query, idColumn } = this.filter(orgId, status, listIds, search, prefixes);
     const ids: number[] = (
       await query
         .clone()
@@ -51,14 +56,111 @@ export class SubscriberQuery {
         .limit(q.per_page)
         .offset((q.page - 1) * q.per_page)
     ).map((r: Record<string, unknown>) => toInt(r.id));
-    const [rows, memberships, counted] = await Promise.all([
+    const [items, counted] = await Promise.all([
+      this.items(ids),
+      this.total(orgId, status, listIds, search, prefixes, query, idColumn),
+    ]);
+    return { items, ...counted };
+  }
+
+  /**
+   * A search with substring terms: the substring index gives candidates in id order, narrowed by the
+   * other filters' id ranges, confirmed against their rows; the scan stops once the page and the capped
+   * total are known (docs/architecture.md, Substring search).
+   */
+  private async bySubstrings(
+    orgId: number,
+    status: string,
+    listIds: number[] | undefined,
+    search: SubscriberSearch,
+    prefixes: WordFilter[],
+    terms: SubstringTerm[],
+    q: SubscriberListQuery,
+  ) {
+    const offset = (q.page - 1) * q.per_page;
+    const inRange = (query: Knex.QueryBuilder, column: string, from: number, to: number) =>
+      query
+        .andWhere(column, '>=', from)
+        .andWhere(column, '<', to)
+        .orderBy(column)
+        .pluck(column)
+        .then((ids: unknown[]) => ids.map(toInt));
+    const idFilters = [
+      ...(listIds ?? []).map(
+        (listId) => (from: number, to: number) =>
+          inRange(
+            this.knex('list_subscribers').where({ list_id: listId, subscriber_status: status }),
+            'subscriber_id',
+            from,
+            to,
+          ),
+      ),
+      ...search.meta.map(
+        ({ key, value }) =>
+          (from: number, to: number) =>
+            inRange(
+              this.knex('subscriber_meta').where({
+                organization_id: orgId,
+                meta_key: key,
+                meta_value: value,
+                subscriber_status: status,
+              }),
+              'subscriber_id',
+              from,
+              to,
+            ),
+      ),
+      ...prefixes.map(
+        ({ kinds, m }) =>
+          (from: number, to: number) =>
+            inRange(this.subscribersWithWord(orgId, kinds, m, status).distinct(), 'subscriber_id', from, to),
+      ),
+    ];
+    const confirm = async (ids: number[]) => {
+      const query = this.knex('subscribers')
+        .whereIn('id', ids)
+        .andWhere({ organization_id: orgId, status })
+        .select('id', 'email', 'first_name', 'last_name')
+        .orderBy('id');
+      for (const email of search.emails) query.andWhere('email', email);
+      if (search.createdAfter) query.andWhere('created_at', '>=', search.createdAfter);
+      const rows = (await query) as Array<Record<string, unknown>>;
+      return rows
+        .filter((r) => {
+          const texts = searchTexts({
+            email: toText(r.email),
+            first_name: r.first_name as string | null,
+            last_name: r.last_name as string | null,
+          });
+          return terms.every((t) => termHolds(t, texts));
+        })
+        .map((r) => toInt(r.id));
+    };
+    const { ids, complete } = await scanSubstrings({
+      knex: this.knex,
+      organizationId: orgId,
+      status,
+      terms,
+      idFilters,
+      confirm,
+      enough: Math.max(SEARCH_COUNT_CAP + 1, offset + q.per_page),
+    });
+    const items = await this.items(ids.slice(offset, offset + q.per_page));
+    const counted =
+      complete && ids.length <= SEARCH_COUNT_CAP
+        ? { total: ids.length, capped: false }
+        : { total: Math.min(ids.length, SEARCH_COUNT_CAP), capped: true };
+    return { items, ...counted };
+  }
+
+  /** The list items of a page of ids, in that order. */
+  private async items(ids: number[]) {
+    const [rows, memberships] = await Promise.all([
       ids.length ? this.knex('subscribers').whereIn('id', ids).select(LIST_COLUMNS) : Promise.resolve([]),
       this.memberships(ids),
-      this.total(orgId, status, listIds, search, query, idColumn),
     ]);
     const byId = new Map(rows.map((r: Record<string, unknown>) => [toInt(r.id), r]));
-    const items = ids.map((id) => toListItem(byId.get(id)!, memberships.get(id) ?? []));
-    return { items, ...counted };
+    return ids.map((id) => toListItem(byId.get(id)!, memberships.get(id) ?? []));
   }
 
   async get(orgId: number, id: number) {
@@ -98,22 +200,21 @@ export class SubscriberQuery {
   /**
    * One index leads, in subscriber id order, so a page stops after its rows whatever the audience
    * size: a list's members (list, status, subscriber), else a meta value (organization, key, value,
-   * subscriber), else an exact word (organization, kind, token, subscriber), else (organization,
-   * status, id). The other filters check each candidate through their own index.
+   * subscriber), else (organization, status, id). The other filters check each candidate through their
+   * own index.
    */
-  private filter(orgId: number, status: string, listIds: number[] | undefined, search: SubscriberSearch) {
-    const wordFilters = [
-      ...(search.name ? nameMatches(search.name).map((m) => ({ kinds: ['n'], m })) : []),
-      ...search.words.map((w) => ({ kinds: ['n', 'e'], m: plainMatch(w) })),
-    ];
+  private filter(
+    orgId: number,
+    status: string,
+    listIds: number[] | undefined,
+    search: SubscriberSearch,
+    prefixes: WordFilter[],
+  ) {
     const meta = [...search.meta];
     let query: Knex.QueryBuilder;
     let idColumn: string;
-    let statusChecked = false;
-    let leadKinds = 0;
     if (listIds) {
       query = this.knex('list_subscribers as d').where('d.list_id', listIds[0]).andWhere('d.subscriber_status', status);
-      statusChecked = true;
       for (const listId of listIds.slice(1)) {
         this.whereAmong(
           query,
@@ -130,29 +231,13 @@ export class SubscriberQuery {
         'd.meta_value': value,
         'd.subscriber_status': status,
       });
-      statusChecked = true;
-      idColumn = 'd.subscriber_id';
-    } else if (wordFilters.some((w) => !w.m.prefix)) {
-      const lead = wordFilters.splice(
-        wordFilters.findIndex((w) => !w.m.prefix),
-        1,
-      )[0];
-      query = this.knex('subscriber_tokens as d')
-        .where('d.organization_id', orgId)
-        .whereIn('d.kind', lead.kinds)
-        .andWhere('d.token', lead.m.word)
-        .andWhere('d.subscriber_status', status);
-      statusChecked = true;
-      leadKinds = lead.kinds.length;
       idColumn = 'd.subscriber_id';
     } else {
       query = this.knex('subscribers as s').where('s.organization_id', orgId).andWhere('s.status', status);
-      statusChecked = true;
       idColumn = 's.id';
     }
-    const needsRow = !statusChecked || search.emails.length > 0 || search.createdAfter !== undefined;
+    const needsRow = search.emails.length > 0 || search.createdAfter !== undefined;
     if (idColumn !== 's.id' && needsRow) query.join('subscribers as s', 's.id', idColumn);
-    if (!statusChecked) query.andWhere('s.status', status);
     for (const email of search.emails) query.andWhere('s.email', email);
     if (search.createdAfter) query.andWhere('s.created_at', '>=', search.createdAfter);
     for (const { key, value } of meta) {
@@ -164,10 +249,8 @@ export class SubscriberQuery {
           .where({ organization_id: orgId, meta_key: key, meta_value: value, subscriber_status: status }),
       );
     }
-    for (const { kinds, m } of wordFilters)
+    for (const { kinds, m } of prefixes)
       this.whereAmong(query, idColumn, this.subscribersWithWord(orgId, kinds, m, status));
-    // A plain word may be both a name word and an email piece of one subscriber: one match.
-    if (leadKinds > 1) query.distinct();
     return { query, idColumn };
   }
 
@@ -183,11 +266,7 @@ export class SubscriberQuery {
   }
 
   /** Refuses a search whose prefixes stand for more than PREFIX_MATCH_CAP words (a bounded count each). */
-  private async checkPrefixes(orgId: number, status: string, search: SubscriberSearch): Promise<void> {
-    const prefixes = [
-      ...(search.name ? nameMatches(search.name).map((m) => ({ kinds: ['n'], m })) : []),
-      ...search.words.map((w) => ({ kinds: ['n', 'e'], m: plainMatch(w) })),
-    ].filter((w) => w.m.prefix);
+  private async checkPrefixes(orgId: number, status: string, prefixes: WordFilter[]): Promise<void> {
     let matched = 0;
     for (const { kinds, m } of prefixes) {
       const within = this.subscribersWithWord(orgId, kinds, m, status).limit(PREFIX_MATCH_CAP - matched + 1);
@@ -229,11 +308,11 @@ export class SubscriberQuery {
     status: string,
     listIds: number[] | undefined,
     search: SubscriberSearch,
+    prefixes: WordFilter[],
     filtered: Knex.QueryBuilder,
     idColumn: string,
   ) {
-    const plain =
-      !search.emails.length && !search.name && !search.createdAfter && !search.meta.length && !search.words.length;
+    const plain = !search.emails.length && !search.createdAfter && !search.meta.length && !prefixes.length;
     if (plain && !listIds) return { total: await statusCount(this.knex, orgId, status), capped: false };
     if (plain && listIds?.length === 1) {
       if (status === 'active') {

@@ -1,0 +1,91 @@
+import type { SearchTexts } from './folding';
+
+/**
+ * The substring index holds, per gram (1 to 3 characters of a folded name or email), the subscribers
+ * whose text contains it, as sets of ids per block of BLOCK_SIZE consecutive ids (docs/architecture.md,
+ * Substring search). A gram key is its scope letter and the gram: `nada` (a name holds "ada"), `e@ex`.
+ */
+export const BLOCK_BITS = 10;
+export const BLOCK_SIZE = 1 << BLOCK_BITS;
+const WORDS_PER_BLOCK = BLOCK_SIZE / 32;
+/** A set written as this many offsets or more is written as a bitmap (2 bytes an offset, 128 a bitmap). */
+const BITMAP_FROM = 64;
+const BITMAP_MARK = 0xffff;
+
+export type Scope = 'n' | 'e';
+
+/** Every gram of 1 to 3 characters of a text, keyed with its scope, each once. */
+export function gramsOf(scope: Scope, text: string, into: Set<string> = new Set()): Set<string> {
+  const chars = [...text];
+  for (let i = 0; i < chars.length; i++) {
+    into.add(scope + chars[i]);
+    if (i + 1 < chars.length) into.add(scope + chars[i] + chars[i + 1]);
+    if (i + 2 < chars.length) into.add(scope + chars[i] + chars[i + 1] + chars[i + 2]);
+  }
+  return into;
+}
+
+export const subscriberGrams = (texts: SearchTexts): Set<string> => gramsOf('e', texts.email, gramsOf('n', texts.name));
+
+/** Trigrams looked up for one term, at most this many (candidates are confirmed, so fewer only widen). */
+const MAX_TERM_GRAMS = 8;
+
+/**
+ * The gram keys a term needs in one scope: the term itself when it is 1 to 3 characters long (then the
+ * index answers exactly), else up to MAX_TERM_GRAMS of its trigrams spread over it, each once.
+ */
+export function termGrams(scope: Scope, term: string): string[] {
+  const chars = [...term];
+  if (chars.length <= 3) return [scope + term];
+  const all = [...new Set(chars.slice(0, -2).map((_, i) => chars.slice(i, i + 3).join('')))];
+  const step = Math.max(1, (all.length - 1) / (MAX_TERM_GRAMS - 1));
+  const picked = new Set<string>();
+  for (let i = 0; i < all.length && picked.size < MAX_TERM_GRAMS; i += step) picked.add(all[Math.round(i)]);
+  picked.add(all[all.length - 1]);
+  return [...picked].slice(0, MAX_TERM_GRAMS).map((g) => scope + g);
+}
+
+/** Offsets (0 to BLOCK_SIZE-1, ascending) as stored: uint16 little-endian each, or a mark and a bitmap. */
+export function encodeOffsets(offsets: number[]): Buffer {
+  if (offsets.length < BITMAP_FROM) {
+    const out = Buffer.allocUnsafe(offsets.length * 2);
+    offsets.forEach((o, i) => out.writeUInt16LE(o, i * 2));
+    return out;
+  }
+  const out = Buffer.alloc(2 + BLOCK_SIZE / 8);
+  out.writeUInt16LE(BITMAP_MARK, 0);
+  for (const o of offsets) out[2 + (o >> 3)] |= 1 << (o & 7);
+  return out;
+}
+
+/** A stored value (several encoded sets one after the other, as appends leave them) into a bitmap. */
+export function decodeInto(bits: Uint32Array, value: Uint8Array): void {
+  const view = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  for (let i = 0; i + 1 < view.length;) {
+    const o = view.readUInt16LE(i);
+    i += 2;
+    if (o !== BITMAP_MARK) {
+      bits[o >> 5] |= 1 << (o & 31);
+      continue;
+    }
+    for (let b = 0; b < BLOCK_SIZE / 8 && i < view.length; b++, i++) {
+      const byte = view[i];
+      if (byte) bits[b >> 2] |= byte << ((b & 3) * 8);
+    }
+  }
+}
+
+export const emptyBlock = () => new Uint32Array(WORDS_PER_BLOCK);
+
+/** Ids of a block's set bits, ascending, appended to `out`. */
+export function idsOf(block: number, bits: Uint32Array, out: number[]): void {
+  const base = block * BLOCK_SIZE;
+  for (let w = 0; w < WORDS_PER_BLOCK; w++) {
+    let word = bits[w];
+    while (word) {
+      const low = word & -word;
+      out.push(base + w * 32 + (31 - Math.clz32(low)));
+      word ^= low;
+    }
+  }
+}

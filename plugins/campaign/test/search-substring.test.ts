@@ -1,0 +1,123 @@
+import { expect } from 'chai';
+import { describeEachBackend } from '@switchboard/core/testing';
+import { campaignFixture, CampaignFixture } from './support';
+
+describeEachBackend('campaign: search by substring (name: and plain words)', (backend) => {
+  let f: CampaignFixture;
+  let club: number;
+  const ids: Record<string, number> = {};
+  before(async () => {
+    f = await campaignFixture(backend());
+    club = (await f.api().post('/lists', { name: 'Club', code: 'club' }).expect(201)).body.data.id;
+    const people = [
+      { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', meta_data: { plan: 'pro' } },
+      { email: 'adam.smith@corp.test', first_name: 'Adam', last_name: 'Smith', lists: [club] },
+      { email: 'nray@example.org', first_name: 'Nevada', last_name: 'Ray' },
+      { email: 'zed@example.com', first_name: 'Zed', last_name: 'Nptq' },
+      { email: 'juergen@example.de', first_name: 'Jürgen', last_name: 'Müller' },
+      { email: 'eloise@example.fr', first_name: 'Éloïse', last_name: 'Durand' },
+      { email: 'hans@example.de', first_name: 'Hans', last_name: 'Straße' },
+      { email: 'solo@example.net', first_name: null, last_name: 'Onlylast' },
+    ];
+    for (const p of people) {
+      const created = await f
+        .api()
+        .post('/subscribers', { ...p, confirmed: true })
+        .expect(201);
+      ids[p.first_name ?? p.last_name] = created.body.data.id;
+    }
+  });
+  after(() => f.close());
+
+  const found = async (text: string, extra = '') => {
+    const res = await f
+      .api()
+      .get(`/subscribers?search=${encodeURIComponent(text)}${extra}`)
+      .expect(200);
+    return res.body.data.map((s: { first_name: string | null; last_name: string }) => s.first_name ?? s.last_name);
+  };
+
+  it('name: finds a case-insensitive substring of the first name, the last name or "first last"', async () => {
+    expect(await found('name:ad')).to.deep.equal(['Ada', 'Adam', 'Nevada']);
+    expect(await found('name:ADA')).to.deep.equal(['Ada', 'Adam', 'Nevada']);
+    expect(await found('name:"ada lov"')).to.deep.equal(['Ada']);
+    expect(await found('name:"a r"')).to.deep.equal(['Nevada']);
+    expect(await found('name:lace')).to.deep.equal(['Ada']);
+    expect(await found('name:onlyla')).to.deep.equal(['Onlylast']);
+    // The email is not the name.
+    expect(await found('name:corp')).to.deep.equal([]);
+    expect(await found('name:"ada smith"')).to.deep.equal([]);
+  });
+
+  it('a plain word finds a substring of the email or the name; several words must all match', async () => {
+    expect(await found('ptq')).to.deep.equal(['Zed']);
+    expect(await found('corp')).to.deep.equal(['Adam']);
+    expect(await found('m.smi')).to.deep.equal(['Adam']);
+    expect(await found('ray example')).to.deep.equal(['Nevada']);
+    expect(await found('example.de')).to.deep.equal(['Jürgen', 'Hans']);
+    expect(await found('ray corp')).to.deep.equal([]);
+    expect(await found('EXAMPLE.COM ada')).to.deep.equal(['Ada']);
+  });
+
+  it('folds case and accents: müll, ÉLO and muller find their names; ß is ss', async () => {
+    expect(await found('name:müll')).to.deep.equal(['Jürgen']);
+    expect(await found('name:muller')).to.deep.equal(['Jürgen']);
+    expect(await found('name:ÉLO')).to.deep.equal(['Éloïse']);
+    expect(await found('name:eloise')).to.deep.equal(['Éloïse']);
+    expect(await found('name:strasse')).to.deep.equal(['Hans']);
+    expect(await found('STRASSE')).to.deep.equal(['Hans']);
+    expect(await found('name:jürgen')).to.deep.equal(['Jürgen']);
+  });
+
+  it('answers terms of one and two characters from the index too', async () => {
+    expect(await found('name:y')).to.deep.equal(['Nevada', 'Onlylast']);
+    expect(await found('q')).to.deep.equal(['Zed']);
+    expect(await found('name:ß')).to.deep.equal(['Hans']);
+    expect(await found('name:ss')).to.deep.equal(['Hans']);
+    expect(await found('name:ï')).to.deep.equal(['Adam', 'Éloïse']);
+  });
+
+  it('keeps word* prefixes, email: exact, and combines substrings with list:, meta. and status:', async () => {
+    expect(await found('name:lov*')).to.deep.equal(['Ada']);
+    expect(await found('name:"ada lov*"')).to.deep.equal(['Ada']);
+    expect(await found('smi* corp')).to.deep.equal(['Adam']);
+    expect(await found('email:ada')).to.deep.equal([]);
+    expect(await found('name:ada list:club')).to.deep.equal(['Adam']);
+    expect(await found('ada meta.plan:pro')).to.deep.equal(['Ada']);
+    expect(await found('name:ada status:unsubscribed')).to.deep.equal([]);
+  });
+
+  it('follows renames, status changes and deletions', async () => {
+    await f.api().put(`/subscribers/${ids.Zed}`, { last_name: 'Other' }).expect(200);
+    expect(await found('ptq')).to.deep.equal([]);
+    expect(await found('name:"zed oth"')).to.deep.equal(['Zed']);
+
+    await f.api().post(`/subscribers/${ids.Adam}/unsubscribe`).expect(200);
+    expect(await found('smith')).to.deep.equal([]);
+    expect(await found('smith status:unsubscribed')).to.deep.equal(['Adam']);
+    expect(await found('name:ada', '&status=unsubscribed')).to.deep.equal(['Adam']);
+
+    await f.api().delete(`/subscribers/${ids['Éloïse']}`).expect(200);
+    expect(await found('name:elo')).to.deep.equal([]);
+  });
+
+  it('pages through matches in id order with an exact total', async () => {
+    const rows = Array.from({ length: 30 }, (_, i) => ({ email: `quill${i}@page.test`, first_name: `Pat${i}` }));
+    await f.api().post('/subscribers/batch', { subscribers: rows, skip_confirmation: true }).expect(200);
+    const res = await f
+      .api()
+      .get(`/subscribers?search=${encodeURIComponent('quill')}&per_page=10&page=2`)
+      .expect(200);
+    expect(res.body.data.map((s: { first_name: string }) => s.first_name)).to.deep.equal(
+      Array.from({ length: 10 }, (_, i) => `Pat${i + 10}`),
+    );
+    expect(res.body.pagination.total).to.equal(30);
+    expect(res.body.pagination.total_capped).to.equal(undefined);
+    const empty = await f
+      .api()
+      .get(`/subscribers?search=${encodeURIComponent('quill')}&per_page=10&page=4`)
+      .expect(200);
+    expect(empty.body.data).to.deep.equal([]);
+    expect(empty.body.pagination.total).to.equal(30);
+  });
+});
