@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { insertValues } from '@switchboard/core';
 import { searchTexts } from './folding';
-import { BLOCK_BITS, BLOCK_SIZE, encodeOffsets, subscriberGrams } from './grams';
+import { addGrams, BLOCK_BITS, BLOCK_SIZE, encodeOffsets, GramKey, gramText, Scope } from './grams';
 
 export const GRAM_TABLE = 'subscriber_grams';
 
@@ -24,24 +24,27 @@ interface GramSource {
  */
 export async function appendGramRows(trx: Knex | Knex.Transaction, organizationId: number, sources: GramSource[]) {
   if (!sources.length) return;
-  const sets = new Map<string, number[]>();
+  // status -> block -> scope -> gram -> offsets
+  const groups = new Map<string, Map<number, Record<Scope, Map<GramKey, number[]>>>>();
   for (const s of [...sources].sort((a, b) => a.id - b.id)) {
+    const blocks = groups.get(s.status) ?? groups.set(s.status, new Map()).get(s.status)!;
     const block = s.id >> BLOCK_BITS;
-    const offset = s.id & (BLOCK_SIZE - 1);
-    for (const gram of subscriberGrams(searchTexts(s))) {
-      const key = `${s.status}\u0000${gram}\u0000${String(block).padStart(10, '0')}`;
-      const offsets = sets.get(key);
-      if (offsets) offsets.push(offset);
-      else sets.set(key, [offset]);
-    }
+    const scopes = blocks.get(block) ?? blocks.set(block, { n: new Map(), e: new Map() }).get(block)!;
+    const texts = searchTexts(s);
+    addGrams(scopes.n, texts.name, s.id & (BLOCK_SIZE - 1));
+    addGrams(scopes.e, texts.email, s.id & (BLOCK_SIZE - 1));
   }
   const values: unknown[] = [];
-  // In key order, so InnoDB appends within each key range.
-  for (const key of [...sets.keys()].sort()) {
-    const [status, gram, block] = key.split('\u0000');
-    const offsets = sets.get(key)!;
-    const first = Number(block) * BLOCK_SIZE + offsets[0];
-    values.push(status, gram, Number(block), first, encodeOffsets(offsets));
+  // In key order (status, gram, block), so InnoDB appends within each key range.
+  for (const status of [...groups.keys()].sort()) {
+    const rows: Array<[gram: string, block: number, offsets: number[]]> = [];
+    for (const [block, scopes] of groups.get(status)!) {
+      for (const scope of ['n', 'e'] as Scope[])
+        for (const [gram, offsets] of scopes[scope]) rows.push([scope + gramText(gram), block, offsets]);
+    }
+    rows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
+    for (const [gram, block, offsets] of rows)
+      values.push(status, gram, block, block * BLOCK_SIZE + offsets[0], encodeOffsets(offsets));
   }
   await insertValues(
     trx,
