@@ -25,7 +25,7 @@ const SUBSTRINGS: Record<string, string> = {
   'substring: rare name piece': 'nptq',
   'substring: common name piece': 'name:ada',
   'substring: email local part': 'r12345',
-  'substring: name: + list:': 'name:grace list:list-3',
+  'substring: name: + list:': 'name:ken list:list-3',
   'substring: name: + status:': 'name:ovel status:active',
   'substring (1-2 chars): two characters': 'ov',
   'substring (1-2 chars): one character': 'k',

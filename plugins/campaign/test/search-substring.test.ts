@@ -121,3 +121,72 @@ describeEachBackend('campaign: search by substring (name: and plain words)', (ba
     expect(empty.body.pagination.total).to.equal(30);
   });
 });
+
+describeEachBackend('campaign: substring search totals and filters at a few thousand matches', (backend) => {
+  let f: CampaignFixture;
+  before(async () => {
+    f = await campaignFixture(backend());
+    for (let start = 0; start < 6000; start += 1000) {
+      const rows = Array.from({ length: 1000 }, (_, i) => ({
+        email: `c${start + i}@cap.test`,
+        first_name: 'Capper',
+        meta_data: { half: (start + i) % 2 ? 'odd' : 'even' },
+      }));
+      await f.api().post('/subscribers/batch', { subscribers: rows, skip_confirmation: true }).expect(200);
+    }
+  });
+  after(() => f.close());
+
+  const page = async (text: string, extra = '') =>
+    (
+      await f
+        .api()
+        .get(`/subscribers?search=${encodeURIComponent(text)}${extra}`)
+        .expect(200)
+    ).body;
+
+  it('counts substring matches exactly up to 1,000, then says the total is capped', async () => {
+    const all = await page('name:capper', '&per_page=100&page=20');
+    expect(all.pagination.total).to.equal(1000);
+    expect(all.pagination.total_capped).to.equal(true);
+    expect(all.data.map((s: { email: string }) => s.email)).to.deep.equal(
+      Array.from({ length: 100 }, (_, i) => `c${1900 + i}@cap.test`),
+    );
+    const few = await page('c59 cap.test');
+    expect(few.pagination.total).to.equal(111);
+    expect(few.pagination.total_capped).to.equal(undefined);
+  });
+
+  /** The SQL of the subscriber_meta reads a request runs. */
+  const metaReads = async (run: () => Promise<unknown>) => {
+    const seen: string[] = [];
+    const listen = (q: { sql: string }) => void (q.sql.includes('subscriber_meta') && seen.push(q.sql));
+    f.engine.knex.on('query', listen);
+    try {
+      await run();
+    } finally {
+      f.engine.knex.removeListener('query', listen);
+    }
+    return seen;
+  };
+
+  it('narrows by a filter read as an id range when the candidates are many (and by lookups when few)', async () => {
+    let odd: { data: Array<{ email: string }>; pagination: { total: number } } | undefined;
+    const ranged = await metaReads(async () => (odd = await page('name:capper meta.half:odd', '&per_page=5&page=3')));
+    expect(ranged.length).to.be.greaterThan(0);
+    expect(ranged.every((sql) => /subscriber_id[`"]? >= /.test(sql))).to.equal(true);
+    odd = odd!;
+    expect(odd.data.map((s: { email: string }) => s.email)).to.deep.equal(
+      [21, 23, 25, 27, 29].map((n) => `c${n}@cap.test`),
+    );
+    expect(odd.pagination.total).to.equal(1000);
+    let rare: { data: Array<{ email: string }>; pagination: { total: number } } | undefined;
+    const looked = await metaReads(async () => (rare = await page('c4321 meta.half:odd')));
+    expect(looked.length).to.be.greaterThan(0);
+    expect(looked.every((sql) => /subscriber_id[`"]? in \(/.test(sql))).to.equal(true);
+    rare = rare!;
+    expect(rare.data.map((s: { email: string }) => s.email)).to.deep.equal(['c4321@cap.test']);
+    expect(rare.pagination.total).to.equal(1);
+    expect((await page('c4320 meta.half:odd')).pagination.total).to.equal(0);
+  });
+});

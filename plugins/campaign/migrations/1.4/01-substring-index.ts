@@ -4,9 +4,9 @@ import { appendGramRows, GRAM_TABLE } from '../../src/audience/search/gram-rows'
 const BACKFILL_CHUNK = 2000;
 
 /**
- * The substring index (docs/architecture.md, Substring search): per organization, status, gram of 1
- * to 3 characters and block of 1024 subscriber ids, the set of ids whose folded name or email holds the
- * gram. Built here for the subscribers that exist, in id order.
+ * The substring index (docs/architecture.md, Substring search): per organization, status, bucket of
+ * grams (1 to 3 characters) and block of 1024 subscriber ids, the set of ids whose folded name or email
+ * holds each gram. Built here for the subscribers that exist, in id order.
  */
 export async function up(knex: Knex): Promise<void> {
   // MySQL does not roll DDL back: a run that stopped halfway left a table to build again.
@@ -24,12 +24,12 @@ export async function createGramTable(knex: Knex): Promise<void> {
   await knex.schema.createTable(GRAM_TABLE, (t) => {
     t.integer('organization_id').unsigned().notNullable();
     t.string('subscriber_status', 16).notNullable();
-    // Bytes on MySQL: a collation would pad "a " to "a" (and a case-insensitive one fold more).
-    t.specificType('gram', mysql ? 'varbinary(16)' : 'text').notNullable();
+    t.smallint('bucket').unsigned().notNullable();
     t.integer('block').unsigned().notNullable();
     t.integer('part').unsigned().notNullable();
-    t.specificType('ids', mysql ? 'mediumblob' : 'blob').notNullable();
-    t.primary(['organization_id', 'subscriber_status', 'gram', 'block', 'part'], 'subscriber_grams_pk');
+    // The sets of the bucket's grams in the block (search/grams.ts), appended to by later writes.
+    t.specificType('grams', mysql ? 'mediumblob' : 'blob').notNullable();
+    t.primary(['organization_id', 'subscriber_status', 'bucket', 'block', 'part'], 'subscriber_grams_pk');
   });
 }
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { insertValues } from '@switchboard/core';
 import { searchTexts } from './folding';
-import { addGrams, BLOCK_BITS, BLOCK_SIZE, encodeOffsets, GramKey, gramText, Scope } from './grams';
+import { addGrams, BLOCK_BITS, BLOCK_SIZE, bucketOf, encodeEntry, GramKey, gramText, Scope } from './grams';
 
 export const GRAM_TABLE = 'subscriber_grams';
 
@@ -18,9 +18,9 @@ interface GramSource {
  * whose name, email or status changed, or who was deleted, leaves entries that no longer hold, and
  * every candidate the index gives is confirmed against its subscribers row (docs/architecture.md).
  *
- * One row per (status, gram, block) of the subscribers written together, keyed by the smallest id in
- * it, so an import chunk of consecutive new ids writes a row per distinct gram instead of one per
- * subscriber and gram. A row whose key exists appends its set.
+ * One row per (status, bucket of grams, block) of the subscribers written together, keyed by the
+ * smallest id in it, so an import chunk of consecutive new ids writes a few hundred rows instead of one
+ * per subscriber and gram. A row whose key exists appends its entries.
  */
 export async function appendGramRows(trx: Knex | Knex.Transaction, organizationId: number, sources: GramSource[]) {
   if (!sources.length) return;
@@ -35,27 +35,36 @@ export async function appendGramRows(trx: Knex | Knex.Transaction, organizationI
     addGrams(scopes.e, texts.email, s.id & (BLOCK_SIZE - 1));
   }
   const values: unknown[] = [];
-  // In key order (status, gram, block), so InnoDB appends within each key range.
+  // One row per (status, bucket, block), in that key order so InnoDB appends within each key range.
   for (const status of [...groups.keys()].sort()) {
-    const rows: Array<[gram: string, block: number, offsets: number[]]> = [];
+    const rows = new Map<number, { block: number; bucket: number; first: number; entries: Buffer[] }>();
     for (const [block, scopes] of groups.get(status)!) {
-      for (const scope of ['n', 'e'] as Scope[])
-        for (const [gram, offsets] of scopes[scope]) rows.push([scope + gramText(gram), block, offsets]);
+      for (const scope of ['n', 'e'] as Scope[]) {
+        for (const [key, offsets] of scopes[scope]) {
+          const gram = scope + gramText(key);
+          const bucket = bucketOf(gram);
+          const id = bucket * 2 ** 32 + block;
+          const row = rows.get(id) ?? rows.set(id, { block, bucket, first: offsets[0], entries: [] }).get(id)!;
+          row.first = Math.min(row.first, offsets[0]);
+          row.entries.push(encodeEntry(gram, offsets));
+        }
+      }
     }
-    rows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
-    for (const [gram, block, offsets] of rows)
-      values.push(status, gram, block, block * BLOCK_SIZE + offsets[0], encodeOffsets(offsets));
+    for (const id of [...rows.keys()].sort((a, b) => a - b)) {
+      const { block, bucket, first, entries } = rows.get(id)!;
+      values.push(status, bucket, block, block * BLOCK_SIZE + first, Buffer.concat(entries));
+    }
   }
   await insertValues(
     trx,
     GRAM_TABLE,
     {
-      columns: ['subscriber_status', 'gram', 'block', 'part', 'ids'],
+      columns: ['subscriber_status', 'bucket', 'block', 'part', 'grams'],
       values,
       shared: { organization_id: organizationId },
     },
     {
-      appendOnConflict: { key: ['organization_id', 'subscriber_status', 'gram', 'block', 'part'], column: 'ids' },
+      appendOnConflict: { key: ['organization_id', 'subscriber_status', 'bucket', 'block', 'part'], column: 'grams' },
     },
   );
 }

@@ -2,6 +2,8 @@
  * The substring index holds, per gram (1 to 3 characters of a folded name or email), the subscribers
  * whose text contains it, as sets of ids per block of BLOCK_SIZE consecutive ids (docs/architecture.md,
  * Substring search). A gram key is its scope letter and the gram: `nada` (a name holds "ada"), `e@ex`.
+ * A row holds the sets of the grams of one bucket (a hash of the gram): one row per bucket instead of one
+ * per gram is what makes an import's write cheap.
  */
 export const BLOCK_BITS = 10;
 export const BLOCK_SIZE = 1 << BLOCK_BITS;
@@ -11,6 +13,16 @@ const BITMAP_FROM = 64;
 const BITMAP_MARK = 0xffff;
 
 export type Scope = 'n' | 'e';
+
+/** Never change: stored rows are found by it. */
+export const BUCKETS = 256;
+
+/** The bucket of a gram key: FNV-1a over its UTF-16 code units. */
+export function bucketOf(gram: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < gram.length; i++) hash = Math.imul(hash ^ gram.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % BUCKETS;
+}
 
 /** A gram as collected: a number when all its characters are Latin-1 (no string to build or hash), else text. */
 export type GramKey = number | string;
@@ -85,6 +97,25 @@ export function encodeOffsets(offsets: number[]): Buffer {
   out.writeUInt16LE(BITMAP_MARK, 0);
   for (const o of offsets) out[2 + (o >> 3)] |= 1 << (o & 7);
   return out;
+}
+
+/** One gram's set in a row: the gram's UTF-8 length (1 byte), the gram, the set's length (1 byte), the set. */
+export function encodeEntry(gram: string, offsets: number[]): Buffer {
+  const name = Buffer.from(gram, 'utf8');
+  const set = encodeOffsets(offsets);
+  return Buffer.concat([Buffer.from([name.length]), name, Buffer.from([set.length]), set]);
+}
+
+/** Calls `found` with the set of each entry of a stored row (entries one after the other) whose gram is `wanted`. */
+export function readEntries(value: Uint8Array, wanted: Set<string>, found: (gram: string, set: Uint8Array) => void) {
+  const view = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  for (let i = 0; i < view.length;) {
+    const nameEnd = i + 1 + view[i];
+    const setEnd = nameEnd + 1 + view[nameEnd];
+    const gram = view.toString('utf8', i + 1, nameEnd);
+    if (wanted.has(gram)) found(gram, view.subarray(nameEnd + 1, setEnd));
+    i = setEnd;
+  }
 }
 
 /** A stored value (several encoded sets one after the other, as appends leave them) into a bitmap. */

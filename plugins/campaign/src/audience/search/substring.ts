@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { toInt, toText } from '@switchboard/core';
 import type { SearchTexts } from './folding';
-import { BLOCK_SIZE, decodeInto, emptyBlock, idsOf, Scope, termGrams } from './grams';
+import { BLOCK_SIZE, bucketOf, decodeInto, emptyBlock, idsOf, readEntries, Scope, termGrams } from './grams';
 import { GRAM_TABLE } from './gram-rows';
 
 /** A folded text the name (`name:`) or the name or the email (a plain word) must contain. */
@@ -13,6 +13,19 @@ export interface SubstringTerm {
 export const termHolds = (term: SubstringTerm, texts: SearchTexts) =>
   texts.name.includes(term.text) || (term.scope === 'any' && texts.email.includes(term.text));
 
+/** A filter on ids that can be read as an id range or checked for given ids. */
+export interface IdFilter {
+  /** The share of subscribers it allows, when known (a list's counter), else 1. */
+  density: number;
+  /** The ids in [from, to) it allows. */
+  inRange(from: number, to: number): Promise<number[]>;
+  /** Those of `ids` it allows. */
+  among(ids: number[]): Promise<number[]>;
+}
+
+/** Checking one candidate costs about this many ids read in a range (measured on MariaDB). */
+const POINT_COST = 3;
+
 /** Candidates confirmed against their rows at most per search; past it the total is a lower bound. */
 export const SUBSTRING_CONFIRM_CAP = 50_000;
 const FIRST_WINDOW_BLOCKS = 16;
@@ -23,8 +36,8 @@ export interface SubstringScan {
   organizationId: number;
   status: string;
   terms: SubstringTerm[];
-  /** Other filters as the ids in [from, to) they allow, ascending (a list's members, a meta value's). */
-  idFilters: Array<(from: number, to: number) => Promise<number[]>>;
+  /** The other filters (a list's members, a meta value's subscribers, a prefix's), most selective first. */
+  idFilters: IdFilter[];
   /** The candidates (ascending) that really match, read from their rows. */
   confirm(ids: number[]): Promise<number[]>;
   /** Stop once this many matches are found. */
@@ -42,35 +55,20 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
   const alternatives = terms.map((t) =>
     (t.scope === 'any' ? (['n', 'e'] as Scope[]) : (['n'] as Scope[])).map((scope) => termGrams(scope, t.text)),
   );
-  const grams = [...new Set(alternatives.flat(2))];
-  const spans = new Map<string, { from: number; to: number }>();
-  for (const r of await knex(GRAM_TABLE)
+  const grams = new Set(alternatives.flat(2));
+  const buckets = [...new Set([...grams].map(bucketOf))];
+  const span = await knex(GRAM_TABLE)
     .where({ organization_id: organizationId, subscriber_status: status })
-    .whereIn('gram', grams)
-    .groupBy('gram')
-    .select('gram', knex.raw('min(block) as low'), knex.raw('max(block) as high'))) {
-    spans.set(toText(r.gram), { from: toInt(r.low), to: toInt(r.high) + 1 });
-  }
-  // Blocks where every term may hold: each term's span is the widest of its alternatives' spans.
-  let from = 0;
-  let to = Infinity;
-  for (const alts of alternatives) {
-    let low = Infinity;
-    let high = -Infinity;
-    for (const alt of alts) {
-      const altSpans = alt.map((g) => spans.get(g));
-      if (altSpans.some((s) => !s)) continue;
-      low = Math.min(low, Math.max(...altSpans.map((s) => s!.from)));
-      high = Math.max(high, Math.min(...altSpans.map((s) => s!.to)));
-    }
-    from = Math.max(from, low);
-    to = Math.min(to, high);
-  }
+    .whereIn('bucket', buckets)
+    .first(knex.raw('min(block) as low'), knex.raw('max(block) as high'));
+  if (span?.low === null || span?.low === undefined) return { ids: [], complete: true };
+  let from = toInt(span.low);
+  const to = toInt(span.high) + 1;
   const ids: number[] = [];
   let confirmed = 0;
   for (let size = FIRST_WINDOW_BLOCKS; from < to; from += size, size = Math.min(size * 2, MAX_WINDOW_BLOCKS)) {
     const end = Math.min(from + size, to);
-    const candidates = await windowCandidates(scan, alternatives, grams, from, end);
+    const candidates = await windowCandidates(scan, alternatives, grams, buckets, from, end);
     for (let i = 0; i < candidates.length; i += 1000) {
       if (confirmed >= SUBSTRING_CONFIRM_CAP) return { ids, complete: false };
       const batch = candidates.slice(i, i + Math.min(1000, SUBSTRING_CONFIRM_CAP - confirmed));
@@ -86,7 +84,8 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
 async function windowCandidates(
   scan: SubstringScan,
   alternatives: string[][][],
-  grams: string[],
+  grams: Set<string>,
+  buckets: number[],
   from: number,
   to: number,
 ): Promise<number[]> {
@@ -94,18 +93,17 @@ async function windowCandidates(
   const rows = await scan
     .knex(GRAM_TABLE)
     .where({ organization_id: scan.organizationId, subscriber_status: scan.status })
-    .whereIn('gram', grams)
+    .whereIn('bucket', buckets)
     .andWhere('block', '>=', from)
     .andWhere('block', '<', to)
-    .select('gram', 'block', 'ids');
+    .select('block', 'grams');
   for (const r of rows as Array<Record<string, unknown>>) {
-    const gram = toText(r.gram);
-    const blocks = sets.get(gram) ?? sets.set(gram, new Map()).get(gram)!;
     const block = toInt(r.block);
-    const bits = blocks.get(block) ?? blocks.set(block, emptyBlock()).get(block)!;
-    decodeInto(bits, r.ids as Uint8Array);
+    readEntries(r.grams as Uint8Array, grams, (gram, set) => {
+      const blocks = sets.get(gram) ?? sets.set(gram, new Map()).get(gram)!;
+      decodeInto(blocks.get(block) ?? blocks.set(block, emptyBlock()).get(block)!, set);
+    });
   }
-  const filters = await Promise.all(scan.idFilters.map((allowed) => allowed(from * BLOCK_SIZE, to * BLOCK_SIZE)));
   const out: number[] = [];
   for (let block = from; block < to; block++) {
     const result = emptyBlock().fill(0xffffffff);
@@ -124,7 +122,18 @@ async function windowCandidates(
     }
     idsOf(block, result, out);
   }
-  if (!filters.length) return out;
-  const allowedSets = filters.map((f) => new Set(f));
-  return out.filter((id) => allowedSets.every((s) => s.has(id)));
+  let candidates = out;
+  for (const filter of scan.idFilters) {
+    if (!candidates.length) break;
+    // Read the filter's ids in the window, or check the candidates, whichever reads less.
+    const allowed = new Set<number>();
+    if (candidates.length * POINT_COST > filter.density * (to - from) * BLOCK_SIZE) {
+      for (const id of await filter.inRange(from * BLOCK_SIZE, to * BLOCK_SIZE)) allowed.add(id);
+    } else {
+      for (let i = 0; i < candidates.length; i += 1000)
+        for (const id of await filter.among(candidates.slice(i, i + 1000))) allowed.add(id);
+    }
+    candidates = candidates.filter((id) => allowed.has(id));
+  }
+  return candidates;
 }
