@@ -27,6 +27,11 @@ export function bucketOf(gram: string): number {
 /** A gram as collected: a number when all its characters are Latin-1 (no string to build or hash), else text. */
 export type GramKey = number | string;
 
+const isLatin1 = (text: string) => {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0xff) return false;
+  return true;
+};
+
 /** Latin-1 grams as numbers: the size in the top bits, one byte per character. */
 const gramNumber = (size: number, codes: number) => (size << 24) | codes;
 
@@ -50,7 +55,7 @@ export function addGrams(into: Map<GramKey, number[]>, text: string, offset: num
     if (!offsets) into.set(key, [offset]);
     else if (offsets[offsets.length - 1] !== offset) offsets.push(offset);
   };
-  const chars = /[^\u0000-\u00ff]/.test(text) ? [...text] : null;
+  const chars = isLatin1(text) ? null : [...text];
   if (chars) {
     for (let i = 0; i < chars.length; i++)
       for (let size = 1; size <= 3 && i + size <= chars.length; size++) add(chars.slice(i, i + size).join(''));

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { toInt, toText } from '@switchboard/core';
+import { toInt } from '@switchboard/core';
 import type { SearchTexts } from './folding';
 import { BLOCK_SIZE, bucketOf, decodeInto, emptyBlock, idsOf, readEntries, Scope, termGrams } from './grams';
 import { GRAM_TABLE } from './gram-rows';
