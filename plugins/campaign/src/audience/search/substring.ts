@@ -56,22 +56,30 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
     (t.scope === 'any' ? (['n', 'e'] as Scope[]) : (['n'] as Scope[])).map((scope) => termGrams(scope, t.text)),
   );
   const grams = new Set(alternatives.flat(2));
-  const buckets = [...new Set([...grams].map(bucketOf))];
-  const span = await knex(GRAM_TABLE)
+  // The longest term is likely the rarest; its first gram in each scope says which blocks to read at all.
+  const lead = alternatives[terms.indexOf([...terms].sort((x, y) => y.text.length - x.text.length)[0])];
+  const leadBuckets = [...new Set(lead.map((alt) => bucketOf(alt[0])))];
+  const otherBuckets = [...new Set([...grams].map(bucketOf))].filter((b) => !leadBuckets.includes(b));
+  const spans = await knex(GRAM_TABLE)
     .where({ organization_id: organizationId, subscriber_status: status })
-    .whereIn('bucket', buckets)
-    .first(knex.raw('min(block) as low'), knex.raw('max(block) as high'));
-  if (span?.low === null || span?.low === undefined) return { ids: [], complete: true };
-  let from = toInt(span.low);
-  const to = toInt(span.high) + 1;
+    .whereIn('bucket', leadBuckets)
+    .groupBy('bucket')
+    .select(knex.raw('min(block) as low'), knex.raw('max(block) as high'));
+  if (!spans.length) return { ids: [], complete: true };
+  let from = Math.min(...spans.map((r: Record<string, unknown>) => toInt(r.low)));
+  const to = Math.max(...spans.map((r: Record<string, unknown>) => toInt(r.high))) + 1;
+  const index = { grams, leadGrams: new Set(lead.map((alt) => alt[0])), leadBuckets, otherBuckets };
   const ids: number[] = [];
   let confirmed = 0;
   for (let size = FIRST_WINDOW_BLOCKS; from < to; from += size, size = Math.min(size * 2, MAX_WINDOW_BLOCKS)) {
     const end = Math.min(from + size, to);
-    const candidates = await windowCandidates(scan, alternatives, grams, buckets, from, end);
-    for (let i = 0; i < candidates.length; i += 1000) {
+    const candidates = await windowCandidates(scan, alternatives, index, from, end);
+    for (let i = 0; i < candidates.length;) {
       if (confirmed >= SUBSTRING_CONFIRM_CAP) return { ids, complete: false };
-      const batch = candidates.slice(i, i + Math.min(1000, SUBSTRING_CONFIRM_CAP - confirmed));
+      // As many as may still be needed (most candidates match), at least 100, at most 1000.
+      const size = Math.min(1000, Math.max(100, scan.enough - ids.length), SUBSTRING_CONFIRM_CAP - confirmed);
+      const batch = candidates.slice(i, i + size);
+      i += batch.length;
       confirmed += batch.length;
       ids.push(...(await scan.confirm(batch)));
       if (ids.length >= scan.enough) return { ids, complete: true };
@@ -80,32 +88,47 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
   return { ids, complete: true };
 }
 
-/** The ids of blocks [from, to) that every term's grams and every other filter allow, ascending. */
+interface GramIndex {
+  grams: Set<string>;
+  leadGrams: Set<string>;
+  leadBuckets: number[];
+  otherBuckets: number[];
+}
+
+/**
+ * The ids of blocks [from, to) that every term's grams and every other filter allow, ascending. The
+ * lead grams' rows are read first; the other grams' rows only for the blocks where a lead gram holds.
+ */
 async function windowCandidates(
   scan: SubstringScan,
   alternatives: string[][][],
-  grams: Set<string>,
-  buckets: number[],
+  index: GramIndex,
   from: number,
   to: number,
 ): Promise<number[]> {
   const sets = new Map<string, Map<number, Uint32Array>>();
-  const rows = await scan
-    .knex(GRAM_TABLE)
-    .where({ organization_id: scan.organizationId, subscriber_status: scan.status })
-    .whereIn('bucket', buckets)
-    .andWhere('block', '>=', from)
-    .andWhere('block', '<', to)
-    .select('block', 'grams');
-  for (const r of rows as Array<Record<string, unknown>>) {
-    const block = toInt(r.block);
-    readEntries(r.grams as Uint8Array, grams, (gram, set) => {
-      const blocks = sets.get(gram) ?? sets.set(gram, new Map()).get(gram)!;
-      decodeInto(blocks.get(block) ?? blocks.set(block, emptyBlock()).get(block)!, set);
-    });
-  }
+  const read = async (buckets: number[], blocks: (q: Knex.QueryBuilder) => Knex.QueryBuilder) => {
+    const rows = await blocks(
+      scan
+        .knex(GRAM_TABLE)
+        .where({ organization_id: scan.organizationId, subscriber_status: scan.status })
+        .whereIn('bucket', buckets),
+    ).select('block', 'grams');
+    for (const r of rows as Array<Record<string, unknown>>) {
+      const block = toInt(r.block);
+      readEntries(r.grams as Uint8Array, index.grams, (gram, set) => {
+        const blocks = sets.get(gram) ?? sets.set(gram, new Map()).get(gram)!;
+        decodeInto(blocks.get(block) ?? blocks.set(block, emptyBlock()).get(block)!, set);
+      });
+    }
+  };
+  await read(index.leadBuckets, (q) => q.andWhere('block', '>=', from).andWhere('block', '<', to));
+  const active = new Set<number>();
+  for (const gram of index.leadGrams) for (const block of sets.get(gram)?.keys() ?? []) active.add(block);
+  if (!active.size) return [];
+  if (index.otherBuckets.length) await read(index.otherBuckets, (q) => q.whereIn('block', [...active]));
   const out: number[] = [];
-  for (let block = from; block < to; block++) {
+  for (const block of [...active].sort((x, y) => x - y)) {
     const result = emptyBlock().fill(0xffffffff);
     for (const alts of alternatives) {
       const term = emptyBlock();
