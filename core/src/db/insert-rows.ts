@@ -7,9 +7,10 @@ export interface InsertRowsOptions {
   ignoreExisting?: boolean;
   /**
    * A row whose key exists already appends its value of this binary column to the stored one instead
-   * (ON DUPLICATE KEY UPDATE / ON CONFLICT DO UPDATE); `key` names the key's columns (SQLite needs them).
+   * (ON DUPLICATE KEY UPDATE / ON CONFLICT DO UPDATE), and ORs the integer `orColumns` into theirs; `key`
+   * names the key's columns (SQLite needs them).
    */
-  appendOnConflict?: { key: string[]; column: string };
+  appendOnConflict?: { key: string[]; column: string; orColumns?: string[] };
 }
 
 /** One multi-row statement: the id the driver reported for it, and how many rows it carried. */
@@ -93,9 +94,12 @@ export async function insertValues(
   }
   const names = [...rows.columns, ...shared.map(([c]) => c)];
   const head = `INSERT ${options.ignoreExisting ? 'IGNORE ' : ''}INTO ${escapeId(table)} (${names.map((c) => escapeId(c)).join(', ')}) VALUES `;
-  const append = options.appendOnConflict?.column;
+  const append = options.appendOnConflict;
   const tail = append
-    ? ` ON DUPLICATE KEY UPDATE ${escapeId(append)} = CONCAT(${escapeId(append)}, VALUES(${escapeId(append)}))`
+    ? ` ON DUPLICATE KEY UPDATE ${[
+        `${escapeId(append.column)} = CONCAT(${escapeId(append.column)}, VALUES(${escapeId(append.column)}))`,
+        ...(append.orColumns ?? []).map((c) => `${escapeId(c)} = ${escapeId(c)} | VALUES(${escapeId(c)})`),
+      ].join(', ')}`
     : '';
   const tuple = `(${[...rows.columns.map(() => '?'), ...shared.map((_, i) => `@sb_insert_${i}`)].join(', ')})`;
   const sizes = MYSQL_STATEMENT_SIZES.filter((size) => size * width <= MYSQL_MAX_PLACEHOLDERS);
@@ -144,9 +148,10 @@ async function insertWithKnex(
     const insert = trx(table).insert(part);
     const append = options.appendOnConflict;
     const [id] = (await (append
-      ? insert
-          .onConflict(append.key)
-          .merge({ [append.column]: trx.raw('cast(?? || excluded.?? as blob)', [append.column, append.column]) })
+      ? insert.onConflict(append.key).merge({
+          [append.column]: trx.raw('cast(?? || excluded.?? as blob)', [append.column, append.column]),
+          ...Object.fromEntries((append.orColumns ?? []).map((c) => [c, trx.raw('?? | excluded.??', [c, c])])),
+        })
       : options.ignoreExisting
         ? insert.onConflict().ignore()
         : insert)) as number[];

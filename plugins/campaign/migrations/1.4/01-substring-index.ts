@@ -5,7 +5,7 @@ const BACKFILL_CHUNK = 2000;
 
 /**
  * The substring index (docs/architecture.md, Substring search): per organization, status, bucket of
- * grams (1 to 3 characters) and block of 1024 subscriber ids, the set of ids whose folded name or email
+ * grams (1 to 3 characters) and block of 4096 subscriber ids, the set of ids whose folded name or email
  * holds each gram. Built here for the subscribers that exist, in id order.
  */
 export async function up(knex: Knex): Promise<void> {
@@ -27,6 +27,9 @@ export async function createGramTable(knex: Knex): Promise<void> {
     t.smallint('bucket').unsigned().notNullable();
     t.integer('block').unsigned().notNullable();
     t.integer('part').unsigned().notNullable();
+    // A Bloom filter of the row's grams (search/grams.ts bloomOf), 64 bits as two halves.
+    t.integer('bloom_low').unsigned().notNullable();
+    t.integer('bloom_high').unsigned().notNullable();
     // The sets of the bucket's grams in the block (search/grams.ts), appended to by later writes.
     t.specificType('grams', mysql ? 'mediumblob' : 'blob').notNullable();
     t.primary(['organization_id', 'subscriber_status', 'bucket', 'block', 'part'], 'subscriber_grams_pk');

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { insertValues } from '@switchboard/core';
 import { searchTexts } from './folding';
-import { addGrams, BLOCK_BITS, BLOCK_SIZE, bucketOf, encodeEntry, GramKey, gramText, Scope } from './grams';
+import { addGrams, BLOCK_BITS, BLOCK_SIZE, bloomOf, bucketOf, encodeEntry, GramKey, gramText, Scope } from './grams';
 
 export const GRAM_TABLE = 'subscriber_grams';
 
@@ -37,34 +37,45 @@ export async function appendGramRows(trx: Knex | Knex.Transaction, organizationI
   const values: unknown[] = [];
   // One row per (status, bucket, block), in that key order so InnoDB appends within each key range.
   for (const status of [...groups.keys()].sort()) {
-    const rows = new Map<number, { block: number; bucket: number; first: number; entries: Buffer[] }>();
+    const rows = new Map<
+      number,
+      { block: number; bucket: number; first: number; low: number; high: number; entries: Buffer[] }
+    >();
     for (const [block, scopes] of groups.get(status)!) {
       for (const scope of ['n', 'e'] as Scope[]) {
         for (const [key, offsets] of scopes[scope]) {
           const gram = scope + gramText(key);
           const bucket = bucketOf(gram);
           const id = bucket * 2 ** 32 + block;
-          const row = rows.get(id) ?? rows.set(id, { block, bucket, first: offsets[0], entries: [] }).get(id)!;
+          const row =
+            rows.get(id) ?? rows.set(id, { block, bucket, first: offsets[0], low: 0, high: 0, entries: [] }).get(id)!;
+          const [low, high] = bloomOf(gram);
+          row.low = (row.low | low) >>> 0;
+          row.high = (row.high | high) >>> 0;
           row.first = Math.min(row.first, offsets[0]);
           row.entries.push(encodeEntry(gram, offsets));
         }
       }
     }
     for (const id of [...rows.keys()].sort((a, b) => a - b)) {
-      const { block, bucket, first, entries } = rows.get(id)!;
-      values.push(status, bucket, block, block * BLOCK_SIZE + first, Buffer.concat(entries));
+      const { block, bucket, first, low, high, entries } = rows.get(id)!;
+      values.push(status, bucket, block, block * BLOCK_SIZE + first, low, high, Buffer.concat(entries));
     }
   }
   await insertValues(
     trx,
     GRAM_TABLE,
     {
-      columns: ['subscriber_status', 'bucket', 'block', 'part', 'grams'],
+      columns: ['subscriber_status', 'bucket', 'block', 'part', 'bloom_low', 'bloom_high', 'grams'],
       values,
       shared: { organization_id: organizationId },
     },
     {
-      appendOnConflict: { key: ['organization_id', 'subscriber_status', 'bucket', 'block', 'part'], column: 'grams' },
+      appendOnConflict: {
+        key: ['organization_id', 'subscriber_status', 'bucket', 'block', 'part'],
+        column: 'grams',
+        orColumns: ['bloom_low', 'bloom_high'],
+      },
     },
   );
 }

@@ -2,26 +2,45 @@
  * The substring index holds, per gram (1 to 3 characters of a folded name or email), the subscribers
  * whose text contains it, as sets of ids per block of BLOCK_SIZE consecutive ids (docs/architecture.md,
  * Substring search). A gram key is its scope letter and the gram: `nada` (a name holds "ada"), `e@ex`.
- * A row holds the sets of the grams of one bucket (a hash of the gram): one row per bucket instead of one
- * per gram is what makes an import's write cheap.
+ * A row holds the sets of the grams of one bucket (a hash of the gram) and a Bloom filter of them: one
+ * row per bucket instead of one per gram is what makes an import's write cheap.
  */
-export const BLOCK_BITS = 10;
+export const BLOCK_BITS = 12;
 export const BLOCK_SIZE = 1 << BLOCK_BITS;
 const WORDS_PER_BLOCK = BLOCK_SIZE / 32;
-/** A set written as this many offsets or more is written as a bitmap (2 bytes an offset, 128 a bitmap). */
-const BITMAP_FROM = 64;
+/** A set written as this many offsets or more is written as a bitmap (2 bytes an offset, 512 a bitmap). */
+const BITMAP_FROM = BLOCK_SIZE / 16;
 const BITMAP_MARK = 0xffff;
 
 export type Scope = 'n' | 'e';
 
 /** Never change: stored rows are found by it. */
-export const BUCKETS = 256;
+export const BUCKETS = 128;
 
-/** The bucket of a gram key: FNV-1a over its UTF-16 code units. */
-export function bucketOf(gram: string): number {
+/** FNV-1a over a gram key's UTF-16 code units. */
+function hashOf(gram: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < gram.length; i++) hash = Math.imul(hash ^ gram.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % BUCKETS;
+  return hash >>> 0;
+}
+
+/** The bucket of a gram key: the low 7 bits of its hash. */
+export const bucketOf = (gram: string): number => hashOf(gram) % BUCKETS;
+
+/**
+ * Two bits of a 64-bit Bloom filter (as its low and high 32 bits) from hash bits above the bucket's: a
+ * row's filter is the union of its grams', so a query can skip in SQL the rows that cannot hold a gram.
+ */
+export function bloomOf(gram: string): [low: number, high: number] {
+  const hash = hashOf(gram);
+  const bits = [(hash >>> 7) & 63, (hash >>> 13) & 63];
+  let low = 0;
+  let high = 0;
+  for (const bit of bits) {
+    if (bit < 32) low |= 1 << bit;
+    else high |= 1 << (bit - 32);
+  }
+  return [low >>> 0, high >>> 0];
 }
 
 /** A gram as collected: a number when all its characters are Latin-1 (no string to build or hash), else text. */
@@ -104,11 +123,15 @@ export function encodeOffsets(offsets: number[]): Buffer {
   return out;
 }
 
-/** One gram's set in a row: the gram's UTF-8 length (1 byte), the gram, the set's length (1 byte), the set. */
+/** One gram's set in a row: the gram's UTF-8 length (1 byte), the gram, the set's length (2 bytes), the set. */
 export function encodeEntry(gram: string, offsets: number[]): Buffer {
   const name = Buffer.from(gram, 'utf8');
   const set = encodeOffsets(offsets);
-  return Buffer.concat([Buffer.from([name.length]), name, Buffer.from([set.length]), set]);
+  const head = Buffer.allocUnsafe(3 + name.length);
+  head[0] = name.length;
+  name.copy(head, 1);
+  head.writeUInt16LE(set.length, 1 + name.length);
+  return Buffer.concat([head, set]);
 }
 
 /** Calls `found` with the set of each entry of a stored row (entries one after the other) whose gram is `wanted`. */
@@ -116,9 +139,9 @@ export function readEntries(value: Uint8Array, wanted: Set<string>, found: (gram
   const view = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   for (let i = 0; i < view.length;) {
     const nameEnd = i + 1 + view[i];
-    const setEnd = nameEnd + 1 + view[nameEnd];
+    const setEnd = nameEnd + 2 + view.readUInt16LE(nameEnd);
     const gram = view.toString('utf8', i + 1, nameEnd);
-    if (wanted.has(gram)) found(gram, view.subarray(nameEnd + 1, setEnd));
+    if (wanted.has(gram)) found(gram, view.subarray(nameEnd + 2, setEnd));
     i = setEnd;
   }
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { toInt } from '@switchboard/core';
 import type { SearchTexts } from './folding';
-import { BLOCK_SIZE, bucketOf, decodeInto, emptyBlock, idsOf, readEntries, Scope, termGrams } from './grams';
+import { BLOCK_SIZE, bloomOf, bucketOf, decodeInto, emptyBlock, idsOf, readEntries, Scope, termGrams } from './grams';
 import { GRAM_TABLE } from './gram-rows';
 
 /** A folded text the name (`name:`) or the name or the email (a plain word) must contain. */
@@ -28,8 +28,8 @@ const POINT_COST = 3;
 
 /** Candidates confirmed against their rows at most per search; past it the total is a lower bound. */
 export const SUBSTRING_CONFIRM_CAP = 50_000;
-const FIRST_WINDOW_BLOCKS = 16;
-const MAX_WINDOW_BLOCKS = 256;
+const FIRST_WINDOW_BLOCKS = 4;
+const MAX_WINDOW_BLOCKS = 64;
 
 export interface SubstringScan {
   knex: Knex;
@@ -58,8 +58,8 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
   const grams = new Set(alternatives.flat(2));
   // The longest term is likely the rarest; its first gram in each scope says which blocks to read at all.
   const lead = alternatives[terms.indexOf([...terms].sort((x, y) => y.text.length - x.text.length)[0])];
-  const leadBuckets = [...new Set(lead.map((alt) => bucketOf(alt[0])))];
-  const otherBuckets = [...new Set([...grams].map(bucketOf))].filter((b) => !leadBuckets.includes(b));
+  const leadGrams = [...new Set(lead.map((alt) => alt[0]))];
+  const leadBuckets = [...new Set(leadGrams.map(bucketOf))];
   const spans = await knex(GRAM_TABLE)
     .where({ organization_id: organizationId, subscriber_status: status })
     .whereIn('bucket', leadBuckets)
@@ -68,7 +68,7 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
   if (!spans.length) return { ids: [], complete: true };
   let from = Math.min(...spans.map((r: Record<string, unknown>) => toInt(r.low)));
   const to = Math.max(...spans.map((r: Record<string, unknown>) => toInt(r.high))) + 1;
-  const index = { grams, leadGrams: new Set(lead.map((alt) => alt[0])), leadBuckets, otherBuckets };
+  const index = { grams, leadGrams, otherGrams: [...grams].filter((g) => !leadGrams.includes(g)) };
   const ids: number[] = [];
   let confirmed = 0;
   for (let size = FIRST_WINDOW_BLOCKS; from < to; from += size, size = Math.min(size * 2, MAX_WINDOW_BLOCKS)) {
@@ -90,9 +90,24 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
 
 interface GramIndex {
   grams: Set<string>;
-  leadGrams: Set<string>;
-  leadBuckets: number[];
-  otherBuckets: number[];
+  leadGrams: string[];
+  otherGrams: string[];
+}
+
+/** Rows that may hold one of the grams: their bucket, and every bit of a gram's Bloom filter set. */
+function mayHold(query: Knex.QueryBuilder, grams: string[]): Knex.QueryBuilder {
+  return query.andWhere((any) => {
+    for (const gram of grams) {
+      const [low, high] = bloomOf(gram);
+      any.orWhereRaw('(bucket = ? and (bloom_low & ?) = ? and (bloom_high & ?) = ?)', [
+        bucketOf(gram),
+        low,
+        low,
+        high,
+        high,
+      ]);
+    }
+  });
 }
 
 /**
@@ -107,12 +122,15 @@ async function windowCandidates(
   to: number,
 ): Promise<number[]> {
   const sets = new Map<string, Map<number, Uint32Array>>();
-  const read = async (buckets: number[], blocks: (q: Knex.QueryBuilder) => Knex.QueryBuilder) => {
+  const read = async (grams: string[], blocks: (q: Knex.QueryBuilder) => Knex.QueryBuilder) => {
     const rows = await blocks(
-      scan
-        .knex(GRAM_TABLE)
-        .where({ organization_id: scan.organizationId, subscriber_status: scan.status })
-        .whereIn('bucket', buckets),
+      mayHold(
+        scan
+          .knex(GRAM_TABLE)
+          .where({ organization_id: scan.organizationId, subscriber_status: scan.status })
+          .whereIn('bucket', [...new Set(grams.map(bucketOf))]),
+        grams,
+      ),
     ).select('block', 'grams');
     for (const r of rows as Array<Record<string, unknown>>) {
       const block = toInt(r.block);
@@ -122,11 +140,11 @@ async function windowCandidates(
       });
     }
   };
-  await read(index.leadBuckets, (q) => q.andWhere('block', '>=', from).andWhere('block', '<', to));
+  await read(index.leadGrams, (q) => q.andWhere('block', '>=', from).andWhere('block', '<', to));
   const active = new Set<number>();
   for (const gram of index.leadGrams) for (const block of sets.get(gram)?.keys() ?? []) active.add(block);
   if (!active.size) return [];
-  if (index.otherBuckets.length) await read(index.otherBuckets, (q) => q.whereIn('block', [...active]));
+  if (index.otherGrams.length) await read(index.otherGrams, (q) => q.whereIn('block', [...active]));
   const out: number[] = [];
   for (const block of [...active].sort((x, y) => x - y)) {
     const result = emptyBlock().fill(0xffffffff);
