@@ -8,8 +8,6 @@
 export const BLOCK_BITS = 12;
 export const BLOCK_SIZE = 1 << BLOCK_BITS;
 const WORDS_PER_BLOCK = BLOCK_SIZE / 32;
-/** A set written as this many offsets or more is written as a bitmap (2 bytes an offset, 512 a bitmap). */
-const BITMAP_FROM = BLOCK_SIZE / 16;
 const BITMAP_MARK = 0xffff;
 
 export type Scope = 'n' | 'e';
@@ -76,8 +74,19 @@ export function addGrams(into: Map<GramKey, number[]>, text: string, offset: num
   };
   const chars = isLatin1(text) ? null : [...text];
   if (chars) {
+    // Grams of Latin-1 characters take the same key as in a Latin-1 text.
     for (let i = 0; i < chars.length; i++)
-      for (let size = 1; size <= 3 && i + size <= chars.length; size++) add(chars.slice(i, i + size).join(''));
+      for (let size = 1; size <= 3 && i + size <= chars.length; size++) {
+        const gram = chars.slice(i, i + size);
+        add(
+          gram.every((c) => c.length === 1 && c.charCodeAt(0) <= 0xff)
+            ? gramNumber(
+                size,
+                gram.reduce((codes, c) => (codes << 8) | c.charCodeAt(0), 0),
+              )
+            : gram.join(''),
+        );
+      }
     return;
   }
   let two = 0;
@@ -110,16 +119,24 @@ export function termGrams(scope: Scope, term: string): string[] {
   return [...picked].slice(0, MAX_TERM_GRAMS).map((g) => scope + g);
 }
 
-/** Offsets (0 to BLOCK_SIZE-1, ascending) as stored: uint16 little-endian each, or a mark and a bitmap. */
+/**
+ * Offsets (0 to BLOCK_SIZE-1, ascending) as stored, whichever is smaller: uint16 little-endian each, or a
+ * bitmap of the bytes they span (a mark, the first byte's index and the byte count as uint16, the bytes).
+ * A chunk of 1000 consecutive new subscribers spans about 125 bytes of its block.
+ */
 export function encodeOffsets(offsets: number[]): Buffer {
-  if (offsets.length < BITMAP_FROM) {
+  const first = offsets[0] >> 3;
+  const bytes = (offsets[offsets.length - 1] >> 3) - first + 1;
+  if (offsets.length * 2 <= 6 + bytes) {
     const out = Buffer.allocUnsafe(offsets.length * 2);
     offsets.forEach((o, i) => out.writeUInt16LE(o, i * 2));
     return out;
   }
-  const out = Buffer.alloc(2 + BLOCK_SIZE / 8);
+  const out = Buffer.alloc(6 + bytes);
   out.writeUInt16LE(BITMAP_MARK, 0);
-  for (const o of offsets) out[2 + (o >> 3)] |= 1 << (o & 7);
+  out.writeUInt16LE(first, 2);
+  out.writeUInt16LE(bytes, 4);
+  for (const o of offsets) out[6 + (o >> 3) - first] |= 1 << (o & 7);
   return out;
 }
 
@@ -156,10 +173,10 @@ export function decodeInto(bits: Uint32Array, value: Uint8Array): void {
       bits[o >> 5] |= 1 << (o & 31);
       continue;
     }
-    for (let b = 0; b < BLOCK_SIZE / 8 && i < view.length; b++, i++) {
-      const byte = view[i];
-      if (byte) bits[b >> 2] |= byte << ((b & 3) * 8);
-    }
+    const first = view.readUInt16LE(i);
+    const end = i + 4 + view.readUInt16LE(i + 2);
+    for (let b = first, j = i + 4; j < end; b++, j++) if (view[j]) bits[b >> 2] |= view[j] << ((b & 3) * 8);
+    i = end;
   }
 }
 
