@@ -29,7 +29,15 @@ const POINT_COST = 3;
 /** Candidates confirmed against their rows at most per search; past it the total is a lower bound. */
 export const SUBSTRING_CONFIRM_CAP = 50_000;
 const FIRST_WINDOW_BLOCKS = 4;
-const MAX_WINDOW_BLOCKS = 64;
+
+/**
+ * The next window: as many blocks as should bring the matches still missing at the rate found so far,
+ * half again for safety; all the rest when nothing matched yet (a rare term needs one more read, not ten).
+ */
+function nextWindow(found: number, blocksRead: number, enough: number): number {
+  if (!found) return Infinity;
+  return Math.max(FIRST_WINDOW_BLOCKS, Math.ceil(((enough - found) / (found / blocksRead)) * 1.5));
+}
 
 export interface SubstringScan {
   knex: Knex;
@@ -71,9 +79,11 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
   const index = { grams, leadGrams, otherGrams: [...grams].filter((g) => !leadGrams.includes(g)) };
   const ids: number[] = [];
   let confirmed = 0;
-  for (let size = FIRST_WINDOW_BLOCKS; from < to; from += size, size = Math.min(size * 2, MAX_WINDOW_BLOCKS)) {
+  const start = from;
+  for (let size = FIRST_WINDOW_BLOCKS; from < to; size = nextWindow(ids.length, from - start, scan.enough)) {
     const end = Math.min(from + size, to);
     const candidates = await windowCandidates(scan, alternatives, index, from, end);
+    from = end;
     for (let i = 0; i < candidates.length;) {
       if (confirmed >= SUBSTRING_CONFIRM_CAP) return { ids, complete: false };
       // As many as may still be needed (most candidates match), at least 100, at most 1000.
