@@ -188,10 +188,12 @@ async function deleteRows(
 ): Promise<void> {
   for (let i = 0; i < rows.length; i += DELETE_PER_STATEMENT) {
     const chunk = rows.slice(i, i + DELETE_PER_STATEMENT);
+    // The whole key in every branch: SQLite then looks each one up in the primary key (with the
+    // organization outside the OR it scanned the organization's rows once per statement: 24 s to delete
+    // 1000 subscribers of 20,000).
     await trx(table.name)
-      .where('organization_id', organizationId)
-      .andWhere((q) => {
-        for (const key of chunk) q.orWhere(key);
+      .where((q) => {
+        for (const key of chunk) q.orWhere({ organization_id: organizationId, ...key });
       })
       .delete();
   }
