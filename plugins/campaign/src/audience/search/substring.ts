@@ -53,8 +53,8 @@ export interface SubstringScan {
 }
 
 /**
- * The matching ids in id order, from the substring index: block by block, in windows that grow, the
- * sets of each term's grams are intersected (a term in either scope for a plain word), then with the
+ * The matching ids in id order, from the substring index: block by block, in windows sized by the rate
+ * of matches (nextWindow), the sets of each term's grams are intersected (a term in either scope for a plain word), then with the
  * other filters' ids in the window, and the candidates confirmed. `complete` is false when the scan
  * stopped at SUBSTRING_CONFIRM_CAP before the end.
  */
@@ -87,8 +87,8 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
     for (let i = 0; i < candidates.length;) {
       if (confirmed >= SUBSTRING_CONFIRM_CAP) return { ids, complete: false };
       // As many as may still be needed (most candidates match), at least 100, at most 1000.
-      const size = Math.min(1000, Math.max(100, scan.enough - ids.length), SUBSTRING_CONFIRM_CAP - confirmed);
-      const batch = candidates.slice(i, i + size);
+      const batchSize = Math.min(1000, Math.max(100, scan.enough - ids.length), SUBSTRING_CONFIRM_CAP - confirmed);
+      const batch = candidates.slice(i, i + batchSize);
       i += batch.length;
       confirmed += batch.length;
       ids.push(...(await scan.confirm(batch)));
