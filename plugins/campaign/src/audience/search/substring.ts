@@ -122,7 +122,8 @@ function mayHold(query: Knex.QueryBuilder, grams: string[]): Knex.QueryBuilder {
 
 /**
  * The ids of blocks [from, to) that every term's grams and every other filter allow, ascending. The
- * lead grams' rows are read first; the other grams' rows only for the blocks where a lead gram holds.
+ * lead grams' rows are read first, then the other filters narrow their ids, and the other grams' rows
+ * are read only for the blocks still holding candidates.
  */
 async function windowCandidates(
   scan: SubstringScan,
@@ -151,12 +152,37 @@ async function windowCandidates(
     }
   };
   await read(index.leadGrams, (q) => q.andWhere('block', '>=', from).andWhere('block', '<', to));
-  const active = new Set<number>();
-  for (const gram of index.leadGrams) for (const block of sets.get(gram)?.keys() ?? []) active.add(block);
-  if (!active.size) return [];
-  if (index.otherGrams.length) await read(index.otherGrams, (q) => q.whereIn('block', [...active]));
+  const leading: number[] = [];
+  const leadBlocks = new Set<number>();
+  for (const gram of index.leadGrams) for (const block of sets.get(gram)?.keys() ?? []) leadBlocks.add(block);
+  for (const block of [...leadBlocks].sort((x, y) => x - y)) {
+    const any = emptyBlock();
+    for (const gram of index.leadGrams) {
+      const bits = sets.get(gram)?.get(block);
+      if (bits) for (let w = 0; w < any.length; w++) any[w] |= bits[w];
+    }
+    idsOf(block, any, leading);
+  }
+  // The other filters before the other grams: a list or a meta value that rules a block out spares
+  // reading that block's rows of every other gram.
+  let candidates = leading;
+  for (const filter of scan.idFilters) {
+    if (!candidates.length) break;
+    // Read the filter's ids in the window, or check the candidates, whichever reads less.
+    const allowed = new Set<number>();
+    if (candidates.length * POINT_COST > filter.density * (to - from) * BLOCK_SIZE) {
+      for (const id of await filter.inRange(from * BLOCK_SIZE, to * BLOCK_SIZE)) allowed.add(id);
+    } else {
+      for (let i = 0; i < candidates.length; i += 1000)
+        for (const id of await filter.among(candidates.slice(i, i + 1000))) allowed.add(id);
+    }
+    candidates = candidates.filter((id) => allowed.has(id));
+  }
+  if (!candidates.length || !index.otherGrams.length) return candidates;
+  const active = [...new Set(candidates.map((id) => Math.floor(id / BLOCK_SIZE)))];
+  await read(index.otherGrams, (q) => q.whereIn('block', active));
   const out: number[] = [];
-  for (const block of [...active].sort((x, y) => x - y)) {
+  for (const block of active) {
     const result = emptyBlock().fill(0xffffffff);
     for (const alts of alternatives) {
       const term = emptyBlock();
@@ -173,18 +199,6 @@ async function windowCandidates(
     }
     idsOf(block, result, out);
   }
-  let candidates = out;
-  for (const filter of scan.idFilters) {
-    if (!candidates.length) break;
-    // Read the filter's ids in the window, or check the candidates, whichever reads less.
-    const allowed = new Set<number>();
-    if (candidates.length * POINT_COST > filter.density * (to - from) * BLOCK_SIZE) {
-      for (const id of await filter.inRange(from * BLOCK_SIZE, to * BLOCK_SIZE)) allowed.add(id);
-    } else {
-      for (let i = 0; i < candidates.length; i += 1000)
-        for (const id of await filter.among(candidates.slice(i, i + 1000))) allowed.add(id);
-    }
-    candidates = candidates.filter((id) => allowed.has(id));
-  }
-  return candidates;
+  const kept = new Set(candidates);
+  return out.filter((id) => kept.has(id));
 }
