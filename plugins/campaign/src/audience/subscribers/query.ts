@@ -83,7 +83,12 @@ export class SubscriberQuery {
     q: SubscriberListQuery,
   ) {
     const offset = (q.page - 1) * q.per_page;
-    const ids = (query: Knex.QueryBuilder) => query.pluck('subscriber_id').then((found: unknown[]) => found.map(toInt));
+    // Rows as arrays on MySQL: a list's members over a million subscribers are 100,000 rows, and mysql2
+    // builds an object per row otherwise.
+    const ids = async (query: Knex.QueryBuilder): Promise<number[]> =>
+      dialectOfKnex(this.knex) === 'sqlite'
+        ? (await query.pluck('subscriber_id')).map(toInt)
+        : ((await query.select('subscriber_id').options({ rowsAsArray: true })) as unknown[][]).map((r) => toInt(r[0]));
     const filter = (density: number, base: () => Knex.QueryBuilder): IdFilter => ({
       density,
       inRange: (from, to) =>
