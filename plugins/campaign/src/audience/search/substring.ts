@@ -23,7 +23,7 @@ export interface IdFilter {
   among(ids: number[]): Promise<number[]>;
 }
 
-/** Checking one candidate costs about this many ids read in a range (measured on MariaDB). */
+/** Checking one candidate costs about this many ids read in a range (an estimate, not measured yet). */
 const POINT_COST = 3;
 
 /** Candidates confirmed against their rows at most per search; past it the total is a lower bound. */
