@@ -73,7 +73,8 @@ async function writeRows(trx: Knex.Transaction, org: number, rows: Row[]): Promi
     )
     .select('id', 'email'))
     ids.set(r.email, Number(r.id));
-  // The plugin's own rules make the search rows (and their primary-key order): only the writing differs.
+  // The plugin's own rules make the search-word and meta rows (and their primary-key order): only the
+  // writing differs. The substring index (campaign 1.4) is not in this baseline.
   const sources = rows.map((r) => ({ ...r, id: ids.get(r.email)!, status: 'active' }));
   for (const { table, rows: searchRows } of searchRowsByTable(org, sources)) await trx(table).insert(searchRows);
   await trx('list_subscribers').insert(

@@ -1,17 +1,12 @@
 import type { Knex } from 'knex';
 import { insertValues } from '@switchboard/core';
 import { searchTexts } from './folding';
+import type { SearchSource } from './rows';
 import { addGrams, BLOCK_BITS, BLOCK_SIZE, bloomOf, bucketOf, encodeEntry, GramKey, gramText, Scope } from './grams';
 
 export const GRAM_TABLE = 'subscriber_grams';
 
-interface GramSource {
-  id: number;
-  email: string;
-  status: string;
-  first_name?: string | null;
-  last_name?: string | null;
-}
+type GramSource = Pick<SearchSource, 'id' | 'email' | 'status' | 'first_name' | 'last_name'>;
 
 /**
  * Adds subscribers to the substring index under their status. Nothing is ever removed: a subscriber

@@ -200,8 +200,9 @@ async function deleteRows(
 }
 
 /**
- * The search rows of subscribers per table, as plain objects in primary-key order: the rows an import
- * writes, for code that writes them another way (the audience benchmark's plain-knex baseline).
+ * The search-word and meta rows of subscribers per table, as plain objects in primary-key order (an
+ * import also writes the substring index, search/gram-rows.ts), for code that writes them another way
+ * (the audience benchmark's plain-knex baseline).
  */
 export function searchRowsByTable(
   organizationId: number,

@@ -5,13 +5,14 @@ import { isSubscriberStatus, SUBSCRIBER_STATUSES, SubscriberStatus } from '../..
 export interface SubscriberSearch {
   /** Exact addresses (`email:` and plain words that are addresses): each must be the subscriber's. */
   emails: string[];
+  /** The `name:` value: a substring of the name, or word prefixes where a part ends in `*` (search/terms.ts). */
   name?: string;
   listCode?: string;
   status?: SubscriberStatus;
   /** Subscribers created on a later day than this (UTC): `created:>2024-01-31` starts at Feb 1. */
   createdAfter?: Date;
   meta: Array<{ key: string; value: string }>;
-  /** Plain words (a quoted phrase gives its words): each must be a word of the email or the name. */
+  /** Plain words (a quoted phrase gives its words): each a substring of the email or the name, or a `word*` prefix. */
   words: string[];
 }
 

@@ -95,10 +95,10 @@ export class SubscriberQuery {
         ids(base().andWhere('subscriber_id', '>=', from).andWhere('subscriber_id', '<', to).orderBy('subscriber_id')),
       among: (candidates) => ids(base().whereIn('subscriber_id', candidates)),
     });
-    const audience = Math.max(1, await statusCount(this.knex, orgId, status));
     const lists = listIds?.length
       ? await this.knex('lists').whereIn('id', listIds).select('id', 'subscriber_count')
       : [];
+    const audience = lists.length ? Math.max(1, await statusCount(this.knex, orgId, status)) : 1;
     const idFilters = [
       ...lists.map((l: Record<string, unknown>) =>
         filter(Math.min(1, toInt(l.subscriber_count) / audience), () =>
@@ -117,9 +117,9 @@ export class SubscriberQuery {
       ),
       ...prefixes.map(({ kinds, m }) => filter(1, () => this.subscribersWithWord(orgId, kinds, m, status).distinct())),
     ].sort((a, b) => a.density - b.density);
-    const confirm = async (ids: number[]) => {
+    const confirm = async (candidates: number[]) => {
       const query = this.knex('subscribers')
-        .whereIn('id', ids)
+        .whereIn('id', candidates)
         .andWhere({ organization_id: orgId, status })
         .select('id', 'email', 'first_name', 'last_name')
         .orderBy('id');
