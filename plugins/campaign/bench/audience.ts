@@ -31,6 +31,8 @@ const SUBSTRINGS: Record<string, string> = {
   'substring (1-2 chars): one character': 'k',
 };
 const UNTARGETED = 'substring (1-2 chars)';
+/** The fuzz run's searches have the p95 target alone (issue 9). */
+const P95_ONLY = 'adversarial';
 /** The import rate of the same benchmark on the commit before the substring index, run just before. */
 const IMPORT_BEFORE = process.env.BENCH_IMPORT_BEFORE ? Number(process.env.BENCH_IMPORT_BEFORE) : null;
 const TARGETS = { import_per_second: 20_000, p95_ms: 100, p50_ratio: 3, import_vs_before: 0.8, batch_change_ms: 500 };
@@ -259,7 +261,7 @@ export async function audienceBenchmark({ quick, log, serve }: BenchOptions): Pr
               p50_ratio: ratio,
               met: name.startsWith(UNTARGETED)
                 ? null
-                : atLarge[name].p95_ms <= TARGETS.p95_ms && ratio <= TARGETS.p50_ratio,
+                : atLarge[name].p95_ms <= TARGETS.p95_ms && (name.startsWith(P95_ONLY) || ratio <= TARGETS.p50_ratio),
             },
           ];
         }),

@@ -87,6 +87,50 @@ describeEachBackend('campaign: search by substring (name: and plain words)', (ba
     expect(await found('name:ada status:unsubscribed')).to.deep.equal([]);
   });
 
+  it('combines a substring with list: and list_id through every way a membership comes and goes', async () => {
+    const api = f.api();
+    const band = (await api.post('/lists', { name: 'Band', code: 'band' }).expect(201)).body.data.id;
+    const inBand = async (text: string) => ({
+      byCode: await found(`${text} list:band`),
+      byId: await found(text, `&list_id=${band}`),
+    });
+    const both = (names: string[]) => ({ byCode: names, byId: names });
+    expect(await inBand('name:a')).to.deep.equal(both([]));
+
+    // Joined by POST /lists/{id}/subscribers, left by DELETE: the index keeps the old membership.
+    await api.post(`/lists/${band}/subscribers`, { subscriber_ids: [ids.Ada, ids.Nevada] }).expect(200);
+    expect(await inBand('name:ada')).to.deep.equal(both(['Ada', 'Nevada']));
+    await api.delete(`/lists/${band}/subscribers`, { subscriber_ids: [ids.Ada] }).expect(200);
+    expect(await inBand('name:ada')).to.deep.equal(both(['Nevada']));
+    expect(await found('name:ada list:band', `&list_id=${club}`)).to.deep.equal([]);
+
+    // Replaced by PUT /subscribers/{id} lists, joined again, and given at creation and by a batch.
+    await api.put(`/subscribers/${ids.Nevada}`, { lists: [club] }).expect(200);
+    expect(await inBand('name:ada')).to.deep.equal(both([]));
+    expect(await found('name:ada list:club')).to.deep.equal(['Adam', 'Nevada']);
+    await api.put(`/subscribers/${ids.Nevada}`, { lists: [club, band] }).expect(200);
+    expect(await inBand('ray')).to.deep.equal(both(['Nevada']));
+    await api
+      .post('/subscribers', { email: 'ada.b@band.test', first_name: 'Adaline', lists: [band], confirmed: true })
+      .expect(201);
+    await api
+      .post('/subscribers/batch', {
+        subscribers: [
+          { email: 'ada.c@band.test', first_name: 'Adair' },
+          { email: 'ada.d@solo.test', first_name: 'Adaire' },
+        ],
+        lists: [band],
+        skip_confirmation: true,
+      })
+      .expect(200);
+    expect(await inBand('name:ada')).to.deep.equal(both(['Nevada', 'Adaline', 'Adair', 'Adaire']));
+    expect(await inBand('name:ada band.test')).to.deep.equal(both(['Adaline', 'Adair']));
+
+    // A deleted list finds nobody, even through the index's sets that still name it.
+    await api.delete(`/lists/${band}`).expect(200);
+    expect(await found('name:ada list:band')).to.deep.equal([]);
+  });
+
   it('follows renames, status changes and deletions', async () => {
     await f.api().put(`/subscribers/${ids.Zed}`, { last_name: 'Other' }).expect(200);
     expect(await found('ptq')).to.deep.equal([]);

@@ -232,7 +232,7 @@ export class BatchImport {
         for (const listId of new Set([...(input.lists ?? []), ...(r.lists ?? [])]))
           memberships.push({ listId, ...member });
       }
-      const deltas = await insertMemberships(trx, memberships, now, new Set(freshIds));
+      const deltas = await insertMemberships(trx, orgId, memberships, now, new Set(freshIds));
 
       // Counters last: their rows are shared by every concurrent import and stay locked until commit.
       await adjustStatusCounts(trx, orgId, { [status]: fresh.length });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { insertRows } from '@switchboard/core';
+import { appendMembershipRows } from '../search/gram-rows';
 
 /** Moves the status copies in memberships to a new status and keeps each list's active_count right. */
 export async function moveMembershipStatus(
@@ -32,11 +33,12 @@ export interface Membership {
 }
 
 /**
- * Inserts the memberships that do not exist yet in one statement, in primary-key order, and returns
- * what they add to each list's counters (for applyListDeltas).
+ * Inserts the memberships that do not exist yet in one statement, in primary-key order, adds them to
+ * the substring index, and returns what they add to each list's counters (for applyListDeltas).
  */
 export async function insertMemberships(
   trx: Knex.Transaction,
+  organizationId: number,
   memberships: Membership[],
   now: Date,
   /** Subscribers created in this transaction: they cannot be members yet, so they are not looked up. */
@@ -61,6 +63,7 @@ export async function insertMemberships(
     'list_subscribers',
     fresh.map((m) => ({ list_id: m.listId, subscriber_id: m.id, subscriber_status: m.status, created_at: now })),
   );
+  await appendMembershipRows(trx, organizationId, fresh);
   const deltas = new Map<number, ListDelta>();
   for (const m of fresh) {
     const delta = deltaOf(deltas, m.listId);
@@ -96,12 +99,14 @@ export async function applyListDeltas(trx: Knex.Transaction, deltas: Map<number,
 /** Adds memberships that do not exist yet; returns how many were added. */
 export async function addMemberships(
   trx: Knex.Transaction,
+  organizationId: number,
   listId: number,
   members: Array<{ id: number; status: string }>,
   now: Date,
 ): Promise<number> {
   const deltas = await insertMemberships(
     trx,
+    organizationId,
     members.map((m) => ({ listId, ...m })),
     now,
   );

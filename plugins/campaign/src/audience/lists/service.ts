@@ -84,6 +84,7 @@ export class ListsService {
       }
       const added = await addMemberships(
         trx,
+        orgId,
         id,
         members.map((m: { id: number; status: string }) => ({ id: Number(m.id), status: m.status })),
         this.clock.now(),

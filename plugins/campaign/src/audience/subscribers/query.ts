@@ -89,24 +89,14 @@ export class SubscriberQuery {
       dialectOfKnex(this.knex) === 'sqlite'
         ? (await query.pluck('subscriber_id')).map(toInt)
         : ((await query.select('subscriber_id').options({ rowsAsArray: true })) as unknown[][]).map((r) => toInt(r[0]));
-    const filter = (density: number, base: () => Knex.QueryBuilder): IdFilter => ({
-      density,
+    const filter = (base: () => Knex.QueryBuilder): IdFilter => ({
       inRange: (from, to) =>
         ids(base().andWhere('subscriber_id', '>=', from).andWhere('subscriber_id', '<', to).orderBy('subscriber_id')),
       among: (candidates) => ids(base().whereIn('subscriber_id', candidates)),
     });
-    const lists = listIds?.length
-      ? await this.knex('lists').whereIn('id', listIds).select('id', 'subscriber_count')
-      : [];
-    const audience = lists.length ? Math.max(1, await statusCount(this.knex, orgId, status)) : 1;
     const idFilters = [
-      ...lists.map((l: Record<string, unknown>) =>
-        filter(Math.min(1, toInt(l.subscriber_count) / audience), () =>
-          this.knex('list_subscribers').where({ list_id: toInt(l.id), subscriber_status: status }),
-        ),
-      ),
       ...search.meta.map(({ key, value }) =>
-        filter(1, () =>
+        filter(() =>
           this.knex('subscriber_meta').where({
             organization_id: orgId,
             meta_key: key,
@@ -115,8 +105,8 @@ export class SubscriberQuery {
           }),
         ),
       ),
-      ...prefixes.map(({ kinds, m }) => filter(1, () => this.subscribersWithWord(orgId, kinds, m, status).distinct())),
-    ].sort((a, b) => a.density - b.density);
+      ...prefixes.map(({ kinds, m }) => filter(() => this.subscribersWithWord(orgId, kinds, m, status).distinct())),
+    ];
     const confirm = async (candidates: number[]) => {
       const query = this.knex('subscribers')
         .whereIn('id', candidates)
@@ -125,6 +115,15 @@ export class SubscriberQuery {
         .orderBy('id');
       for (const email of search.emails) query.andWhere('email', email);
       if (search.createdAfter) query.andWhere('created_at', '>=', search.createdAfter);
+      // The index's sets of members keep removed memberships; here each is one primary-key lookup.
+      for (const listId of listIds ?? [])
+        query.whereExists((member) =>
+          member
+            .select(this.knex.raw('1'))
+            .from('list_subscribers')
+            .whereRaw('list_subscribers.subscriber_id = subscribers.id')
+            .andWhere('list_subscribers.list_id', listId),
+        );
       const rows = (await query) as Array<Record<string, unknown>>;
       return rows
         .filter((r) => {
@@ -142,6 +141,7 @@ export class SubscriberQuery {
       organizationId: orgId,
       status,
       terms,
+      listIds: listIds ?? [],
       idFilters,
       confirm,
       enough: Math.max(SUBSTRING_COUNT_CAP + 1, offset + q.per_page),

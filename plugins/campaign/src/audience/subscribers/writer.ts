@@ -80,7 +80,7 @@ export class SubscriberWriter {
           { id, email, status, first_name: input.first_name, last_name: input.last_name, meta_data: input.meta_data },
         ]);
         await adjustStatusCounts(trx, orgId, { [status]: 1 });
-        for (const listId of input.lists ?? []) await addMemberships(trx, listId, [{ id, status }], now);
+        for (const listId of input.lists ?? []) await addMemberships(trx, orgId, listId, [{ id, status }], now);
         return { id, email, status };
       });
     } catch (err) {
@@ -132,6 +132,7 @@ export class SubscriberWriter {
       );
       await this.replaceLists(
         trx,
+        orgId,
         found
           .filter((c) => c.profile.lists !== undefined)
           .map((c) => ({ ...stored.get(c.id)!, lists: c.profile.lists! })),
@@ -214,6 +215,7 @@ export class SubscriberWriter {
   /** Makes each subscriber's memberships exactly `lists`, with the list counters. */
   private async replaceLists(
     trx: Knex.Transaction,
+    orgId: number,
     subscribers: Array<{ id: number; status: string; lists: number[] }>,
     now: Date,
   ): Promise<void> {
@@ -238,7 +240,7 @@ export class SubscriberWriter {
       for (const listId of had) if (!wanted.has(listId)) leaving.push({ listId, id: s.id, status: s.status });
       for (const listId of wanted) if (!had.has(listId)) joining.push({ listId, id: s.id, status: s.status });
     }
-    const deltas = await insertMemberships(trx, joining, now);
+    const deltas = await insertMemberships(trx, orgId, joining, now);
     for (const [listId, delta] of await deleteMemberships(trx, leaving)) {
       const sum = deltaOf(deltas, listId);
       sum.subscribers += delta.subscribers;
