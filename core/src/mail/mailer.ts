@@ -3,13 +3,15 @@ import path from 'node:path';
 import nodemailer, { Transporter } from 'nodemailer';
 
 export interface MailMessage {
-  from: string;
+  from: string | { name: string; address: string };
   to: string;
   subject: string;
   html?: string;
   text?: string;
   headers?: Record<string, string>;
   replyTo?: string;
+  /** The Message-ID header, angle brackets included; nodemailer makes one when absent. */
+  messageId?: string;
 }
 
 export interface Mailer {
@@ -17,10 +19,28 @@ export interface Mailer {
   close(): void;
 }
 
-/** SMTP when SMTP_URL is set; otherwise each mail becomes an .eml file in the outbox folder. */
-export function createMailer(options: { smtpUrl?: string; outboxDir: string }): Mailer {
+export interface MailerOptions {
+  smtpUrl?: string;
+  outboxDir: string;
+  /** SMTP connections kept open and used at once (default 5). */
+  maxConnections?: number;
+  /** At most this many mails handed to SMTP per second (default: no limit). */
+  messagesPerSecond?: number;
+}
+
+/**
+ * SMTP when SMTP_URL is set (a pool of connections, optionally throttled); otherwise each mail becomes an
+ * .eml file in the outbox folder.
+ */
+export function createMailer(options: MailerOptions): Mailer {
   if (options.smtpUrl) {
-    const transport: Transporter = nodemailer.createTransport(options.smtpUrl);
+    const transport: Transporter = nodemailer.createTransport({
+      url: options.smtpUrl,
+      pool: true,
+      maxConnections: options.maxConnections ?? 5,
+      maxMessages: Infinity,
+      ...(options.messagesPerSecond ? { rateDelta: 1000, rateLimit: options.messagesPerSecond } : {}),
+    });
     return {
       async send(message) {
         const info = await transport.sendMail(message);
@@ -40,4 +60,13 @@ export function createMailer(options: { smtpUrl?: string; outboxDir: string }): 
     },
     close: () => transport.close(),
   };
+}
+
+/**
+ * An SMTP failure that will not pass on a retry: the server answered 5xx (unknown mailbox, refused).
+ * Connection drops, timeouts and 4xx answers are transient.
+ */
+export function isPermanentMailError(err: unknown): boolean {
+  const code = (err as { responseCode?: number }).responseCode;
+  return typeof code === 'number' && code >= 500 && code < 600;
 }

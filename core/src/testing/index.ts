@@ -5,3 +5,4 @@ export * from './schema-guard';
 export * from './bench';
 export * from './api-client';
 export * from './recording-logger';
+export * from './smtp-sink';

@@ -9,6 +9,9 @@ import { messageRoutes } from './content/messages/routes';
 import { scheduleRoutes } from './schedules/routes';
 import { changelogRoutes } from './changelog/routes';
 import { processConfirmationMails } from './audience/double-opt-in/jobs';
+import { sendingRoutes } from './sending/routes';
+import { unsubscribeRoutes } from './sending/unsubscribe-routes';
+import { processSendRanges, sendWatchdogTask } from './sending/jobs';
 import { CAMPAIGN_API_PREFIX } from './shared/paths';
 
 const pkg = require('../../package.json') as { version: string };
@@ -37,11 +40,15 @@ export default definePlugin({
     listRoutes(group, ctx);
     senderProfileRoutes(group, ctx);
     messageRoutes(group, ctx);
+    sendingRoutes(group, ctx);
     scheduleRoutes(group, ctx);
     changelogRoutes(group, ctx);
     confirmRoutes(api, ctx);
+    unsubscribeRoutes(api, ctx);
   },
   jobs(queues, ctx) {
     processConfirmationMails(queues, ctx);
+    processSendRanges(queues, ctx);
   },
+  recurring: (ctx) => [sendWatchdogTask(ctx)],
 });

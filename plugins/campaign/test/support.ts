@@ -1,6 +1,6 @@
 import { createGramTable } from '../migrations/1.4/01-substring-index';
 import type { Server } from 'node:http';
-import type { Engine } from '@switchboard/core';
+import type { Clock, Engine } from '@switchboard/core';
 import {
   ApiClient,
   apiClient,
@@ -24,8 +24,13 @@ export interface CampaignFixture {
 export async function campaignFixture(
   backend: TestBackend,
   env: Record<string, string> = {},
+  clock?: Clock,
 ): Promise<CampaignFixture> {
-  const engine = await createTestEngine(backend, { plugins: [campaign], env: { RATE_LIMIT_SCALE: '1000', ...env } });
+  const engine = await createTestEngine(backend, {
+    plugins: [campaign],
+    env: { RATE_LIMIT_SCALE: '1000', ...env },
+    clock,
+  });
   const server = engine.http().listen(0);
   const tenant = await createTenant(engine);
   return {

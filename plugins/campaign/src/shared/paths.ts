@@ -3,3 +3,6 @@ export const CAMPAIGN_API_PREFIX = '/api/campaign';
 
 /** The double opt-in link sent in mail; it needs no API token, its signed token is the proof. */
 export const CONFIRM_PATH = `${CAMPAIGN_API_PREFIX}/confirm`;
+
+/** The one-click unsubscribe link every campaign mail carries (GET shows a page, POST unsubscribes). */
+export const UNSUBSCRIBE_PATH = `${CAMPAIGN_API_PREFIX}/unsubscribe`;

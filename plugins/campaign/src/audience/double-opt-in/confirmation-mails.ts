@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { AppConfig, AppError, JobQueues, Mailer, SERVICES } from '@switchboard/core';
 import { LinkSigner } from '../../shared/link-signer';
 import { CONFIRM_PATH } from '../../shared/paths';
+import { escapeHtml } from '../../shared/html';
 import { SubscriberWriter } from '../subscribers/writer';
 import { SenderProfilesService } from '../../content/sender-profiles/service';
 import { CONFIRMATION_JOB, ConfirmationJob } from './confirmation-job';
@@ -63,5 +64,3 @@ export class ConfirmationMails {
     if (current.status === 'unconfirmed') await this.writer.setStatus(organizationId, subscriberId, 'active');
   }
 }
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

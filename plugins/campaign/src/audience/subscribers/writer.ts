@@ -173,6 +173,8 @@ export class SubscriberWriter {
     id: number,
     status: SubscriberStatus,
     extra: Record<string, unknown> = {},
+    /** Runs in the same transaction, told the status the subscriber had. */
+    within?: (trx: Knex.Transaction, previous: string) => Promise<void>,
   ): Promise<void> {
     await ensureStatusCountRows(this.knex, orgId);
     await transactionWithRetry(this.knex, async (trx) => {
@@ -189,6 +191,7 @@ export class SubscriberWriter {
         await replaceSearchRows(trx, orgId, [current], [{ ...current, status }]);
         await moveMembershipStatus(trx, id, current.status, status);
       }
+      await within?.(trx, current.status);
     });
   }
 

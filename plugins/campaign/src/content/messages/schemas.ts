@@ -1,3 +1,4 @@
+import { sendSchema } from '../../sending/schemas';
 import { nullableTimestamp, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
 
 export const MESSAGE_STATUSES = ['draft', 'pending', 'active', 'sent', 'cancelled'] as const;
@@ -75,6 +76,11 @@ export const messageSchema = {
     },
     open_rate: { type: 'number', description: 'opened / sent, in percent, two decimals' },
     click_rate: { type: 'number', description: 'clicked / sent, in percent, two decimals' },
+    delivery: {
+      anyOf: [sendSchema, { type: 'null' }],
+      description:
+        'the latest send of the message, in GET /messages/{id} (null elsewhere): its status and recipients queued, sent, failed',
+    },
   },
 } as const;
 

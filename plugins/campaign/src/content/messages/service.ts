@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { rowMapper, Clock, insertedId, ownedRow, paginate, toInt, SERVICES, validationError } from '@switchboard/core';
+import { SendStore } from '../../sending/send-store';
 import { MessageChanges, MessageListQuery, messageSchema, NewMessage } from './schemas';
 
 /** A percentage of sent mail with two decimals; 0 before anything was sent. */
@@ -16,6 +17,8 @@ const toMessage = rowMapper(messageSchema, {
   stats: (row) => ({ sent: sent(row), opened: opened(row), clicked: clicked(row), unsubscribed: unsubscribed(row) }),
   open_rate: (row) => rate(opened(row), sent(row)),
   click_rate: (row) => rate(clicked(row), sent(row)),
+  // Read by get() alone: a page of messages does not read their sends.
+  delivery: () => null,
 });
 const COLUMNS = [...toMessage.columns, ...COUNTERS];
 
@@ -26,6 +29,7 @@ export class MessagesService {
   constructor(
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(SendStore) private readonly sends: SendStore,
   ) {}
 
   async list(orgId: number, q: MessageListQuery) {
@@ -38,8 +42,10 @@ export class MessagesService {
     return paginate(filtered, q, COLUMNS, toMessage);
   }
 
+  /** With its latest send as `delivery` (recipients, queued, sent, failed while it runs). */
   async get(orgId: number, id: number) {
-    return toMessage(await ownedRow(this.knex, 'messages', orgId, id, COLUMNS, 'Message'));
+    const message = toMessage(await ownedRow(this.knex, 'messages', orgId, id, COLUMNS, 'Message'));
+    return { ...message, delivery: await this.sends.latestOf(id) };
   }
 
   async create(orgId: number, input: NewMessage) {

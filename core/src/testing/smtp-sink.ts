@@ -1,0 +1,69 @@
+import { SMTPServer } from 'smtp-server';
+import { simpleParser, ParsedMail } from 'mailparser';
+import type { AddressInfo } from 'node:net';
+
+export interface SinkMail {
+  /** RCPT TO addresses. */
+  to: string[];
+  raw: string;
+  parse(): Promise<ParsedMail>;
+}
+
+export interface SmtpSink {
+  /** `smtp://127.0.0.1:PORT` for SMTP_URL. */
+  url: string;
+  mails: SinkMail[];
+  /** Mails whose RCPT TO held this address. */
+  to(address: string): SinkMail[];
+  close(): Promise<void>;
+}
+
+export interface SmtpSinkOptions {
+  /** An SMTP reply code to refuse a recipient with (e.g. 550 for good, 451 for now), or null to take it. */
+  refuse?(address: string): number | null;
+  /** Keep no mail, only count it (benchmarks). */
+  discard?: boolean;
+}
+
+/** An in-test SMTP server on loopback that takes every mail (no auth, no TLS) and keeps it. */
+export async function smtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink & { accepted: number }> {
+  const mails: SinkMail[] = [];
+  const sink = {
+    url: '',
+    mails,
+    accepted: 0,
+    to: (address: string) => mails.filter((m) => m.to.includes(address)),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    logger: false,
+    size: 10 * 1024 * 1024,
+    onRcptTo(address, _session, callback) {
+      const code = options.refuse?.(address.address) ?? null;
+      if (code === null) return callback();
+      const err = Object.assign(new Error(`${code} refused by the test sink`), { responseCode: code });
+      callback(err);
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => options.discard || chunks.push(c));
+      stream.on('end', () => {
+        sink.accepted++;
+        if (!options.discard) {
+          const raw = Buffer.concat(chunks).toString('utf8');
+          mails.push({
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw,
+            parse: () => simpleParser(raw),
+          });
+        }
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  sink.url = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+  return sink;
+}

@@ -1,0 +1,54 @@
+import type { Knex } from 'knex';
+
+/**
+ * Sending (docs/architecture.md, Sending): a send is one delivery of a message to lists (a message's
+ * first send, a send again after a cancel, or a schedule's run); its recipients are rows, one per
+ * subscriber, whose state says who has been sent what. The queue only carries ranges of them.
+ */
+export async function up(knex: Knex): Promise<void> {
+  // MySQL does not roll DDL back: a run that stopped halfway left tables to make again.
+  await down(knex);
+  await knex.schema.createTable('message_sends', (t) => {
+    t.increments('id').primary();
+    t.integer('organization_id').unsigned().notNullable().references('id').inTable('organizations').onDelete('CASCADE');
+    t.integer('message_id').unsigned().notNullable().references('id').inTable('messages').onDelete('CASCADE');
+    t.integer('schedule_id').unsigned().nullable();
+    // pending (waits for scheduled_at), active, paused (failure rate), sent, cancelled
+    t.string('status', 16).notNullable();
+    t.text('list_ids').notNullable();
+    t.boolean('test_mode').notNullable().defaultTo(false);
+    t.datetime('scheduled_at', { precision: 3 }).nullable();
+    t.integer('recipients').unsigned().notNullable().defaultTo(0);
+    t.integer('sent').unsigned().notNullable().defaultTo(0);
+    t.integer('failed').unsigned().notNullable().defaultTo(0);
+    t.integer('skipped').unsigned().notNullable().defaultTo(0);
+    t.string('pause_reason', 255).nullable();
+    t.datetime('started_at', { precision: 3 }).nullable();
+    t.datetime('finished_at', { precision: 3 }).nullable();
+    t.datetime('created_at', { precision: 3 }).notNullable();
+    t.datetime('updated_at', { precision: 3 }).notNullable();
+    t.index(['message_id', 'id'], 'message_sends_message_idx');
+    // What the watchdog asks every few seconds: sends to start or to keep going.
+    t.index(['status', 'scheduled_at'], 'message_sends_status_idx');
+  });
+  await knex.schema.createTable('send_recipients', (t) => {
+    t.integer('send_id').unsigned().notNullable().references('id').inTable('message_sends').onDelete('CASCADE');
+    t.integer('subscriber_id').unsigned().notNullable();
+    // queued, sending (claimed by a worker since claimed_at), sent, failed, skipped
+    t.string('state', 8).notNullable();
+    t.tinyint('attempts').unsigned().notNullable().defaultTo(0);
+    // The worker's token and time of a claim: a claim older than a lease is given back (watchdog).
+    t.string('claim', 16).nullable();
+    t.datetime('claimed_at', { precision: 3 }).nullable();
+    t.datetime('sent_at', { precision: 3 }).nullable();
+    t.string('mail_id', 191).nullable();
+    t.string('error', 255).nullable();
+    t.primary(['send_id', 'subscriber_id']);
+    t.index(['send_id', 'state', 'subscriber_id'], 'send_recipients_state_idx');
+  });
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTableIfExists('send_recipients');
+  await knex.schema.dropTableIfExists('message_sends');
+}

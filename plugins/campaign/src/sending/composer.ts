@@ -1,0 +1,103 @@
+import { convert } from 'html-to-text';
+import type { MailMessage } from '@switchboard/core';
+import { compileTemplate, MergeValues, Template, verbatim } from './merge-tags';
+import { escapeHtml } from '../shared/html';
+
+export interface SenderIdentity {
+  fromName: string | null;
+  fromEmail: string;
+  replyTo: string | null;
+}
+
+export interface MessageContent {
+  id: number;
+  subject: string;
+  preheader: string | null;
+  content_html: string | null;
+  content_text: string | null;
+}
+
+export interface Recipient {
+  id: number;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  company_name: string | null;
+  phone: string | null;
+  job_title: string | null;
+  meta: Record<string, unknown>;
+}
+
+/** The preheader: the first text a mail client shows after the subject, hidden in the body itself. */
+const preheaderHtml = (text: string) =>
+  `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all">${text}</div>`;
+
+/**
+ * A message compiled once for a send: each recipient's mail is its templates filled with that
+ * recipient's values (HTML-escaped in the HTML part), the sender, and the headers every mail carries.
+ */
+export class Composer {
+  private readonly subject: Template;
+  private readonly preheader: Template | null;
+  private readonly html: Template | null;
+  private readonly text: Template;
+  /** Whether the message places its own unsubscribe link; otherwise a footer carries one. */
+  private readonly linksUnsubscribe: boolean;
+
+  constructor(
+    private readonly message: MessageContent,
+    private readonly sender: SenderIdentity,
+    private readonly options: { subjectPrefix?: string } = {},
+  ) {
+    this.subject = compileTemplate(message.subject);
+    this.linksUnsubscribe = /\{\{\s*unsubscribe_url\b/.test(
+      `${message.content_html ?? ''}${message.content_text ?? ''}`,
+    );
+    this.preheader = message.preheader ? compileTemplate(message.preheader) : null;
+    this.html = message.content_html ? compileTemplate(message.content_html) : null;
+    // No text part of its own: the HTML's text, converted once with its tags kept for each recipient.
+    this.text = compileTemplate(
+      message.content_text ??
+        (message.content_html ? convert(message.content_html, { wordwrap: 78, selectors: textSelectors }) : ''),
+    );
+  }
+
+  /** `mailId` becomes the Message-ID (without its angle brackets). */
+  compose(recipient: Recipient, links: { unsubscribe: string }, mailId: string): MailMessage {
+    const values: MergeValues = {
+      subscriber: { ...recipient, meta: recipient.meta },
+      links: { unsubscribe_url: links.unsubscribe },
+    };
+    const subject = (this.options.subjectPrefix ?? '') + this.subject(values, verbatim);
+    const preheader = this.preheader?.(values, escapeHtml);
+    const body = this.html?.(values, escapeHtml);
+    const footer = !this.linksUnsubscribe;
+    const html =
+      body !== undefined
+        ? (preheader ? preheaderHtml(preheader) : '') +
+          body +
+          (footer ? `<p style="font-size:12px"><a href="${escapeHtml(links.unsubscribe)}">Unsubscribe</a></p>` : '')
+        : undefined;
+    const text = this.text(values, verbatim) + (footer ? `\n\n--\nUnsubscribe: ${links.unsubscribe}\n` : '');
+    return {
+      from: this.sender.fromName
+        ? { name: this.sender.fromName, address: this.sender.fromEmail }
+        : this.sender.fromEmail,
+      to: recipient.email,
+      replyTo: this.sender.replyTo ?? undefined,
+      subject,
+      html,
+      text,
+      messageId: `<${mailId}>`,
+      headers: {
+        'X-Campaign-Message-Id': String(this.message.id),
+        'X-Campaign-Subscriber-Id': String(recipient.id),
+        'List-Unsubscribe': `<${links.unsubscribe}>`,
+        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      },
+    };
+  }
+}
+
+/** Merge tags inside links survive the conversion: hrefs are written as they are. */
+const textSelectors = [{ selector: 'a', options: { hideLinkHrefIfSameAsText: true, noAnchorUrl: true } }];

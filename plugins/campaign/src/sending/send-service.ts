@@ -1,0 +1,173 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import {
+  Clock,
+  JobQueues,
+  Mailer,
+  ownedRow,
+  SERVICES,
+  toInt,
+  transactionWithRetry,
+  validationError,
+} from '@switchboard/core';
+import { Composer } from './composer';
+import { CONTENT_COLUMNS, contentOf } from './message-content';
+import { normalizeEmail } from '../shared/email';
+import { SendStore, SendRow } from './send-store';
+import { SenderIdentities } from './sender-identity';
+import { UnsubscribeLinks } from './unsubscribe-links';
+import { rangeJobId, SEND_RANGE_JOB } from './send-job';
+import type { Send, SendRequest } from './schemas';
+import { parseMeta } from './send-worker';
+
+const MESSAGE_COLUMNS = ['status', ...CONTENT_COLUMNS];
+
+/**
+ * Send, test and cancel (docs/decisions.md, Sending): a draft or a cancelled message can be sent; a
+ * pending or active one is being sent; a sent one is done (schedules send again).
+ */
+@injectable()
+export class SendService {
+  constructor(
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Queues) private readonly queues: JobQueues,
+    @inject(SERVICES.Mailer) private readonly mailer: Mailer,
+    @inject(SendStore) private readonly store: SendStore,
+    @inject(SenderIdentities) private readonly senders: SenderIdentities,
+    @inject(UnsubscribeLinks) private readonly links: UnsubscribeLinks,
+  ) {}
+
+  async send(orgId: number, messageId: number, request: SendRequest): Promise<Send> {
+    const message = await ownedRow(this.knex, 'messages', orgId, messageId, MESSAGE_COLUMNS, 'Message');
+    const testMode = request.test_mode ?? false;
+    if (!testMode) this.assertSendable(messageId, String(message.status));
+    const scheduledAt = request.scheduled_at ? new Date(request.scheduled_at) : null;
+    if (scheduledAt && scheduledAt.getTime() <= this.clock.now().getTime())
+      throw validationError('scheduled_at', 'future', 'scheduled_at must be in the future');
+    await this.assertListsOwned(orgId, request.list_ids);
+    await this.senders.of(orgId, contentOf(message));
+
+    const status = scheduledAt ? 'pending' : 'active';
+    const sendId = await transactionWithRetry(this.knex, async (trx) => {
+      if (!testMode) {
+        const moved = await trx('messages')
+          .where({ organization_id: orgId, id: messageId })
+          .whereIn('status', ['draft', 'cancelled'])
+          .update({ status, updated_at: this.clock.now() });
+        if (!moved) this.assertSendable(messageId, 'changed');
+      }
+      const id = await this.store.create(trx, {
+        organizationId: orgId,
+        messageId,
+        status,
+        listIds: request.list_ids,
+        testMode,
+        scheduledAt,
+      });
+      if (status === 'active') await this.store.addRecipients(trx, (await this.store.get(id, trx))!);
+      return id;
+    });
+    if (status === 'active') await this.enqueue(sendId);
+    const send = (await this.store.view(sendId))!;
+    // A pending send has no recipients yet: it counts those the lists have now.
+    return status === 'pending' ? { ...send, recipients: await this.store.countAudience(request.list_ids) } : send;
+  }
+
+  /** Starts a pending send whose time has come (the watchdog); false when another process did. */
+  async start(send: SendRow): Promise<boolean> {
+    const started = await transactionWithRetry(this.knex, async (trx) => {
+      const now = this.clock.now();
+      const moved = await trx('message_sends')
+        .where({ id: send.id, status: 'pending' })
+        .update({ status: 'active', started_at: now, updated_at: now });
+      if (!moved) return false;
+      if (!send.test_mode)
+        await trx('messages')
+          .where({ id: send.message_id, status: 'pending' })
+          .update({ status: 'active', updated_at: now });
+      await this.store.addRecipients(trx, { ...send, status: 'active' });
+      return true;
+    });
+    if (started) await this.enqueue(send.id);
+    return started;
+  }
+
+  /** Queues every range of the send's queued recipients (a range already queued is not queued again). */
+  async enqueue(sendId: number): Promise<void> {
+    const queue = this.queues.get(SEND_RANGE_JOB);
+    for (const range of await this.store.queuedRanges(sendId)) {
+      const job = { sendId, ...range };
+      await queue.add(job, { jobId: rangeJobId(job) });
+    }
+    // No recipient at all: finished now.
+    const send = await this.store.get(sendId);
+    if (send) await this.store.finishIfDone(send);
+  }
+
+  async cancel(orgId: number, messageId: number): Promise<void> {
+    const message = await ownedRow(this.knex, 'messages', orgId, messageId, ['status'], 'Message');
+    const status = String(message.status);
+    if (status !== 'pending' && status !== 'active') {
+      throw validationError(
+        'status',
+        'not_sending',
+        `Message ${messageId} is ${status}; only a pending or active message can be cancelled`,
+      );
+    }
+    await transactionWithRetry(this.knex, async (trx) => {
+      const now = this.clock.now();
+      await trx('messages')
+        .where({ id: messageId })
+        .whereIn('status', ['pending', 'active'])
+        .update({ status: 'cancelled', updated_at: now });
+      await trx('message_sends')
+        .where({ message_id: messageId, test_mode: false })
+        .whereIn('status', ['pending', 'active', 'paused'])
+        .update({ status: 'cancelled', finished_at: now, updated_at: now });
+    });
+  }
+
+  /**
+   * One mail to `email` now, rendered for the organization's subscriber with that address if there is
+   * one (else empty merge values), its subject marked as a test. No counter or status changes.
+   */
+  async test(orgId: number, messageId: number, email: string): Promise<{ email: string; message_id: string }> {
+    const message = await ownedRow(this.knex, 'messages', orgId, messageId, MESSAGE_COLUMNS, 'Message');
+    const content = contentOf(message);
+    const composer = new Composer(content, await this.senders.of(orgId, content), { subjectPrefix: '[Test] ' });
+    const subscriber = await this.knex('subscribers')
+      .where({ organization_id: orgId, email: normalizeEmail(email) })
+      .first('id', 'email', 'first_name', 'last_name', 'company_name', 'phone', 'job_title', 'meta_data');
+    const recipient = subscriber
+      ? { ...subscriber, id: toInt(subscriber.id), email, meta: parseMeta(subscriber.meta_data) }
+      : { id: 0, email, first_name: null, last_name: null, company_name: null, phone: null, job_title: null, meta: {} };
+    const unsubscribe = await this.links.link(orgId, messageId, recipient.id || 0);
+    const mail = composer.compose(
+      recipient,
+      { unsubscribe },
+      `test.${messageId}.${this.clock.now().getTime()}@switchboard`,
+    );
+    await this.mailer.send(mail);
+    return { email, message_id: mail.messageId! };
+  }
+
+  private assertSendable(messageId: number, status: string): void {
+    if (status === 'draft' || status === 'cancelled') return;
+    const why =
+      status === 'sent'
+        ? 'it was sent already (a schedule sends a message again)'
+        : status === 'changed'
+          ? 'it changed meanwhile'
+          : `it is ${status}`;
+    throw validationError('status', 'sendable', `Message ${messageId} cannot be sent: ${why}`);
+  }
+
+  private async assertListsOwned(orgId: number, listIds: number[]): Promise<void> {
+    const found = new Set(
+      (await this.knex('lists').where({ organization_id: orgId }).whereIn('id', listIds).pluck('id')).map(toInt),
+    );
+    const missing = listIds.find((id) => !found.has(id));
+    if (missing !== undefined) throw validationError('list_ids', 'exists', `List ${missing} does not exist`);
+  }
+}

@@ -1,0 +1,300 @@
+import crypto from 'node:crypto';
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { Clock, insertedId, parseJson, SERVICES, toBool, toInt, toIso } from '@switchboard/core';
+import type { Send } from './schemas';
+
+/** Recipients one job covers: a range of subscriber ids holding this many of them. */
+export const RANGE_SIZE = 500;
+/** Recipients a worker claims at once: at most these are sent twice after a crash. */
+export const CLAIM_SIZE = 50;
+
+/** How long a recipient whose try failed for now (4xx, timeout) waits before the next. */
+export const RETRY_AFTER_MS = 60_000;
+/** Tries of one recipient whose mail SMTP refused for a while (4xx, timeouts) before it fails. */
+export const MAX_ATTEMPTS = 5;
+
+export type RecipientState = 'queued' | 'sending' | 'sent' | 'failed' | 'skipped';
+
+export interface SendRow {
+  id: number;
+  organization_id: number;
+  message_id: number;
+  status: string;
+  test_mode: boolean;
+  list_ids: number[];
+}
+
+export interface Outcome {
+  id: number;
+  state: 'sent' | 'failed' | 'skipped' | 'queued';
+  mailId?: string;
+  error?: string;
+}
+
+const toSendRow = (r: Record<string, unknown>): SendRow => ({
+  id: toInt(r.id),
+  organization_id: toInt(r.organization_id),
+  message_id: toInt(r.message_id),
+  status: String(r.status),
+  test_mode: toBool(r.test_mode),
+  list_ids: parseJson<number[]>(r.list_ids, []),
+});
+
+/**
+ * The database side of sending: sends, their recipients and the state of each. The database is the
+ * record of who has been sent what; the queue only carries id ranges of recipients still queued.
+ */
+@injectable()
+export class SendStore {
+  constructor(
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
+  ) {}
+
+  async create(
+    trx: Knex.Transaction,
+    send: {
+      organizationId: number;
+      messageId: number;
+      status: 'pending' | 'active';
+      listIds: number[];
+      testMode: boolean;
+      scheduledAt: Date | null;
+    },
+  ): Promise<number> {
+    const now = this.clock.now();
+    return insertedId(
+      await trx('message_sends').insert({
+        organization_id: send.organizationId,
+        message_id: send.messageId,
+        status: send.status,
+        list_ids: JSON.stringify(send.listIds),
+        test_mode: send.testMode,
+        scheduled_at: send.scheduledAt,
+        started_at: send.status === 'active' ? now : null,
+        created_at: now,
+        updated_at: now,
+      }),
+    );
+  }
+
+  async get(id: number, db: Knex | Knex.Transaction = this.knex): Promise<SendRow | null> {
+    const row = await db('message_sends').where({ id }).first();
+    return row ? toSendRow(row) : null;
+  }
+
+  /** A send as the API shows it. */
+  async view(id: number): Promise<Send | null> {
+    const row = await this.knex('message_sends').where({ id }).first();
+    if (!row) return null;
+    const [{ n }] = await this.knex('send_recipients')
+      .where({ send_id: id })
+      .whereIn('state', ['queued', 'sending'])
+      .count({ n: '*' });
+    return toSend(row, toInt(n));
+  }
+
+  /** The active subscribers of the lists now, each once: what a send would reach. */
+  async countAudience(listIds: number[]): Promise<number> {
+    const [{ n }] = await this.audience(this.knex, listIds).countDistinct({ n: 'm.subscriber_id' });
+    return toInt(n);
+  }
+
+  /**
+   * Writes the recipients of a send that starts: the lists' active subscribers, each once, without
+   * those an earlier send of the same message reached (a send again after a cancel goes on where the
+   * first stopped). Returns how many.
+   */
+  async addRecipients(trx: Knex.Transaction, send: SendRow): Promise<number> {
+    const audience = this.audience(trx, send.list_ids).whereNotExists((reached) =>
+      reached
+        .select(trx.raw('1'))
+        .from('send_recipients as r')
+        .join('message_sends as s', 's.id', 'r.send_id')
+        .whereRaw('r.subscriber_id = m.subscriber_id')
+        .andWhere({ 's.message_id': send.message_id, 's.test_mode': send.test_mode })
+        .andWhere('r.state', 'sent')
+        .andWhere('s.id', '<>', send.id),
+    );
+    await trx
+      .into(trx.raw('?? (??, ??, ??)', ['send_recipients', 'send_id', 'subscriber_id', 'state']))
+      .insert(
+        audience
+          .select(trx.raw('?', [send.id]), 'm.subscriber_id', trx.raw('?', ['queued']))
+          .groupBy('m.subscriber_id'),
+      );
+    const [{ n }] = await trx('send_recipients').where({ send_id: send.id }).count({ n: '*' });
+    await trx('message_sends')
+      .where({ id: send.id })
+      .update({ recipients: toInt(n) });
+    return toInt(n);
+  }
+
+  private audience(knex: Knex | Knex.Transaction, listIds: number[]): Knex.QueryBuilder {
+    return knex('list_subscribers as m').whereIn('m.list_id', listIds).andWhere('m.subscriber_status', 'active');
+  }
+
+  /** [from, to) ranges of subscriber ids holding RANGE_SIZE queued recipients each, in order. */
+  async queuedRanges(sendId: number): Promise<Array<{ from: number; to: number }>> {
+    const ids: number[] = (
+      await this.knex('send_recipients')
+        .where({ send_id: sendId, state: 'queued' })
+        .orderBy('subscriber_id')
+        .pluck('subscriber_id')
+    ).map(toInt);
+    const ranges: Array<{ from: number; to: number }> = [];
+    for (let i = 0; i < ids.length; i += RANGE_SIZE) {
+      const next = ids[i + RANGE_SIZE];
+      ranges.push({ from: ids[i], to: next ?? ids[ids.length - 1] + 1 });
+    }
+    return ranges;
+  }
+
+  /**
+   * Marks up to CLAIM_SIZE queued recipients of the range as being sent by this caller and returns
+   * their ids. Two workers given the same range never claim the same recipient: each update changes
+   * only rows still queued, and each reads back its own claim token.
+   */
+  async claim(sendId: number, from: number, to: number): Promise<number[]> {
+    const retryBefore = new Date(this.clock.now().getTime() - RETRY_AFTER_MS);
+    const candidates = await this.knex('send_recipients')
+      .where({ send_id: sendId, state: 'queued' })
+      .andWhere('subscriber_id', '>=', from)
+      .andWhere('subscriber_id', '<', to)
+      .andWhere((ready) => ready.whereNull('claimed_at').orWhere('claimed_at', '<', retryBefore))
+      .orderBy('subscriber_id')
+      .limit(CLAIM_SIZE)
+      .pluck('subscriber_id');
+    if (!candidates.length) return [];
+    const token = crypto.randomBytes(9).toString('base64url');
+    await this.knex('send_recipients')
+      .where({ send_id: sendId, state: 'queued' })
+      .whereIn('subscriber_id', candidates)
+      .update({
+        state: 'sending',
+        claim: token,
+        claimed_at: this.clock.now(),
+        attempts: this.knex.raw('attempts + 1'),
+      });
+    return (
+      await this.knex('send_recipients')
+        .where({ send_id: sendId, state: 'sending', claim: token })
+        .whereIn('subscriber_id', candidates)
+        .orderBy('subscriber_id')
+        .pluck('subscriber_id')
+    ).map(toInt);
+  }
+
+  /** Records what happened to claimed recipients, and adds it to the send's, message's and subscribers' counters. */
+  async record(send: SendRow, outcomes: Outcome[]): Promise<void> {
+    if (!outcomes.length) return;
+    const now = this.clock.now();
+    await this.knex.transaction(async (trx) => {
+      // One statement per state; the values that differ per recipient as a CASE on its id.
+      for (const state of ['sent', 'failed', 'skipped', 'queued'] as const) {
+        const these = outcomes.filter((o) => o.state === state);
+        if (!these.length) continue;
+        const byId = (value: (o: Outcome) => string | null) =>
+          trx.raw(
+            `CASE subscriber_id ${these.map(() => 'WHEN ? THEN ?').join(' ')} END`,
+            these.flatMap((o) => [o.id, value(o)]),
+          );
+        await trx('send_recipients')
+          .where({ send_id: send.id, state: 'sending' })
+          .whereIn(
+            'subscriber_id',
+            these.map((o) => o.id),
+          )
+          .update({
+            state,
+            claim: null,
+            // A recipient queued again waits RETRY_AFTER_MS from now before its next try.
+            claimed_at: state === 'queued' ? now : null,
+            sent_at: state === 'sent' ? now : null,
+            mail_id: state === 'sent' ? byId((o) => o.mailId ?? null) : null,
+            error: state === 'sent' ? null : byId((o) => o.error ?? null),
+          });
+      }
+      // A recipient tried MAX_ATTEMPTS times fails for good instead of going back to the queue.
+      const retried = outcomes.filter((o) => o.state === 'queued').map((o) => o.id);
+      const exhausted = retried.length
+        ? await trx('send_recipients')
+            .where({ send_id: send.id, state: 'queued' })
+            .whereIn('subscriber_id', retried)
+            .andWhere('attempts', '>=', MAX_ATTEMPTS)
+            .update({ state: 'failed' })
+        : 0;
+      const count = (state: Outcome['state']) =>
+        outcomes.filter((o) => o.state === state).length + (state === 'failed' ? exhausted : 0);
+      await trx('message_sends')
+        .where({ id: send.id })
+        .update({
+          sent: trx.raw('sent + ?', [count('sent')]),
+          failed: trx.raw('failed + ?', [count('failed')]),
+          skipped: trx.raw('skipped + ?', [count('skipped')]),
+          updated_at: now,
+        });
+      const sent = outcomes.filter((o) => o.state === 'sent');
+      if (send.test_mode || !sent.length) return;
+      await trx('messages').where({ id: send.message_id }).increment('count_sent', sent.length);
+      await trx('subscribers')
+        .whereIn(
+          'id',
+          sent.map((o) => o.id),
+        )
+        .increment('messages_received', 1);
+    });
+  }
+
+  /** Finishes an active send with no recipient left to send; returns whether this call did. */
+  async finishIfDone(send: SendRow): Promise<boolean> {
+    const now = this.clock.now();
+    return this.knex.transaction(async (trx) => {
+      const left = await trx('send_recipients')
+        .where({ send_id: send.id })
+        .whereIn('state', ['queued', 'sending'])
+        .first('subscriber_id');
+      if (left) return false;
+      const finished = await trx('message_sends')
+        .where({ id: send.id, status: 'active' })
+        .update({ status: 'sent', finished_at: now, updated_at: now });
+      if (!finished) return false;
+      if (!send.test_mode)
+        await trx('messages')
+          .where({ id: send.message_id, status: 'active' })
+          .update({ status: 'sent', sent_at: now, updated_at: now });
+      return true;
+    });
+  }
+
+  /** Claims older than `before` whose worker died: their recipients are queued again. */
+  async releaseStaleClaims(sendId: number, before: Date): Promise<number> {
+    return this.knex('send_recipients')
+      .where({ send_id: sendId, state: 'sending' })
+      .andWhere('claimed_at', '<', before)
+      .update({ state: 'queued', claim: null, claimed_at: null });
+  }
+
+  /** The latest send of a message, as GET /messages/{id} shows it (`delivery`). */
+  async latestOf(messageId: number): Promise<Send | null> {
+    const row = await this.knex('message_sends').where({ message_id: messageId }).orderBy('id', 'desc').first('id');
+    return row ? this.view(toInt(row.id)) : null;
+  }
+}
+
+export const toSend = (row: Record<string, unknown>, queued: number): Send => ({
+  id: toInt(row.id),
+  status: row.status as Send['status'],
+  test_mode: toBool(row.test_mode),
+  list_ids: parseJson<number[]>(row.list_ids, []),
+  scheduled_at: toIso(row.scheduled_at),
+  recipients: toInt(row.recipients),
+  queued,
+  sent: toInt(row.sent),
+  failed: toInt(row.failed),
+  skipped: toInt(row.skipped),
+  pause_reason: (row.pause_reason as string | null) ?? null,
+  started_at: toIso(row.started_at),
+  finished_at: toIso(row.finished_at),
+});

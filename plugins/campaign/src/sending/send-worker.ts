@@ -1,0 +1,118 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { AppConfig, isPermanentMailError, Mailer, SERVICES, toInt } from '@switchboard/core';
+import { Composer, Recipient } from './composer';
+import { CONTENT_COLUMNS, contentOf } from './message-content';
+import { Outcome, SendRow, SendStore } from './send-store';
+import { SenderIdentities } from './sender-identity';
+import { UnsubscribeLinks } from './unsubscribe-links';
+import type { SendRangeJob } from './send-job';
+
+const RECIPIENT_COLUMNS = [
+  'id',
+  'email',
+  'status',
+  'first_name',
+  'last_name',
+  'company_name',
+  'phone',
+  'job_title',
+  'meta_data',
+];
+
+/** Composers of the sends this process worked on lately (a message being sent cannot change). */
+const COMPOSERS_KEPT = 20;
+
+/**
+ * Sends one range of a send's recipients: claims them a few at a time, checks each is still active
+ * (an unsubscribe or a bounce during the send is skipped), composes and hands the mail to SMTP, and
+ * records the outcome. A cancel stops it before the next claim.
+ */
+@injectable()
+export class SendWorker {
+  private readonly composers = new Map<number, Promise<Composer>>();
+
+  constructor(
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Mailer) private readonly mailer: Mailer,
+    @inject(SERVICES.Config) private readonly config: AppConfig,
+    @inject(SendStore) private readonly store: SendStore,
+    @inject(SenderIdentities) private readonly senders: SenderIdentities,
+    @inject(UnsubscribeLinks) private readonly links: UnsubscribeLinks,
+  ) {}
+
+  async run(job: SendRangeJob): Promise<void> {
+    const send = await this.store.get(job.sendId);
+    if (!send || send.status !== 'active') return;
+    const composer = await this.composerOf(send);
+    for (;;) {
+      if ((await this.store.get(send.id))?.status !== 'active') return;
+      const ids = await this.store.claim(send.id, job.from, job.to);
+      if (!ids.length) break;
+      const rows = (await this.knex('subscribers').whereIn('id', ids).select(RECIPIENT_COLUMNS)) as Array<
+        Record<string, unknown>
+      >;
+      const byId = new Map(rows.map((r) => [toInt(r.id), r]));
+      const outcomes = await Promise.all(ids.map((id) => this.deliver(send, composer, id, byId.get(id))));
+      await this.store.record(send, outcomes);
+    }
+    await this.store.finishIfDone(send);
+  }
+
+  private async deliver(
+    send: SendRow,
+    composer: Composer,
+    id: number,
+    row: Record<string, unknown> | undefined,
+  ): Promise<Outcome> {
+    // Deleted, unsubscribed or bounced since the send started: nothing more goes to them.
+    if (!row || row.status !== 'active') return { id, state: 'skipped' };
+    const recipient: Recipient = {
+      id,
+      email: String(row.email),
+      first_name: row.first_name as string | null,
+      last_name: row.last_name as string | null,
+      company_name: row.company_name as string | null,
+      phone: row.phone as string | null,
+      job_title: row.job_title as string | null,
+      meta: parseMeta(row.meta_data),
+    };
+    const mailId = `${send.id}.${id}.${send.message_id}@${new URL(this.config.publicUrl).hostname}`;
+    const mail = composer.compose(
+      recipient,
+      { unsubscribe: await this.links.link(send.organization_id, send.message_id, id) },
+      mailId,
+    );
+    if (send.test_mode) return { id, state: 'sent', mailId };
+    try {
+      await this.mailer.send(mail);
+      return { id, state: 'sent', mailId };
+    } catch (err) {
+      const error = String((err as Error).message ?? err).slice(0, 250);
+      // A refusal for good fails the recipient; anything else is tried again later (the watchdog).
+      return { id, state: isPermanentMailError(err) ? 'failed' : 'queued', error };
+    }
+  }
+
+  private composerOf(send: SendRow): Promise<Composer> {
+    let composer = this.composers.get(send.id);
+    if (!composer) {
+      composer = this.buildComposer(send);
+      composer.catch(() => this.composers.delete(send.id));
+      this.composers.set(send.id, composer);
+      if (this.composers.size > COMPOSERS_KEPT) this.composers.delete(this.composers.keys().next().value!);
+    }
+    return composer;
+  }
+
+  private async buildComposer(send: SendRow): Promise<Composer> {
+    const content = contentOf(await this.knex('messages').where({ id: send.message_id }).first(CONTENT_COLUMNS));
+    return new Composer(content, await this.senders.of(send.organization_id, content));
+  }
+}
+
+export function parseMeta(value: unknown): Record<string, unknown> {
+  if (typeof value !== 'string' || !value) return {};
+  const parsed = JSON.parse(value) as unknown;
+  return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+}

@@ -1,0 +1,48 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { AppError, SERVICES } from '@switchboard/core';
+import { SubscriberWriter } from '../audience/subscribers/writer';
+import { UnsubscribeLinks } from './unsubscribe-links';
+
+const invalid = () => new AppError('RESOURCE_NOT_FOUND', 'This unsubscribe link is not valid');
+
+/** The one-click unsubscribe of a mail's link: who it is for, and unsubscribing them once. */
+@injectable()
+export class UnsubscribeService {
+  constructor(
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(UnsubscribeLinks) private readonly links: UnsubscribeLinks,
+    @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
+  ) {}
+
+  /** The address a link unsubscribes, and whether it is unsubscribed already. */
+  async describe(token: string): Promise<{ email: string; unsubscribed: boolean }> {
+    const ids = await this.links.read(token);
+    if (!ids) throw invalid();
+    const row = await this.knex('subscribers')
+      .where({ organization_id: ids.organizationId, id: ids.subscriberId })
+      .first('email', 'status');
+    if (!row) throw invalid();
+    return { email: String(row.email), unsubscribed: row.status === 'unsubscribed' };
+  }
+
+  /** Unsubscribes the link's subscriber; the message counts it once (stats.unsubscribed). */
+  async unsubscribe(token: string): Promise<{ email: string }> {
+    const ids = await this.links.read(token);
+    if (!ids) throw invalid();
+    const { email } = await this.describe(token);
+    await this.writer.setStatus(
+      ids.organizationId,
+      ids.subscriberId,
+      'unsubscribed',
+      { unsubscribe_reason: 'unsubscribe link' },
+      async (trx, previous) => {
+        if (previous === 'unsubscribed') return;
+        await trx('messages')
+          .where({ organization_id: ids.organizationId, id: ids.messageId })
+          .increment('count_stop', 1);
+      },
+    );
+    return { email };
+  }
+}

@@ -1,0 +1,45 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { SERVICES, toDate, toInt } from '@switchboard/core';
+import { SendService } from './send-service';
+import { SendStore } from './send-store';
+
+/** A claim older than this belongs to a worker that died: its recipients are queued again. */
+export const CLAIM_LEASE_MS = 120_000;
+/** An active send that recorded nothing for this long has lost its jobs (a flushed Redis, a restart). */
+export const STALL_MS = 30_000;
+
+/**
+ * Keeps sends going from the database alone, every few seconds on the scheduler: starts pending sends
+ * whose time has come, gives back the claims of dead workers, queues again the ranges of sends that
+ * stalled, and finishes sends with nobody left.
+ */
+@injectable()
+export class SendWatchdog {
+  constructor(
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SendStore) private readonly store: SendStore,
+    @inject(SendService) private readonly sends: SendService,
+  ) {}
+
+  async tick(now: Date): Promise<void> {
+    const due = await this.knex('message_sends')
+      .where('status', 'pending')
+      .andWhere('scheduled_at', '<=', now)
+      .orderBy('scheduled_at')
+      .pluck('id');
+    for (const id of due) {
+      const send = await this.store.get(toInt(id));
+      if (send) await this.sends.start(send);
+    }
+    const active = (await this.knex('message_sends').where('status', 'active').select('id', 'updated_at')) as Array<
+      Record<string, unknown>
+    >;
+    for (const row of active) {
+      const id = toInt(row.id);
+      const released = await this.store.releaseStaleClaims(id, new Date(now.getTime() - CLAIM_LEASE_MS));
+      const stalled = (toDate(row.updated_at)?.getTime() ?? 0) < now.getTime() - STALL_MS;
+      if (released || stalled) await this.sends.enqueue(id);
+    }
+  }
+}

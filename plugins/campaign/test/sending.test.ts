@@ -1,0 +1,366 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { createTenant, describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
+import { campaignFixture, CampaignFixture } from './support';
+import { SendWatchdog } from '../src/sending/watchdog';
+
+describeEachBackend('campaign: sending a message to lists', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let news: number;
+  let vip: number;
+  const ids: Record<string, number> = {};
+  before(async () => {
+    sink = await smtpSink({ refuse: (address) => (address === 'refused@example.com' ? 550 : null) });
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url, PUBLIC_URL: 'http://mail.test' });
+    f.engine.startWorkers();
+    const api = f.api();
+    news = (await api.post('/lists', { name: 'News', code: 'news' }).expect(201)).body.data.id;
+    vip = (await api.post('/lists', { name: 'VIP', code: 'vip' }).expect(201)).body.data.id;
+    const people = [
+      { email: 'ada@example.com', first_name: 'Ada', lists: [news, vip], meta_data: { city: 'London' } },
+      { email: 'grace@example.com', first_name: 'Grace <b>', lists: [news] },
+      { email: 'alan@example.com', first_name: null, lists: [vip] },
+      { email: 'refused@example.com', first_name: 'Ref', lists: [news] },
+      { email: 'gone@example.com', first_name: 'Gone', lists: [news] },
+      { email: 'pending@example.com', first_name: 'Pen', lists: [news], confirmed: false },
+    ];
+    for (const p of people) {
+      const { confirmed = true, ...rest } = p;
+      ids[p.email] = (await api.post('/subscribers', { ...rest, confirmed }).expect(201)).body.data.id;
+    }
+    await api.post(`/subscribers/${ids['gone@example.com']}/unsubscribe`).expect(200);
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  const message = async (fields: Record<string, unknown> = {}) =>
+    (
+      await f
+        .api()
+        .post('/messages', {
+          name: 'Hello',
+          subject: 'Hi {{first_name | "there"}}',
+          content_html:
+            '<p>Hello {{ subscriber.first_name }} from {{meta.city}}</p><a href="https://acme.test/x">x</a>',
+          from_name: 'Acme',
+          from_email: 'news@acme.test',
+          ...fields,
+        })
+        .expect(201)
+    ).body.data.id as number;
+
+  const finished = async (id: number) => {
+    await waitFor(async () => (await f.api().get(`/messages/${id}`).expect(200)).body.data.status === 'sent', 15_000);
+    return (await f.api().get(`/messages/${id}`).expect(200)).body.data;
+  };
+
+  /** A header of a raw mail, unfolded. */
+  const header = (raw: string, name: string) =>
+    raw
+      .split(/\r?\n\r?\n/)[0]
+      .replace(/\r?\n[ \t]+/g, ' ')
+      .split(/\r?\n/)
+      .find((line) => line.toLowerCase().startsWith(`${name.toLowerCase()}:`))
+      ?.slice(name.length + 1)
+      .trim();
+
+  /** The mails of message `id` the sink got for `address`. */
+  const received = (id: number, address: string) =>
+    sink.mails.filter(
+      (m) => m.to.includes(address) && new RegExp(`^X-Campaign-Message-Id: ${id}\r?$`, 'im').test(m.raw),
+    );
+
+  it('sends once to each active subscriber of the lists, rendered for each, and counts what happened', async () => {
+    const id = await message();
+    const res = await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [news, vip] })
+      .expect(200);
+    expect(res.body.data).to.include({ status: 'active', test_mode: false, recipients: 4 });
+
+    const done = await finished(id);
+    expect(done.stats.sent).to.equal(3);
+    expect(done.sent_at).to.be.a('string');
+    expect(done.delivery).to.include({ status: 'sent', recipients: 4, queued: 0, sent: 3, failed: 1, skipped: 0 });
+
+    expect(received(id, 'ada@example.com')).to.have.length(1);
+    expect(received(id, 'grace@example.com')).to.have.length(1);
+    expect(received(id, 'alan@example.com')).to.have.length(1);
+    for (const nobody of ['refused@example.com', 'gone@example.com', 'pending@example.com'])
+      expect(received(id, nobody)).to.have.length(0);
+
+    const ada = await received(id, 'ada@example.com')[0].parse();
+    expect(ada.subject).to.equal('Hi Ada');
+    expect(ada.html).to.include('<p>Hello Ada from London</p>');
+    expect(ada.text).to.include('Hello Ada from London');
+    expect(ada.from?.value[0]).to.deep.include({ name: 'Acme', address: 'news@acme.test' });
+    expect(ada.headers.get('x-campaign-subscriber-id')).to.equal(String(ids['ada@example.com']));
+    const adaRaw = received(id, 'ada@example.com')[0].raw;
+    expect(header(adaRaw, 'List-Unsubscribe-Post')).to.equal('List-Unsubscribe=One-Click');
+    expect(header(adaRaw, 'List-Unsubscribe')).to.match(/^<http:\/\/mail\.test\/api\/campaign\/unsubscribe\?token=/);
+    expect(ada.messageId).to.match(new RegExp(`^<\\d+\\.${ids['ada@example.com']}\\.${id}@mail\\.test>$`));
+
+    const grace = await received(id, 'grace@example.com')[0].parse();
+    expect(grace.html).to.include('Hello Grace &lt;b&gt; from </p>');
+    const alan = await received(id, 'alan@example.com')[0].parse();
+    expect(alan.subject).to.equal('Hi there');
+
+    const subscriber = (await f.api().get(`/subscribers/${ids['ada@example.com']}`).expect(200)).body.data;
+    expect(subscriber.messages_received).to.equal(1);
+  });
+
+  it('one-click unsubscribe from a mail: GET asks, POST unsubscribes once and counts it on the message', async () => {
+    const id = await message({ name: 'Unsub' });
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [vip] })
+      .expect(200);
+    await finished(id);
+    const mail = received(id, 'alan@example.com')[0].raw;
+    const link = /<(http:\/\/mail\.test(\/api\/campaign\/unsubscribe\?token=[^>]+))>/.exec(
+      header(mail, 'List-Unsubscribe')!,
+    )!;
+    const path = link[2];
+    const page = await request(f.server).get(path).expect(200);
+    expect(page.headers['content-type']).to.match(/html/);
+    expect(page.text).to.include('alan@example.com').and.include('<form method="post"');
+    expect(page.headers['content-security-policy']).to.include("frame-ancestors 'none'");
+
+    await request(f.server).post(path).type('form').send('List-Unsubscribe=One-Click').expect(200);
+    await request(f.server).post(path).expect(200);
+    const alan = (await f.api().get(`/subscribers/${ids['alan@example.com']}`).expect(200)).body.data;
+    expect(alan.status).to.equal('unsubscribed');
+    expect((await f.api().get(`/messages/${id}`).expect(200)).body.data.stats.unsubscribed).to.equal(1);
+
+    const tampered = path.slice(0, -1) + (path.endsWith('A') ? 'B' : 'A');
+    await request(f.server).post(tampered).expect(404);
+    await request(f.server).get('/api/campaign/unsubscribe?token=1.2.3.abc').expect(404);
+  });
+});
+
+describeEachBackend('campaign: send, test and cancel: the status machine and what is refused', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let news: number;
+  before(async () => {
+    sink = await smtpSink();
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url });
+    f.engine.startWorkers();
+    news = (await f.api().post('/lists', { name: 'News', code: 'news' }).expect(201)).body.data.id;
+    for (const name of ['Ada', 'Grace'])
+      await f
+        .api()
+        .post('/subscribers', {
+          email: `${name.toLowerCase()}@example.com`,
+          first_name: name,
+          lists: [news],
+          confirmed: true,
+        })
+        .expect(201);
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  const draft = async (fields: Record<string, unknown> = {}) =>
+    (
+      await f
+        .api()
+        .post('/messages', {
+          name: 'M',
+          subject: 'Hello {{first_name}}',
+          content_text: 'Hi',
+          from_email: 'a@acme.test',
+          ...fields,
+        })
+        .expect(201)
+    ).body.data.id as number;
+  const statusOf = async (id: number) => (await f.api().get(`/messages/${id}`).expect(200)).body.data;
+  const refused = async (path: string, body: object, field: string) => {
+    const res = await f.api().post(path, body).expect(422);
+    expect(res.body.error.code).to.equal('VALIDATION_ERROR');
+    expect(res.body.error.details.field).to.equal(field);
+    return res.body.error.message as string;
+  };
+
+  it('refuses unknown or foreign lists, an empty list set, a past scheduled_at and a message without a sender', async () => {
+    const id = await draft();
+    expect(await refused(`/messages/${id}/send`, { list_ids: [news, 999_999] }, 'list_ids')).to.include('999999');
+    const stranger = await createTenant(f.engine, { name: 'Other' });
+    const foreign = (await f.api(stranger).post('/lists', { name: 'Theirs', code: 'theirs' }).expect(201)).body.data.id;
+    expect(await refused(`/messages/${id}/send`, { list_ids: [foreign] }, 'list_ids')).to.include(String(foreign));
+    await refused(`/messages/${id}/send`, { list_ids: [] }, 'list_ids');
+    await refused(`/messages/${id}/send`, {}, 'list_ids');
+    await refused(`/messages/${id}/send`, { list_ids: [news], scheduled_at: '2020-01-01T00:00:00Z' }, 'scheduled_at');
+    const anonymous = await draft({ from_email: null });
+    expect(await refused(`/messages/${anonymous}/send`, { list_ids: [news] }, 'from_email')).to.include(
+      'sender profile',
+    );
+    expect((await statusOf(id)).status).to.equal('draft');
+    await f
+      .api()
+      .post('/messages/999999/send', { list_ids: [news] })
+      .expect(404);
+  });
+
+  const sentTo = (id: number) =>
+    sink.mails.filter((m) => new RegExp(`^X-Campaign-Message-Id: ${id}\r?$`, 'im').test(m.raw));
+  const untilStatus = async (id: number, status: string) => {
+    await waitFor(async () => (await statusOf(id)).status === status, 15_000);
+    return statusOf(id);
+  };
+
+  it('draft -> active -> sent; a sent message is not sent again; cancel needs a pending or active send', async () => {
+    const id = await draft();
+    await refused(`/messages/${id}/cancel`, {}, 'status');
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [news] })
+      .expect(200);
+    const sent = await untilStatus(id, 'sent');
+    expect(sent.stats.sent).to.equal(2);
+    expect(sentTo(id)).to.have.length(2);
+    expect(await refused(`/messages/${id}/send`, { list_ids: [news] }, 'status')).to.include('sent already');
+    await refused(`/messages/${id}/cancel`, {}, 'status');
+    await f.api().put(`/messages/${id}`, { subject: 'Changed' }).expect(422);
+  });
+
+  it('draft -> pending (scheduled_at) -> cancelled -> sent again: the watchdog starts a due send', async () => {
+    const id = await draft();
+    const at = new Date(Date.now() + 60_000).toISOString();
+    const res = await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [news], scheduled_at: at })
+      .expect(200);
+    expect(res.body.data).to.include({ status: 'pending', scheduled_at: at, recipients: 2 });
+    expect((await statusOf(id)).status).to.equal('pending');
+    await refused(`/messages/${id}/send`, { list_ids: [news] }, 'status');
+    await f.api().put(`/messages/${id}`, { subject: 'Changed' }).expect(422);
+
+    await f.api().post(`/messages/${id}/cancel`).expect(200);
+    const cancelled = await statusOf(id);
+    expect(cancelled.status).to.equal('cancelled');
+    expect(cancelled.delivery.status).to.equal('cancelled');
+    // The cancelled send's time comes: nothing starts.
+    await f.engine.container.resolve(SendWatchdog).tick(new Date(Date.now() + 120_000));
+    expect((await statusOf(id)).status).to.equal('cancelled');
+    expect(sentTo(id)).to.have.length(0);
+
+    const again = new Date(Date.now() + 60_000).toISOString();
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [news], scheduled_at: again })
+      .expect(200);
+    await f.engine.container.resolve(SendWatchdog).tick(new Date(Date.now() + 120_000));
+    expect((await untilStatus(id, 'sent')).stats.sent).to.equal(2);
+    expect(sentTo(id)).to.have.length(2);
+  });
+
+  it('test_mode renders and records every recipient, delivers nothing and leaves the message a draft', async () => {
+    const id = await draft();
+    const res = await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [news], test_mode: true })
+      .expect(200);
+    expect(res.body.data).to.include({ test_mode: true, recipients: 2 });
+    await waitFor(async () => (await statusOf(id)).delivery?.status === 'sent', 15_000);
+    const message = await statusOf(id);
+    expect(message.status).to.equal('draft');
+    expect(message.stats.sent).to.equal(0);
+    expect(message.delivery).to.include({ test_mode: true, recipients: 2, sent: 2, queued: 0 });
+    expect(sentTo(id)).to.have.length(0);
+    // A real send afterwards reaches everybody.
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [news] })
+      .expect(200);
+    expect((await untilStatus(id, 'sent')).stats.sent).to.equal(2);
+  });
+
+  it('POST /test sends one mail now, marked as a test, rendered for that subscriber, and counts nothing', async () => {
+    const id = await draft();
+    const res = await f.api().post(`/messages/${id}/test`, { email: 'ada@example.com' }).expect(200);
+    expect(res.body.data.email).to.equal('ada@example.com');
+    const mail = await sink.mails.find((m) => m.raw.includes(res.body.data.message_id))!.parse();
+    expect(mail.subject).to.equal('[Test] Hello Ada');
+    await f.api().post(`/messages/${id}/test`, { email: 'nobody@example.com' }).expect(200);
+    const blank = sink.mails.filter((m) => m.to.includes('nobody@example.com'));
+    expect(blank).to.have.length(1);
+    expect((await blank[0].parse()).subject).to.equal('[Test] Hello');
+    const message = await statusOf(id);
+    expect(message).to.deep.include({ status: 'draft', delivery: null });
+    expect(message.stats.sent).to.equal(0);
+    await refused(`/messages/${id}/test`, { email: 'not an address' }, 'email');
+  });
+});
+
+describeEachBackend('campaign: sending when SMTP refuses for now or for good', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let list: number;
+  let later = 0;
+  const refusals = new Map<string, number>();
+  before(async () => {
+    // flaky@ is refused for now twice, stuck@ always for now, gone@ for good.
+    sink = await smtpSink({
+      refuse: (address) => {
+        const tries = (refusals.get(address) ?? 0) + 1;
+        refusals.set(address, tries);
+        if (address === 'flaky@example.com') return tries <= 2 ? 451 : null;
+        if (address === 'stuck@example.com') return 452;
+        if (address === 'gone@example.com') return 550;
+        return null;
+      },
+    });
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url }, { now: () => new Date(Date.now() + later) });
+    f.engine.startWorkers();
+    list = (await f.api().post('/lists', { name: 'L', code: 'l' }).expect(201)).body.data.id;
+    for (const local of ['ok', 'flaky', 'stuck', 'gone'])
+      await f
+        .api()
+        .post('/subscribers', { email: `${local}@example.com`, lists: [list], confirmed: true })
+        .expect(201);
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  it('fails a 5xx at once, tries a 4xx again a minute later up to 5 times, then finishes', async () => {
+    const id = (
+      await f
+        .api()
+        .post('/messages', { name: 'R', subject: 'S', content_text: 'T', from_email: 'a@acme.test' })
+        .expect(201)
+    ).body.data.id;
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [list] })
+      .expect(200);
+    const delivery = async () => (await f.api().get(`/messages/${id}`).expect(200)).body.data.delivery;
+    await waitFor(async () => (await delivery()).queued === 2, 15_000);
+    expect(await delivery()).to.include({ status: 'active', sent: 1, failed: 1 });
+
+    const watchdog = f.engine.container.resolve(SendWatchdog);
+    // A minute later each time, the watchdog ticking as it does every few seconds.
+    for (let minute = 1; minute <= 4; minute++) {
+      later = minute * 61_000;
+      await waitFor(async () => {
+        await watchdog.tick(new Date(Date.now() + later));
+        return refusals.get('stuck@example.com') === minute + 1;
+      }, 15_000);
+    }
+    await waitFor(async () => (await delivery()).status === 'sent', 15_000);
+    const done = (await f.api().get(`/messages/${id}`).expect(200)).body.data;
+    expect(done.status).to.equal('sent');
+    expect(done.delivery).to.include({ recipients: 4, sent: 2, failed: 2, queued: 0 });
+    expect(refusals.get('flaky@example.com')).to.equal(3);
+    expect(refusals.get('stuck@example.com')).to.equal(5);
+    expect(refusals.get('gone@example.com')).to.equal(1);
+    expect(sink.to('flaky@example.com')).to.have.length(1);
+  });
+});
