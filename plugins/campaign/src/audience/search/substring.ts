@@ -73,18 +73,18 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
   // The longest term is likely the rarest; its first gram in each scope says which blocks to read at all.
   const lead = alternatives[terms.indexOf([...terms].sort((x, y) => y.text.length - x.text.length)[0])];
   const leadGrams = [...new Set(lead.map((alt) => alt[0]))];
-  const leadBuckets = [...new Set(leadGrams.map(bucketOf))];
-  const spans = await knex(GRAM_TABLE)
-    .where({ organization_id: organizationId, subscriber_status: status })
-    .whereIn('bucket', leadBuckets)
-    .groupBy('bucket')
-    .select(knex.raw('min(block) as low'), knex.raw('max(block) as high'));
-  if (!spans.length) return { ids: [], complete: true };
-  let from = Math.min(...spans.map((r: Record<string, unknown>) => toInt(r.low)));
-  const to = Math.max(...spans.map((r: Record<string, unknown>) => toInt(r.high))) + 1;
+  // Every subscriber of the status is in the blocks of the lowest to the highest id it has now (the index
+  // may hold others, whose entries no longer hold).
+  const [span] = await knex('subscribers')
+    .where({ organization_id: organizationId, status })
+    .select(knex.raw('min(id) as low'), knex.raw('max(id) as high'));
+  if (span?.low === null || span?.low === undefined) return { ids: [], complete: true };
+  let from = Math.floor(toInt(span.low) / BLOCK_SIZE);
+  const to = Math.floor(toInt(span.high) / BLOCK_SIZE) + 1;
   const listGrams = scan.listIds.map(membershipGram);
   const index = {
     grams: new Set([...grams, ...listGrams]),
+    lead,
     leadGrams,
     otherGrams: [...grams].filter((g) => !leadGrams.includes(g)),
     listGrams,
@@ -113,6 +113,8 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
 interface GramIndex {
   /** Every gram key the scan reads, membership keys included. */
   grams: Set<string>;
+  /** The leading term's grams in each of its scopes, its lead gram first. */
+  lead: string[][];
   leadGrams: string[];
   otherGrams: string[];
   listGrams: string[];
@@ -205,7 +207,30 @@ async function windowCandidates(
   }
   if (!candidates.length || !index.otherGrams.length) return candidates;
   const active = blocksOf(candidates);
-  await read(scan.status, index.otherGrams, (q) => q.whereIn('block', active));
+  // The leading term's other grams in a scope matter only in the blocks where that scope's lead gram holds
+  // a candidate (a plain word of digits has none in names); the other terms' grams in every such block.
+  const wanted = new Map<string, Set<number>>();
+  const want = (gram: string, blocks: number[]) => {
+    const into = wanted.get(gram) ?? wanted.set(gram, new Set()).get(gram)!;
+    for (const block of blocks) into.add(block);
+  };
+  const leadTermGrams = new Set(index.lead.flat());
+  for (const alt of index.lead) {
+    const blocks = active.filter((block) => sets.get(alt[0])?.has(block));
+    for (const gram of alt.slice(1)) want(gram, blocks);
+  }
+  for (const gram of index.otherGrams) if (!leadTermGrams.has(gram)) want(gram, active);
+  // One read per set of blocks: usually one, or one per scope of a plain word.
+  const reads = new Map<string, { blocks: number[]; grams: string[] }>();
+  for (const [gram, blocks] of wanted) {
+    if (!blocks.size) continue;
+    const list = [...blocks].sort((x, y) => x - y);
+    const key = list.join(',');
+    (reads.get(key) ?? reads.set(key, { blocks: list, grams: [] }).get(key)!).grams.push(gram);
+  }
+  await Promise.all(
+    [...reads.values()].map(({ blocks, grams }) => read(scan.status, grams, (q) => q.whereIn('block', blocks))),
+  );
   const out: number[] = [];
   for (const block of active) {
     const result = emptyBlock().fill(0xffffffff);
