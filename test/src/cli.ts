@@ -53,7 +53,8 @@ export function freePort(): Promise<number> {
 
 export function exitOf(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve(child.exitCode);
+    // Ended already: by itself (exitCode) or by a signal (signalCode, exitCode stays null).
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
     child.once('exit', (code) => resolve(code));
   });
 }

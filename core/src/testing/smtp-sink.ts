@@ -23,6 +23,8 @@ export interface SmtpSinkOptions {
   refuse?(address: string): number | null;
   /** Keep no mail, only count it (benchmarks). */
   discard?: boolean;
+  /** Wait this long before accepting each mail (a slow server: a send takes a while). */
+  delayMs?: number;
 }
 
 /** An in-test SMTP server on loopback that takes every mail (no auth, no TLS) and keeps it. */
@@ -49,7 +51,8 @@ export async function smtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink 
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => options.discard || chunks.push(c));
-      stream.on('end', () => {
+      stream.on('end', async () => {
+        if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
         sink.accepted++;
         if (!options.discard) {
           const raw = Buffer.concat(chunks).toString('utf8');
@@ -63,6 +66,8 @@ export async function smtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink 
       });
     },
   });
+  // A client that goes away mid-conversation (a killed worker) is not the sink's failure.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   sink.url = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
   return sink;

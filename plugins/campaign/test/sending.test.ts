@@ -351,7 +351,9 @@ describeEachBackend('campaign: sending when SMTP refuses for now or for good', (
       later = minute * 61_000;
       await waitFor(async () => {
         await watchdog.tick(new Date(Date.now() + later));
-        return refusals.get('stuck@example.com') === minute + 1;
+        // Refused again and recorded (while the clock still reads this minute).
+        const sending = await f.engine.knex('send_recipients').where({ state: 'sending' }).first('subscriber_id');
+        return refusals.get('stuck@example.com') === minute + 1 && !sending;
       }, 15_000);
     }
     await waitFor(async () => (await delivery()).status === 'sent', 15_000);
@@ -362,5 +364,91 @@ describeEachBackend('campaign: sending when SMTP refuses for now or for good', (
     expect(refusals.get('stuck@example.com')).to.equal(5);
     expect(refusals.get('gone@example.com')).to.equal(1);
     expect(sink.to('flaky@example.com')).to.have.length(1);
+  });
+});
+
+describeEachBackend('campaign: cancel and unsubscribe while a send runs', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink & { accepted: number };
+  let list: number;
+  let last: number;
+  const COUNT = 1200;
+  before(async () => {
+    sink = await smtpSink({ delayMs: 3 });
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url });
+    f.engine.startWorkers();
+    list = (await f.api().post('/lists', { name: 'L', code: 'l' }).expect(201)).body.data.id;
+    const subscribers = Array.from({ length: COUNT }, (_, i) => ({ email: `p${i}@mid.test` }));
+    for (let i = 0; i < COUNT; i += 1000)
+      await f
+        .api()
+        .post('/subscribers/batch', {
+          subscribers: subscribers.slice(i, i + 1000),
+          lists: [list],
+          skip_confirmation: true,
+        })
+        .expect(200);
+    last = (
+      await f
+        .api()
+        .get(`/subscribers?search=${encodeURIComponent('email:p1199@mid.test')}`)
+        .expect(200)
+    ).body.data[0].id;
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  const draft = async () =>
+    (
+      await f
+        .api()
+        .post('/messages', { name: 'M', subject: 'S', content_text: 'T', from_email: 'a@acme.test' })
+        .expect(201)
+    ).body.data.id as number;
+  const mailsOf = (id: number) =>
+    sink.mails.filter((m) => new RegExp(`^X-Campaign-Message-Id: ${id}\\r?$`, 'im').test(m.raw));
+
+  it('a subscriber who unsubscribes while the send runs gets nothing after that', async () => {
+    const id = await draft();
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [list] })
+      .expect(200);
+    await waitFor(() => mailsOf(id).length >= 50, 15_000);
+    await f.api().post(`/subscribers/${last}/unsubscribe`).expect(200);
+    await waitFor(async () => (await f.api().get(`/messages/${id}`).expect(200)).body.data.status === 'sent', 30_000);
+    const done = (await f.api().get(`/messages/${id}`).expect(200)).body.data;
+    expect(done.delivery).to.include({ recipients: COUNT, sent: COUNT - 1, skipped: 1 });
+    expect(mailsOf(id).filter((m) => m.to.includes('p1199@mid.test'))).to.have.length(0);
+    expect(mailsOf(id)).to.have.length(COUNT - 1);
+  });
+
+  it('cancel stops an active send promptly: nothing is handed to SMTP after the claims in flight', async () => {
+    const id = await draft();
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [list] })
+      .expect(200);
+    await waitFor(() => mailsOf(id).length >= 100, 15_000);
+    await f.api().post(`/messages/${id}/cancel`).expect(200);
+    const atCancel = mailsOf(id).length;
+    // Settled: no recipient is being sent any more.
+    await waitFor(
+      async () =>
+        Number((await f.engine.knex('send_recipients').where({ state: 'sending' }).count({ n: '*' }))[0].n) === 0,
+      15_000,
+    );
+    const message = (await f.api().get(`/messages/${id}`).expect(200)).body.data;
+    expect(message.status).to.equal('cancelled');
+    expect(message.delivery.status).to.equal('cancelled');
+    const delivered = mailsOf(id).length;
+    expect(delivered).to.be.below(COUNT);
+    expect(delivered - atCancel).to.be.at.most(4 * 50);
+    expect(message.stats.sent).to.equal(delivered);
+    // The subscriber who unsubscribed in the test before is no recipient.
+    expect(message.delivery.recipients).to.equal(COUNT - 1);
+    expect(message.delivery.queued).to.equal(COUNT - 1 - delivered);
   });
 });

@@ -1,0 +1,162 @@
+import { expect } from 'chai';
+import { createClient } from 'redis';
+import type { Engine } from '@switchboard/core';
+import {
+  apiClient,
+  ApiClient,
+  createTenant,
+  createTestEngine,
+  productionBackend,
+  smtpSink,
+  SmtpSink,
+  TestBackend,
+  waitFor,
+} from '@switchboard/core/testing';
+import campaign from '@switchboard/plugin-campaign';
+import { exitOf, startCli } from '../src/cli';
+
+const RECIPIENTS = 3000;
+/** docs/architecture.md, Sending: a claim older than 2 minutes is given back; a send idle for 30 s is queued again. */
+const CLAIM_LEASE_MS = 120_000;
+const STALL_MS = 30_000;
+/** What may be sent twice after a crash: the claims in flight, 50 per range and 4 ranges per worker. */
+const IN_FLIGHT = 4 * 50;
+
+/**
+ * The database is the record of who has been sent what (issue 10): a worker process killed with SIGKILL
+ * mid-send, or a Redis that comes back empty, ends with every recipient sent once, and at most the
+ * mails in flight at the crash sent twice. MariaDB and Redis, workers as real `switchboard worker`
+ * processes, mail counted at an in-test SMTP server.
+ */
+describe('sending survives a killed worker and an emptied Redis [mysql+redis]', function () {
+  let backend: TestBackend | null = null;
+  let sink: SmtpSink & { accepted: number };
+  let engine: Engine;
+  let api: ApiClient;
+  let server: ReturnType<ReturnType<Engine['http']>['listen']>;
+  /** The test engine runs the scheduler (and so the watchdog) this far ahead of real time. */
+  let ahead = 0;
+  let list: number;
+  let redisUrl: string;
+  const workers: Array<ReturnType<typeof startCli>> = [];
+
+  before(async function () {
+    backend = await productionBackend();
+    if (!backend) return this.skip();
+    // Its own Redis database: emptying it is Redis coming back empty for this engine alone.
+    const url = new URL(backend.redisUrl!);
+    url.pathname = '/13';
+    redisUrl = url.toString();
+    sink = await smtpSink({ delayMs: 2 });
+    const env = { SMTP_URL: sink.url, REDIS_URL: redisUrl };
+    engine = await createTestEngine(backend, {
+      plugins: [campaign],
+      env,
+      clock: { now: () => new Date(Date.now() + ahead) },
+    });
+    server = engine.http().listen(0);
+    engine.startScheduler();
+    const tenant = await createTenant(engine);
+    api = apiClient(server, '/api/campaign', tenant);
+    list = (await api.post('/lists', { name: 'All', code: 'all' }).expect(201)).body.data.id;
+    for (let start = 0; start < RECIPIENTS; start += 1000) {
+      const subscribers = Array.from({ length: 1000 }, (_, i) => ({ email: `r${start + i}@crash.test` }));
+      await api.post('/subscribers/batch', { subscribers, lists: [list], skip_confirmation: true }).expect(200);
+    }
+  });
+  after(async () => {
+    for (const w of workers) w.kill('SIGKILL');
+    await Promise.all(workers.map(exitOf));
+    server?.close();
+    await engine?.close();
+    await sink?.close();
+    await backend?.dispose();
+  });
+
+  const workerEnv = () => ({
+    DATABASE_URL: backend!.databaseUrl,
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: backend!.redisPrefix,
+    PLUGINS: 'campaign',
+    DATA_DIR: backend!.dataDir,
+    SMTP_URL: sink.url,
+  });
+  const startWorker = () => {
+    const worker = startCli(['worker'], workerEnv());
+    workers.push(worker);
+    return worker;
+  };
+  const message = async (name: string) =>
+    (
+      await api
+        .post('/messages', { name, subject: `${name} {{email}}`, content_text: 'Hello', from_email: 'a@acme.test' })
+        .expect(201)
+    ).body.data.id as number;
+  const delivery = async (id: number) => (await api.get(`/messages/${id}`).expect(200)).body.data;
+  /** Mails per recipient of message `id` at the sink. */
+  const perRecipient = (id: number) => {
+    const counts = new Map<string, number>();
+    for (const m of sink.mails)
+      if (new RegExp(`^X-Campaign-Message-Id: ${id}\\r?$`, 'im').test(m.raw))
+        for (const to of m.to) counts.set(to, (counts.get(to) ?? 0) + 1);
+    return counts;
+  };
+  const expectEveryoneOnce = (id: number, accepted: number) => {
+    const counts = perRecipient(id);
+    expect(counts.size).to.equal(RECIPIENTS);
+    const twice = [...counts.values()].filter((n) => n > 1).length;
+    expect([...counts.values()].every((n) => n <= 2)).to.equal(true);
+    expect(twice).to.be.at.most(IN_FLIGHT);
+    expect(accepted).to.equal(RECIPIENTS + twice);
+  };
+
+  it('a worker killed with SIGKILL mid-send: a new worker finishes, everyone gets the mail once', async () => {
+    const first = startWorker();
+    const id = await message('Crash');
+    const before = sink.accepted;
+    await api.post(`/messages/${id}/send`, { list_ids: [list] }).expect(200);
+    await waitFor(() => sink.accepted - before >= 600, 30_000);
+    first.kill('SIGKILL');
+    await exitOf(first);
+    expect(sink.accepted - before).to.be.below(RECIPIENTS);
+
+    // The watchdog, once the dead worker's claims are older than the lease, queues them again; then
+    // real time again, so that the new worker's claims are not taken for a dead one's.
+    const claimed = async () =>
+      Number((await engine.knex('send_recipients').where({ state: 'sending' }).count({ n: '*' }))[0].n);
+    expect(await claimed()).to.be.above(0);
+    ahead = CLAIM_LEASE_MS + 1000;
+    await waitFor(async () => (await claimed()) === 0, 10_000);
+    ahead = 0;
+    startWorker();
+    await waitFor(async () => (await delivery(id)).status === 'sent', 60_000);
+    const done = await delivery(id);
+    expect(done.delivery).to.include({ recipients: RECIPIENTS, sent: RECIPIENTS, failed: 0, queued: 0 });
+    expect(done.stats.sent).to.equal(RECIPIENTS);
+    expectEveryoneOnce(id, sink.accepted - before);
+  });
+
+  it('Redis emptied mid-send (FLUSHDB): the watchdog queues the rest again from the database', async () => {
+    if (!workers.some((w) => w.exitCode === null && w.signalCode === null)) startWorker();
+    const id = await message('Flush');
+    const before = sink.accepted;
+    await api.post(`/messages/${id}/send`, { list_ids: [list] }).expect(200);
+    await waitFor(() => sink.accepted - before >= 600, 30_000);
+    const redis = createClient({ url: redisUrl });
+    await redis.connect();
+    await redis.flushDb();
+    await redis.quit();
+    expect(sink.accepted - before).to.be.below(RECIPIENTS);
+
+    // The scheduler's clock past the stall time: the send looks idle as soon as its running ranges end.
+    ahead = STALL_MS + 1000;
+    try {
+      await waitFor(async () => (await delivery(id)).status === 'sent', 60_000);
+    } finally {
+      ahead = 0;
+    }
+    const done = await delivery(id);
+    expect(done.delivery).to.include({ recipients: RECIPIENTS, sent: RECIPIENTS, failed: 0, queued: 0 });
+    expectEveryoneOnce(id, sink.accepted - before);
+  });
+});
