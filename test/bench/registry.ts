@@ -1,9 +1,10 @@
 import type { Benchmark } from '@switchboard/core/testing';
-import { audienceBenchmark } from '@switchboard/plugin-campaign/bench';
+import { audienceBenchmark, sendBenchmark } from '@switchboard/plugin-campaign/bench';
 import { apiBenchmark } from './api';
 
 /** Every benchmark by name; a plugin's own live in its package (`bench/`). */
 export const benchmarks: Record<string, Benchmark> = {
   api: apiBenchmark,
   audience: audienceBenchmark,
+  send: sendBenchmark,
 };

@@ -1,21 +1,24 @@
 import 'reflect-metadata';
 import { benchmarks } from './registry';
-import { serveSwitchboard } from './serve';
+import { serveSwitchboard, workerSwitchboard } from './serve';
 
 /** `npm run bench -- NAME [--quick]`: runs one benchmark; its last output line is one JSON object. */
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const quick = args.includes('--quick');
+  const full = args.includes('--full');
   const name = args.find((a) => !a.startsWith('--'));
   if (!name || !(name in benchmarks)) {
-    process.stderr.write(`usage: npm run bench -- <${Object.keys(benchmarks).join('|')}> [--quick]\n`);
+    process.stderr.write(`usage: npm run bench -- <${Object.keys(benchmarks).join('|')}> [--quick|--full]\n`);
     process.exitCode = 2;
     return;
   }
   const result = await benchmarks[name]({
     quick,
+    full,
     log: (line) => process.stderr.write(`${line}\n`),
     serve: serveSwitchboard,
+    worker: workerSwitchboard,
   });
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

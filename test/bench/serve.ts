@@ -1,4 +1,5 @@
 import { binPath, freePort } from '../src/cli';
+import { spawn } from 'node:child_process';
 import { startServer, stop } from './processes';
 
 /** `switchboard serve` (API only) as its own process on a free port. */
@@ -11,4 +12,15 @@ export async function serveSwitchboard(env: Record<string, string>): Promise<{ u
     `${url}/health`,
   );
   return { url, stop: () => stop(child) };
+}
+
+/** `switchboard worker` as its own process: its output goes to stderr with the benchmark's progress. */
+export async function workerSwitchboard(env: Record<string, string>): Promise<{ pid: number; stop(): Promise<void> }> {
+  const nodeOptions = process.env.BENCH_WORKER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeOptions, binPath, 'worker'], {
+    env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  child.stdout!.pipe(process.stderr);
+  return { pid: child.pid!, stop: () => stop(child) };
 }

@@ -9,8 +9,12 @@ export interface BenchOptions {
   quick: boolean;
   /** Progress lines (stderr): stdout ends with the benchmark's one JSON object. */
   log(line: string): void;
+  /** Also the larger sizes a benchmark names for `--full`. */
+  full?: boolean;
   /** `switchboard serve` (API only) as its own process on a free port, with this environment. */
   serve(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }>;
+  /** `switchboard worker` (queue workers only) as its own process, with this environment. */
+  worker(env: Record<string, string>): Promise<{ pid: number; stop(): Promise<void> }>;
 }
 
 export type Benchmark = (options: BenchOptions) => Promise<Record<string, unknown>>;

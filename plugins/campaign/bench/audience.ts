@@ -1,10 +1,10 @@
 import { benchBackend, BenchOptions, timeRequests } from '@switchboard/core/testing';
 import campaign from '../src';
 import { rawImportRate } from './raw-import';
+import { Api, api, PARALLEL, seed } from './client';
 
 const LISTS = 20;
 const BATCH = 1000;
-const PARALLEL = Number(process.env.BENCH_IMPORT_PARALLEL ?? 4);
 /** `switchboard serve` processes behind the client (BENCH_API_PROCESSES, default 1). */
 const API_PROCESSES = Number(process.env.BENCH_API_PROCESSES ?? 1);
 const SAMPLES = 40;
@@ -83,78 +83,6 @@ export function subscriber(n: number, listIds: number[]) {
       tags: [`t${n % 50}`, `t${(n * 11) % 50}`],
     },
   };
-}
-
-interface Api {
-  post(path: string, body: object | string): Promise<any>;
-  put(path: string, body: object): Promise<any>;
-  delete(path: string, body: object): Promise<any>;
-  get(path: string): Promise<any>;
-  /** A GET that may be refused: resolves with the status (a bounded refusal is an answer too). */
-  status(path: string): Promise<number>;
-}
-
-/** A client of one or more API processes, taking them in turn (they share MariaDB and Redis). */
-function api(bases: string[], token: string): Api {
-  let turn = 0;
-  const send = (method: string, path: string, body?: object | string) =>
-    fetch(`${bases[turn++ % bases.length]}/api/campaign${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: typeof body === 'string' ? body : body ? JSON.stringify(body) : undefined,
-    });
-  const call = async (method: string, path: string, body?: object | string) => {
-    const res = await send(method, path, body);
-    const json = await res.json();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
-    return json;
-  };
-  return {
-    post: (p, b) => call('POST', p, b),
-    put: (p, b) => call('PUT', p, b),
-    delete: (p, b) => call('DELETE', p, b),
-    get: (p) => call('GET', p),
-    status: async (p) => {
-      const res = await send('GET', p);
-      await res.arrayBuffer();
-      if (res.status >= 500) throw new Error(`GET ${p}: ${res.status}`);
-      return res.status;
-    },
-  };
-}
-
-/**
- * Imports subscribers [from, to) through POST /subscribers/batch, PARALLEL requests at a time. The
- * request bodies are built before the clock starts: the load generator shares the machine's two
- * cores with the server and MariaDB, and a client's JSON building is not the server's throughput.
- */
-async function seed(
-  client: Api,
-  from: number,
-  to: number,
-  listIds: number[],
-  log: (s: string) => void,
-): Promise<number> {
-  const bodies: Array<{ rows: number; json: string }> = [];
-  for (let start = from; start < to; start += BATCH) {
-    const rows = [];
-    for (let n = start; n < Math.min(to, start + BATCH); n++) rows.push(subscriber(n, listIds));
-    bodies.push({ rows: rows.length, json: JSON.stringify({ subscribers: rows, skip_confirmation: true }) });
-  }
-  const started = performance.now();
-  let next = 0;
-  let done = 0;
-  const worker = async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++];
-      const res = await client.post('/subscribers/batch', body.json);
-      if (res.data.failed) throw new Error(`batch failed rows: ${JSON.stringify(res.data.errors.slice(0, 3))}`);
-      done += body.rows;
-      if (done % 100_000 < BATCH) log(`  imported ${from + done}`);
-    }
-  };
-  await Promise.all(Array.from({ length: PARALLEL }, worker));
-  return Math.round((to - from) / ((performance.now() - started) / 1000));
 }
 
 async function measureQueries(client: Api, size: number) {
@@ -237,11 +165,11 @@ export async function audienceBenchmark({ quick, log, serve }: BenchOptions): Pr
         listIds.push((await client.post('/lists', { name: `List ${i}`, code: `list-${i}` })).data.id);
 
       log(`importing ${small} subscribers`);
-      const importSmall = await seed(client, 0, small, listIds, log);
+      const importSmall = await seed(client, 0, small, (n) => subscriber(n, listIds), log);
       log('measuring queries at the small size');
       const atSmall = await measureQueries(client, small);
       log(`importing up to ${large} subscribers`);
-      const importLarge = await seed(client, small, large, listIds, log);
+      const importLarge = await seed(client, small, large, (n) => subscriber(n, listIds), log);
       log('measuring queries at the large size');
       const atLarge = await measureQueries(client, large);
       log('measuring PUT and DELETE /subscribers/batch');

@@ -1,1 +1,2 @@
 export { audienceBenchmark } from './audience';
+export { sendBenchmark } from './send';

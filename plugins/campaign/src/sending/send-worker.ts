@@ -20,6 +20,9 @@ const RECIPIENT_COLUMNS = [
   'meta_data',
 ];
 
+/** Mails of one range handed to the mailer at once. */
+const DELIVERIES_AT_ONCE = 5;
+
 /** Composers of the sends this process worked on lately (a message being sent cannot change). */
 const COMPOSERS_KEPT = 20;
 
@@ -53,7 +56,15 @@ export class SendWorker {
         Record<string, unknown>
       >;
       const byId = new Map(rows.map((r) => [toInt(r.id), r]));
-      const outcomes = await Promise.all(ids.map((id) => this.deliver(send, composer, id, byId.get(id))));
+      // A few at a time: the SMTP pool sends on its connections only, and a mail waiting in its queue is
+      // memory held (all 50 at once took the worker's peak RSS from 130 to 220 MB).
+      const outcomes: Outcome[] = new Array(ids.length);
+      let next = 0;
+      const deliverNext = async () => {
+        for (let i = next++; i < ids.length; i = next++)
+          outcomes[i] = await this.deliver(send, composer, ids[i], byId.get(ids[i]));
+      };
+      await Promise.all(Array.from({ length: DELIVERIES_AT_ONCE }, deliverNext));
       await this.store.record(send, outcomes);
     }
     await this.store.finishIfDone(send);

@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type { MailMessage } from '@switchboard/core';
+
+/** Mails handed to nodemailer at once: as many as a worker has in flight (4 ranges of 50 claims). */
+const IN_FLIGHT = 200;
+
+/**
+ * The send benchmark's baseline: nodemailer alone, in a process of its own like the worker, sending one
+ * pre-rendered mail `count` times to the sink through a pool of `connections`, `IN_FLIGHT` at a time.
+ */
+export async function rawSendRate(
+  smtpUrl: string,
+  mail: MailMessage,
+  count: number,
+  connections: number,
+): Promise<{ per_second: number; elapsed_s: number }> {
+  const file = path.join(os.tmpdir(), `switchboard-raw-send-${process.pid}.json`);
+  fs.writeFileSync(file, JSON.stringify(mail));
+  try {
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [__filename, '--child', smtpUrl, String(count), String(connections), file],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
+      let text = '';
+      child.stdout!.on('data', (c) => (text += c));
+      child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`raw send exited ${code}`))));
+    });
+    const elapsedMs = Number(JSON.parse(out.trim()).elapsed_ms);
+    return { per_second: Math.round(count / (elapsedMs / 1000)), elapsed_s: Number((elapsedMs / 1000).toFixed(1)) };
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
+async function child([url, count, connections, file]: string[]): Promise<void> {
+  const mail = JSON.parse(fs.readFileSync(file, 'utf8')) as MailMessage;
+  const transport = nodemailer.createTransport({
+    url,
+    pool: true,
+    maxConnections: Number(connections),
+    maxMessages: Infinity,
+  } as never);
+  const started = performance.now();
+  let next = 0;
+  const sender = async () => {
+    while (next < Number(count)) {
+      next++;
+      await transport.sendMail(mail);
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, sender));
+  process.stdout.write(`${JSON.stringify({ elapsed_ms: performance.now() - started })}\n`);
+  transport.close();
+}
+
+if (process.argv[2] === '--child') {
+  child(process.argv.slice(3)).catch((err) => {
+    process.stderr.write(`${(err as Error).stack}\n`);
+    process.exit(1);
+  });
+}
