@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 /**
  * Sending (docs/architecture.md, Sending): a send is one delivery of a message to lists (a message's
  * first send, a send again after a cancel, or a schedule's run); its recipients are rows, one per
- * subscriber, whose state says who has been sent what. The queue only carries ranges of them.
+ * subscriber, whose state says who has been sent what. The queue only carries ranges of them. A
+ * schedule names the lists its runs send to.
  */
 export async function up(knex: Knex): Promise<void> {
   // MySQL does not roll DDL back: a run that stopped halfway left tables to make again.
@@ -46,9 +47,15 @@ export async function up(knex: Knex): Promise<void> {
     t.primary(['send_id', 'subscriber_id']);
     t.index(['send_id', 'state', 'subscriber_id'], 'send_recipients_state_idx');
   });
+  // The lists a schedule's runs send to (JSON ids); null: those of the message's latest send.
+  await knex.schema.alterTable('message_schedules', (t) => {
+    t.text('list_ids').nullable();
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  if (await knex.schema.hasColumn('message_schedules', 'list_ids'))
+    await knex.schema.alterTable('message_schedules', (t) => t.dropColumn('list_ids'));
   await knex.schema.dropTableIfExists('send_recipients');
   await knex.schema.dropTableIfExists('message_sends');
 }

@@ -1,3 +1,4 @@
+import { MAX_SEND_LISTS } from '../sending/schemas';
 import { idSchema, INT_UNSIGNED_MAX, nullableTimestamp, Shape, timestamp, Validated } from '@switchboard/core';
 
 export const FREQUENCIES = ['weekly', 'daily'] as const;
@@ -14,6 +15,14 @@ const properties = {
     description: '0 = Sunday ... 6 = Saturday; required for weekly',
   },
   max_runs: { type: ['integer', 'null'], minimum: 1, maximum: INT_UNSIGNED_MAX },
+  list_ids: {
+    type: ['array', 'null'],
+    minItems: 1,
+    maxItems: MAX_SEND_LISTS,
+    uniqueItems: true,
+    items: idSchema,
+    description: "the lists each run sends to; absent or null: the lists of the message's latest send",
+  },
 } as const;
 
 export const createScheduleBody = {
@@ -46,6 +55,7 @@ export const scheduleSchema = {
     'timezone',
     'day_of_week',
     'max_runs',
+    'list_ids',
     'is_active',
     'run_count',
     'next_run_at',
@@ -61,6 +71,7 @@ export const scheduleSchema = {
     timezone: { type: 'string' },
     day_of_week: { type: ['integer', 'null'] },
     max_runs: { type: ['integer', 'null'] },
+    list_ids: { type: ['array', 'null'], items: { type: 'integer' } },
     is_active: { type: 'boolean' },
     run_count: { type: 'integer' },
     next_run_at: nullableTimestamp,

@@ -1,10 +1,21 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { rowMapper, Clock, deleteOwnedRow, insertedId, ownedRow, SERVICES, validationError } from '@switchboard/core';
+import {
+  rowMapper,
+  Clock,
+  deleteOwnedRow,
+  insertedId,
+  ownedRow,
+  parseJson,
+  SERVICES,
+  validationError,
+} from '@switchboard/core';
+import { assertListsOwned } from '../audience/lists/ownership';
 import { isIanaZone, nextRunAt, Recurrence } from './next-run';
 import { NewSchedule, Schedule, ScheduleChanges, ScheduleListQuery, scheduleSchema } from './schemas';
 
-const toSchedule = rowMapper(scheduleSchema);
+const toSchedule = rowMapper(scheduleSchema, { list_ids: (row) => parseJson<number[] | null>(row.list_ids, null) });
+const COLUMNS = [...toSchedule.columns, 'list_ids'];
 
 /** Recurring sends: stores the rule and keeps next_run_at (UTC) computed from it. */
 @injectable()
@@ -18,15 +29,16 @@ export class SchedulesService {
     const query = this.knex('message_schedules').where({ organization_id: orgId });
     if (q.message_id !== undefined) query.andWhere({ message_id: q.message_id });
     if (q.is_active !== undefined) query.andWhere({ is_active: q.is_active });
-    return (await query.orderBy('id').select(toSchedule.columns)).map(toSchedule);
+    return (await query.orderBy('id').select(COLUMNS)).map(toSchedule);
   }
 
   async get(orgId: number, id: number): Promise<Schedule> {
-    return toSchedule(await ownedRow(this.knex, 'message_schedules', orgId, id, toSchedule.columns, 'Schedule'));
+    return toSchedule(await ownedRow(this.knex, 'message_schedules', orgId, id, COLUMNS, 'Schedule'));
   }
 
   async create(orgId: number, input: NewSchedule) {
     const rule = await this.checked(orgId, input);
+    await this.checkLists(orgId, input.list_ids ?? null);
     const now = this.clock.now();
     const id = insertedId(
       await this.knex('message_schedules').insert({
@@ -34,6 +46,7 @@ export class SchedulesService {
         message_id: input.message_id,
         ...rule,
         max_runs: input.max_runs ?? null,
+        list_ids: input.list_ids ? JSON.stringify(input.list_ids) : null,
         run_count: 0,
         is_active: true,
         next_run_at: nextRunAt(rule, now),
@@ -47,7 +60,9 @@ export class SchedulesService {
   async update(orgId: number, id: number, input: ScheduleChanges) {
     const current = await this.get(orgId, id);
     const rule = await this.checked(orgId, { ...current, ...input });
+    await this.checkLists(orgId, input.list_ids !== undefined ? input.list_ids : current.list_ids);
     const maxRuns = input.max_runs !== undefined ? input.max_runs : current.max_runs;
+    const listIds = input.list_ids !== undefined ? input.list_ids : current.list_ids;
     const exhausted = maxRuns !== null && current.run_count >= maxRuns;
     const now = this.clock.now();
     await this.knex('message_schedules')
@@ -56,6 +71,7 @@ export class SchedulesService {
         ...rule,
         message_id: input.message_id ?? current.message_id,
         max_runs: maxRuns,
+        list_ids: listIds ? JSON.stringify(listIds) : null,
         is_active: current.is_active && !exhausted,
         next_run_at: current.is_active && !exhausted ? nextRunAt(rule, now) : null,
         updated_at: now,
@@ -91,6 +107,11 @@ export class SchedulesService {
 
   async delete(orgId: number, id: number): Promise<void> {
     await deleteOwnedRow(this.knex, 'message_schedules', orgId, id, 'Schedule');
+  }
+
+  /** A schedule's own lists are the organization's (without them, runs take the message's latest send's). */
+  private async checkLists(orgId: number, listIds: number[] | null): Promise<void> {
+    if (listIds) await assertListsOwned(this.knex, orgId, listIds);
   }
 
   private async checked(

@@ -13,6 +13,7 @@ import {
 import { Composer } from './composer';
 import { CONTENT_COLUMNS, contentOf } from './message-content';
 import { normalizeEmail } from '../shared/email';
+import { assertListsOwned } from '../audience/lists/ownership';
 import { SendStore, SendRow } from './send-store';
 import { SenderIdentities } from './sender-identity';
 import { UnsubscribeLinks } from './unsubscribe-links';
@@ -45,7 +46,7 @@ export class SendService {
     const scheduledAt = request.scheduled_at ? new Date(request.scheduled_at) : null;
     if (scheduledAt && scheduledAt.getTime() <= this.clock.now().getTime())
       throw validationError('scheduled_at', 'future', 'scheduled_at must be in the future');
-    await this.assertListsOwned(orgId, request.list_ids);
+    await assertListsOwned(this.knex, orgId, request.list_ids);
     await this.senders.of(orgId, contentOf(message));
 
     const status = scheduledAt ? 'pending' : 'active';
@@ -161,13 +162,5 @@ export class SendService {
           ? 'it changed meanwhile'
           : `it is ${status}`;
     throw validationError('status', 'sendable', `Message ${messageId} cannot be sent: ${why}`);
-  }
-
-  private async assertListsOwned(orgId: number, listIds: number[]): Promise<void> {
-    const found = new Set(
-      (await this.knex('lists').where({ organization_id: orgId }).whereIn('id', listIds).pluck('id')).map(toInt),
-    );
-    const missing = listIds.find((id) => !found.has(id));
-    if (missing !== undefined) throw validationError('list_ids', 'exists', `List ${missing} does not exist`);
   }
 }

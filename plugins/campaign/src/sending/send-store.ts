@@ -20,6 +20,8 @@ export interface SendRow {
   id: number;
   organization_id: number;
   message_id: number;
+  /** The schedule whose run this is, or null for a send of POST /send. */
+  schedule_id: number | null;
   status: string;
   test_mode: boolean;
   list_ids: number[];
@@ -36,6 +38,7 @@ const toSendRow = (r: Record<string, unknown>): SendRow => ({
   id: toInt(r.id),
   organization_id: toInt(r.organization_id),
   message_id: toInt(r.message_id),
+  schedule_id: r.schedule_id === null || r.schedule_id === undefined ? null : toInt(r.schedule_id),
   status: String(r.status),
   test_mode: toBool(r.test_mode),
   list_ids: parseJson<number[]>(r.list_ids, []),
@@ -61,6 +64,7 @@ export class SendStore {
       listIds: number[];
       testMode: boolean;
       scheduledAt: Date | null;
+      scheduleId?: number;
     },
   ): Promise<number> {
     const now = this.clock.now();
@@ -68,6 +72,7 @@ export class SendStore {
       await trx('message_sends').insert({
         organization_id: send.organizationId,
         message_id: send.messageId,
+        schedule_id: send.scheduleId ?? null,
         status: send.status,
         list_ids: JSON.stringify(send.listIds),
         test_mode: send.testMode,
@@ -102,21 +107,24 @@ export class SendStore {
   }
 
   /**
-   * Writes the recipients of a send that starts: the lists' active subscribers, each once, without
-   * those an earlier send of the same message reached (a send again after a cancel goes on where the
-   * first stopped). Returns how many.
+   * Writes the recipients of a send that starts: the lists' active subscribers, each once. A send of
+   * POST /send leaves out those an earlier such send of the message reached (a send again after a
+   * cancel goes on where the first stopped); a schedule's run goes to everybody again.
    */
   async addRecipients(trx: Knex.Transaction, send: SendRow): Promise<number> {
-    const audience = this.audience(trx, send.list_ids).whereNotExists((reached) =>
-      reached
-        .select(trx.raw('1'))
-        .from('send_recipients as r')
-        .join('message_sends as s', 's.id', 'r.send_id')
-        .whereRaw('r.subscriber_id = m.subscriber_id')
-        .andWhere({ 's.message_id': send.message_id, 's.test_mode': send.test_mode })
-        .andWhere('r.state', 'sent')
-        .andWhere('s.id', '<>', send.id),
-    );
+    const audience = this.audience(trx, send.list_ids);
+    if (send.schedule_id === null)
+      audience.whereNotExists((reached) =>
+        reached
+          .select(trx.raw('1'))
+          .from('send_recipients as r')
+          .join('message_sends as s', 's.id', 'r.send_id')
+          .whereRaw('r.subscriber_id = m.subscriber_id')
+          .andWhere({ 's.message_id': send.message_id, 's.test_mode': send.test_mode })
+          .whereNull('s.schedule_id')
+          .andWhere('r.state', 'sent')
+          .andWhere('s.id', '<>', send.id),
+      );
     await trx
       .into(trx.raw('?? (??, ??, ??)', ['send_recipients', 'send_id', 'subscriber_id', 'state']))
       .insert(
@@ -281,6 +289,15 @@ export class SendStore {
     const row = await this.knex('message_sends').where({ message_id: messageId }).orderBy('id', 'desc').first('id');
     return row ? this.view(toInt(row.id)) : null;
   }
+}
+
+/** The lists of a message's latest real send, or null when it was never sent. */
+export async function latestListIds(knex: Knex, messageId: number): Promise<number[] | null> {
+  const row = await knex('message_sends')
+    .where({ message_id: messageId, test_mode: false })
+    .orderBy('id', 'desc')
+    .first('list_ids');
+  return row ? parseJson<number[]>(row.list_ids, []) : null;
 }
 
 export const toSend = (row: Record<string, unknown>, queued: number): Send => ({

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { SERVICES, toDate, toInt } from '@switchboard/core';
 import { SendService } from './send-service';
 import { SendStore } from './send-store';
+import { ScheduleRuns } from './schedule-runs';
 
 /** A claim older than this belongs to a worker that died: its recipients are queued again. */
 export const CLAIM_LEASE_MS = 120_000;
@@ -10,8 +11,8 @@ export const CLAIM_LEASE_MS = 120_000;
 export const STALL_MS = 30_000;
 
 /**
- * Keeps sends going from the database alone, every few seconds on the scheduler: starts pending sends
- * whose time has come, gives back the claims of dead workers, queues again the ranges of sends that
+ * Keeps sends going from the database alone, every few seconds on the scheduler: fires due schedules,
+ * starts pending sends whose time has come, gives back the claims of dead workers, queues again the ranges of sends that
  * stalled, and finishes sends with nobody left.
  */
 @injectable()
@@ -20,9 +21,11 @@ export class SendWatchdog {
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SendStore) private readonly store: SendStore,
     @inject(SendService) private readonly sends: SendService,
+    @inject(ScheduleRuns) private readonly schedules: ScheduleRuns,
   ) {}
 
   async tick(now: Date): Promise<void> {
+    await this.schedules.fireDue(now);
     const due = await this.knex('message_sends')
       .where('status', 'pending')
       .andWhere('scheduled_at', '<=', now)
