@@ -11,6 +11,7 @@ import { changelogRoutes } from './changelog/routes';
 import { processConfirmationMails } from './audience/double-opt-in/jobs';
 import { sendingRoutes } from './sending/routes';
 import { unsubscribeRoutes } from './sending/unsubscribe-routes';
+import { trackingRoutes } from './sending/tracking-routes';
 import { processSendRanges, sendWatchdogTask } from './sending/jobs';
 import { CAMPAIGN_API_PREFIX } from './shared/paths';
 
@@ -45,6 +46,7 @@ export default definePlugin({
     changelogRoutes(group, ctx);
     confirmRoutes(api, ctx);
     unsubscribeRoutes(api, ctx);
+    trackingRoutes(api, ctx);
   },
   jobs(queues, ctx) {
     processConfirmationMails(queues, ctx);

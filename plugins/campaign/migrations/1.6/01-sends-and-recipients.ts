@@ -44,6 +44,9 @@ export async function up(knex: Knex): Promise<void> {
     t.datetime('sent_at', { precision: 3 }).nullable();
     t.string('mail_id', 191).nullable();
     t.string('error', 255).nullable();
+    // The first open and click of this mail (tracking, when the message asks for it).
+    t.datetime('opened_at', { precision: 3 }).nullable();
+    t.datetime('clicked_at', { precision: 3 }).nullable();
     t.primary(['send_id', 'subscriber_id']);
     t.index(['send_id', 'state', 'subscriber_id'], 'send_recipients_state_idx');
   });
@@ -51,9 +54,19 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('message_schedules', (t) => {
     t.text('list_ids').nullable();
   });
+  // Open and click tracking, off unless a message asks for it.
+  await knex.schema.alterTable('messages', (t) => {
+    t.boolean('track_opens').notNullable().defaultTo(false);
+    t.boolean('track_clicks').notNullable().defaultTo(false);
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  if (await knex.schema.hasColumn('messages', 'track_opens'))
+    await knex.schema.alterTable('messages', (t) => {
+      t.dropColumn('track_opens');
+      t.dropColumn('track_clicks');
+    });
   if (await knex.schema.hasColumn('message_schedules', 'list_ids'))
     await knex.schema.alterTable('message_schedules', (t) => t.dropColumn('list_ids'));
   await knex.schema.dropTableIfExists('send_recipients');

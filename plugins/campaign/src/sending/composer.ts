@@ -1,4 +1,6 @@
 import { convert } from 'html-to-text';
+import { decodeHTML } from 'entities';
+import type { MailTracking } from './tracking-links';
 import type { MailMessage } from '@switchboard/core';
 import { compileTemplate, MergeValues, Template, verbatim } from './merge-tags';
 import { escapeHtml } from '../shared/html';
@@ -63,7 +65,7 @@ export class Composer {
   }
 
   /** `mailId` becomes the Message-ID (without its angle brackets). */
-  compose(recipient: Recipient, links: { unsubscribe: string }, mailId: string): MailMessage {
+  compose(recipient: Recipient, links: { unsubscribe: string; tracking?: MailTracking }, mailId: string): MailMessage {
     const values: MergeValues = {
       subscriber: { ...recipient, meta: recipient.meta },
       links: { unsubscribe_url: links.unsubscribe },
@@ -74,9 +76,16 @@ export class Composer {
     const footer = !this.linksUnsubscribe;
     const html =
       body !== undefined
-        ? (preheader ? preheaderHtml(preheader) : '') +
-          body +
-          (footer ? `<p style="font-size:12px"><a href="${escapeHtml(links.unsubscribe)}">Unsubscribe</a></p>` : '')
+        ? tracked(
+            (preheader ? preheaderHtml(preheader) : '') +
+              beforeBodyEnd(
+                body,
+                footer
+                  ? `<p style="font-size:12px"><a href="${escapeHtml(links.unsubscribe)}">Unsubscribe</a></p>`
+                  : '',
+              ),
+            links,
+          )
         : undefined;
     const text = this.text(values, verbatim) + (footer ? `\n\n--\nUnsubscribe: ${links.unsubscribe}\n` : '');
     return {
@@ -97,6 +106,32 @@ export class Composer {
       },
     };
   }
+}
+
+const LINK = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi;
+
+/**
+ * The HTML with its tracking: every http(s) link but the unsubscribe link through the click redirect,
+ * and the open pixel at the end of the body.
+ */
+function tracked(html: string, links: { unsubscribe: string; tracking?: MailTracking }): string {
+  const { click, open } = links.tracking ?? {};
+  const out = click
+    ? html.replace(LINK, (whole, start: string, quote: string, href: string) => {
+        const url = decodeHTML(href);
+        return url === links.unsubscribe ? whole : `${start}${quote}${escapeHtml(click(url))}${quote}`;
+      })
+    : html;
+  return open
+    ? beforeBodyEnd(out, `<img src="${escapeHtml(open)}" width="1" height="1" alt="" style="display:none">`)
+    : out;
+}
+
+/** `html` with `extra` at the end of its body (or at its end when it has no body tag). */
+function beforeBodyEnd(html: string, extra: string): string {
+  if (!extra) return html;
+  const end = html.search(/<\/body>/i);
+  return end < 0 ? html + extra : html.slice(0, end) + extra + html.slice(end);
 }
 
 /** Merge tags inside links survive the conversion: hrefs are written as they are. */

@@ -2,7 +2,8 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { AppConfig, isPermanentMailError, Mailer, SERVICES, toInt } from '@switchboard/core';
 import { Composer, Recipient } from './composer';
-import { CONTENT_COLUMNS, contentOf } from './message-content';
+import { CONTENT_COLUMNS, contentOf, SendableMessage } from './message-content';
+import { TrackingLinks } from './tracking-links';
 import { Outcome, SendRow, SendStore } from './send-store';
 import { SenderIdentities } from './sender-identity';
 import { UnsubscribeLinks } from './unsubscribe-links';
@@ -33,7 +34,7 @@ const COMPOSERS_KEPT = 20;
  */
 @injectable()
 export class SendWorker {
-  private readonly composers = new Map<number, Promise<Composer>>();
+  private readonly composers = new Map<number, Promise<{ composer: Composer; message: SendableMessage }>>();
 
   constructor(
     @inject(SERVICES.Knex) private readonly knex: Knex,
@@ -42,12 +43,13 @@ export class SendWorker {
     @inject(SendStore) private readonly store: SendStore,
     @inject(SenderIdentities) private readonly senders: SenderIdentities,
     @inject(UnsubscribeLinks) private readonly links: UnsubscribeLinks,
+    @inject(TrackingLinks) private readonly tracking: TrackingLinks,
   ) {}
 
   async run(job: SendRangeJob): Promise<void> {
     const send = await this.store.get(job.sendId);
     if (!send || send.status !== 'active') return;
-    const composer = await this.composerOf(send);
+    const { composer, message } = await this.composerOf(send);
     for (;;) {
       if ((await this.store.get(send.id))?.status !== 'active') return;
       const ids = await this.store.claim(send.id, job.from, job.to);
@@ -62,7 +64,7 @@ export class SendWorker {
       let next = 0;
       const deliverNext = async () => {
         for (let i = next++; i < ids.length; i = next++)
-          outcomes[i] = await this.deliver(send, composer, ids[i], byId.get(ids[i]));
+          outcomes[i] = await this.deliver(send, composer, message, ids[i], byId.get(ids[i]));
       };
       await Promise.all(Array.from({ length: DELIVERIES_AT_ONCE }, deliverNext));
       await this.store.record(send, outcomes);
@@ -73,6 +75,7 @@ export class SendWorker {
   private async deliver(
     send: SendRow,
     composer: Composer,
+    message: SendableMessage,
     id: number,
     row: Record<string, unknown> | undefined,
   ): Promise<Outcome> {
@@ -89,9 +92,13 @@ export class SendWorker {
       meta: parseMeta(row.meta_data),
     };
     const mailId = `${send.id}.${id}.${send.message_id}@${new URL(this.config.publicUrl).hostname}`;
+    const tracking = await this.tracking.forMail(
+      { organizationId: send.organization_id, sendId: send.id, subscriberId: id },
+      { opens: message.track_opens, clicks: message.track_clicks },
+    );
     const mail = composer.compose(
       recipient,
-      { unsubscribe: await this.links.link(send.organization_id, send.message_id, id) },
+      { unsubscribe: await this.links.link(send.organization_id, send.message_id, id), tracking },
       mailId,
     );
     if (send.test_mode) return { id, state: 'sent', mailId };
@@ -105,7 +112,7 @@ export class SendWorker {
     }
   }
 
-  private composerOf(send: SendRow): Promise<Composer> {
+  private composerOf(send: SendRow): Promise<{ composer: Composer; message: SendableMessage }> {
     let composer = this.composers.get(send.id);
     if (!composer) {
       composer = this.buildComposer(send);
@@ -116,9 +123,9 @@ export class SendWorker {
     return composer;
   }
 
-  private async buildComposer(send: SendRow): Promise<Composer> {
-    const content = contentOf(await this.knex('messages').where({ id: send.message_id }).first(CONTENT_COLUMNS));
-    return new Composer(content, await this.senders.of(send.organization_id, content));
+  private async buildComposer(send: SendRow): Promise<{ composer: Composer; message: SendableMessage }> {
+    const message = contentOf(await this.knex('messages').where({ id: send.message_id }).first(CONTENT_COLUMNS));
+    return { composer: new Composer(message, await this.senders.of(send.organization_id, message)), message };
   }
 }
 

@@ -24,7 +24,13 @@ export class LinkSigner {
   }
 
   async sign(purpose: string, ids: number[]): Promise<string> {
-    return `${ids.join('.')}.${await this.mac(purpose, ids)}`;
+    return (await this.signing())(purpose, ids);
+  }
+
+  /** A signing function that needs no await once the secret is read (a mail signs many links). */
+  async signing(): Promise<(purpose: string, ids: number[]) => string> {
+    const key = await this.key();
+    return (purpose, ids) => `${ids.join('.')}.${macOf(key, purpose, ids)}`;
   }
 
   /** The ids, or null when the token was not signed by this install for this purpose. */
@@ -42,9 +48,12 @@ export class LinkSigner {
   }
 
   private async mac(purpose: string, ids: number[]): Promise<string> {
-    return crypto
-      .createHmac('sha256', await this.key())
-      .update(`${purpose}.${ids.join('.')}`)
-      .digest('base64url');
+    return macOf(await this.key(), purpose, ids);
   }
 }
+
+const macOf = (key: string, purpose: string, ids: number[]) =>
+  crypto
+    .createHmac('sha256', key)
+    .update(`${purpose}.${ids.join('.')}`)
+    .digest('base64url');

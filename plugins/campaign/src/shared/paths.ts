@@ -6,3 +6,6 @@ export const CONFIRM_PATH = `${CAMPAIGN_API_PREFIX}/confirm`;
 
 /** The one-click unsubscribe link every campaign mail carries (GET shows a page, POST unsubscribes). */
 export const UNSUBSCRIBE_PATH = `${CAMPAIGN_API_PREFIX}/unsubscribe`;
+
+/** Open pixel and click redirect of tracked mail (no API token: the signed token is the proof). */
+export const TRACK_PATH = `${CAMPAIGN_API_PREFIX}/t`;

@@ -11,6 +11,8 @@ const properties = {
   content_text: { type: ['string', 'null'], maxLength: 500_000 },
   from_name: { type: ['string', 'null'], maxLength: 191 },
   from_email: { anyOf: [{ type: 'string', format: 'email', maxLength: 191 }, { type: 'null' }] },
+  track_opens: { type: 'boolean', description: 'count opens with a pixel in the HTML part (default false)' },
+  track_clicks: { type: 'boolean', description: 'count clicks by sending links through a redirect (default false)' },
 } as const;
 
 export const createMessageBody = {
@@ -44,6 +46,8 @@ export const messageSchema = {
     'from_name',
     'from_email',
     'status',
+    'track_opens',
+    'track_clicks',
     'sent_at',
     'created_at',
     'updated_at',
@@ -61,6 +65,8 @@ export const messageSchema = {
     from_name: { type: ['string', 'null'] },
     from_email: { type: ['string', 'null'] },
     status: { enum: MESSAGE_STATUSES },
+    track_opens: { type: 'boolean' },
+    track_clicks: { type: 'boolean' },
     sent_at: nullableTimestamp,
     created_at: timestamp,
     updated_at: timestamp,
