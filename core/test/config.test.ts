@@ -44,6 +44,35 @@ describe('configuration', () => {
     ]);
   });
 
+  it('reads the mail section: pool size, throttle and DKIM keys read from their files', () => {
+    const keyFile = tmp('-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----\n');
+    const file = tmp(
+      JSON.stringify({
+        mail: {
+          maxConnections: 12,
+          messagesPerSecond: 50,
+          dkim: [{ domain: 'Acme.Test', selector: 's1', privateKeyFile: keyFile }],
+        },
+      }),
+    );
+    const config = loadConfig({ env: {}, file });
+    expect(config.mail.maxConnections).to.equal(12);
+    expect(config.mail.messagesPerSecond).to.equal(50);
+    expect(config.mail.dkim).to.deep.equal([
+      { domain: 'acme.test', selector: 's1', privateKey: fs.readFileSync(keyFile, 'utf8') },
+    ]);
+    const missing = tmp(
+      JSON.stringify({
+        mail: { dkim: [{ domain: 'acme.test', selector: 's1', privateKeyFile: '/nonexistent/key.pem' }] },
+      }),
+    );
+    expect(() => loadConfig({ env: {}, file: missing })).to.throw(ConfigError, 'mail.dkim: the key of acme.test');
+    expect(() => loadConfig({ env: {}, file: tmp('{"mail": {"maxConnections": 0}}') })).to.throw(
+      ConfigError,
+      'maxConnections',
+    );
+  });
+
   it('says what is wrong with bad values', () => {
     expect(() => loadConfig({ env: { PORT: 'eighty' }, file: false })).to.throw(ConfigError, 'PORT');
     expect(() => loadConfig({ env: { APP_ENV: 'prod' }, file: false })).to.throw(

@@ -43,6 +43,27 @@ export const configFileSchema = {
         tokens: { type: 'object', additionalProperties: { type: 'number', exclusiveMinimum: 0 } },
       },
     },
+    mail: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        maxConnections: { type: 'integer', minimum: 1, maximum: 1000 },
+        messagesPerSecond: { type: 'number', exclusiveMinimum: 0 },
+        dkim: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['domain', 'selector', 'privateKeyFile'],
+            properties: {
+              domain: { type: 'string', minLength: 1 },
+              selector: { type: 'string', minLength: 1 },
+              privateKeyFile: { type: 'string', minLength: 1 },
+            },
+          },
+        },
+      },
+    },
     http: {
       type: 'object',
       additionalProperties: false,
@@ -67,5 +88,10 @@ export interface ConfigFile {
     }
   >;
   rateLimits?: { plans?: Record<string, number>; tokens?: Record<string, number> };
+  mail?: {
+    maxConnections?: number;
+    messagesPerSecond?: number;
+    dkim?: Array<{ domain: string; selector: string; privateKeyFile: string }>;
+  };
   http?: { bodyLimit?: string; trustedProxies?: string[]; tokenCacheSeconds?: number; shutdownTimeoutMs?: number };
 }

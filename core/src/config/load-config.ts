@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
-import { AppConfig, AppEnv, PluginConfig } from './types';
+import { AppConfig, AppEnv, MailConfig, PluginConfig } from './types';
 import { ConfigFile, configFileSchema } from './config-file.schema';
 
 export class ConfigError extends Error {
@@ -96,6 +96,7 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
     dataDir,
     smtpUrl: env.SMTP_URL || undefined,
     outboxDir: path.join(dataDir, 'outbox'),
+    mail: mailConfig(fileConfig),
     logLevel: env.LOG_LEVEL ?? 'info',
     plugins: enabledPlugins(fileConfig, env.PLUGINS),
     rateLimitScale: positiveNumber('RATE_LIMIT_SCALE', env.RATE_LIMIT_SCALE, 1),
@@ -108,6 +109,24 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
     env,
   };
   return { ...config, ...(options.overrides ?? {}) };
+}
+
+/** The config file's `mail` section, DKIM keys read from their files (a key that cannot be read stops start-up). */
+function mailConfig(file: ConfigFile): MailConfig {
+  const dkim = (file.mail?.dkim ?? []).map(({ domain, selector, privateKeyFile }) => {
+    try {
+      return {
+        domain: domain.toLowerCase(),
+        selector,
+        privateKey: fs.readFileSync(path.resolve(privateKeyFile), 'utf8'),
+      };
+    } catch (err) {
+      throw new ConfigError(
+        `mail.dkim: the key of ${domain} (${privateKeyFile}) cannot be read: ${(err as Error).message}`,
+      );
+    }
+  });
+  return { maxConnections: file.mail?.maxConnections ?? 5, messagesPerSecond: file.mail?.messagesPerSecond, dkim };
 }
 
 function readOwnVersion(): string {

@@ -14,6 +14,19 @@ export interface PluginConfig {
   rateLimits?: RateLimitPolicy;
 }
 
+export interface DkimKey {
+  /** The From domain whose mail it signs. */
+  domain: string;
+  selector: string;
+  privateKey: string;
+}
+
+export interface MailConfig {
+  maxConnections: number;
+  messagesPerSecond?: number;
+  dkim: DkimKey[];
+}
+
 export type AppEnv = 'local' | 'staging' | 'production';
 
 export interface AppConfig {
@@ -29,6 +42,8 @@ export interface AppConfig {
   dataDir: string;
   smtpUrl?: string;
   outboxDir: string;
+  /** SMTP pool size, throttle and DKIM keys (config file `mail`). */
+  mail: MailConfig;
   logLevel: string;
   /** Enabled plugins, in the order the host listed them. */
   plugins: PluginConfig[];

@@ -44,7 +44,15 @@ export async function createRootContainer(
   root.register(SERVICES.Redis, { useFactory: () => redis });
   root.register(SERVICES.Queues, { useValue: queues });
   root.register(SERVICES.Locks, { useValue: createLocks({ redis, prefix: config.redisPrefix }) });
-  root.register(SERVICES.Mailer, { useValue: createMailer({ smtpUrl: config.smtpUrl, outboxDir: config.outboxDir }) });
+  root.register(SERVICES.Mailer, {
+    useValue: createMailer({
+      smtpUrl: config.smtpUrl,
+      outboxDir: config.outboxDir,
+      maxConnections: config.mail.maxConnections,
+      messagesPerSecond: config.mail.messagesPerSecond,
+      dkim: config.mail.dkim,
+    }),
+  });
   root.register(SERVICES.Metrics, { useValue: new Metrics(queues) });
   // One per engine: the HTTP pipeline and the commands share its cache, so a revocation is seen at once.
   root.registerSingleton(ApiTokenService);

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer, { Transporter } from 'nodemailer';
+import type { DkimKey } from '../config/types';
 
 export interface MailMessage {
   from: string | { name: string; address: string };
@@ -26,6 +27,22 @@ export interface MailerOptions {
   maxConnections?: number;
   /** At most this many mails handed to SMTP per second (default: no limit). */
   messagesPerSecond?: number;
+  /** Keys that sign the mail of their From domain (DKIM). */
+  dkim?: DkimKey[];
+}
+
+/** The DKIM signature of a mail from a domain that has a key (nodemailer signs it). */
+function withDkim(message: MailMessage, keys: DkimKey[]): MailMessage & { dkim?: object } {
+  if (!keys.length) return message;
+  const from = typeof message.from === 'string' ? message.from : message.from.address;
+  const domain = from
+    .slice(from.lastIndexOf('@') + 1)
+    .replace(/>.*$/, '')
+    .toLowerCase();
+  const key = keys.find((k) => k.domain === domain);
+  return key
+    ? { ...message, dkim: { domainName: key.domain, keySelector: key.selector, privateKey: key.privateKey } }
+    : message;
 }
 
 /**
@@ -43,7 +60,7 @@ export function createMailer(options: MailerOptions): Mailer {
     });
     return {
       async send(message) {
-        const info = await transport.sendMail(message);
+        const info = await transport.sendMail(withDkim(message, options.dkim ?? []));
         return { messageId: info.messageId };
       },
       close: () => transport.close(),
@@ -52,7 +69,7 @@ export function createMailer(options: MailerOptions): Mailer {
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     async send(message) {
-      const info = await transport.sendMail(message);
+      const info = await transport.sendMail(withDkim(message, options.dkim ?? []));
       await fs.mkdir(options.outboxDir, { recursive: true });
       const file = `${new Date().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[^A-Za-z0-9@.-]/g, '')}.eml`;
       await fs.writeFile(path.join(options.outboxDir, file), info.message as Buffer);

@@ -1,3 +1,5 @@
+import crypto from 'node:crypto';
+import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createTenant, describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
@@ -451,5 +453,68 @@ describeEachBackend('campaign: cancel and unsubscribe while a send runs', (backe
     // The subscriber who unsubscribed in the test before is no recipient.
     expect(message.delivery.recipients).to.equal(COUNT - 1);
     expect(message.delivery.queued).to.equal(COUNT - 1 - delivered);
+  });
+});
+
+describeEachBackend('campaign: DKIM signing per sender domain', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let list: number;
+  const { privateKey, publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+  before(async () => {
+    sink = await smtpSink();
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url }, undefined, {
+      mail: {
+        maxConnections: 2,
+        dkim: [
+          {
+            domain: 'acme.test',
+            selector: 'mail2026',
+            privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+          },
+        ],
+      },
+    });
+    f.engine.startWorkers();
+    list = (await f.api().post('/lists', { name: 'L', code: 'l' }).expect(201)).body.data.id;
+    await f
+      .api()
+      .post('/subscribers', { email: 'ada@example.com', lists: [list], confirmed: true })
+      .expect(201);
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  it('signs the mail of a domain with a key (it verifies with the public key), not the mail of others', async () => {
+    const send = async (from: string) => {
+      const id = (
+        await f
+          .api()
+          .post('/messages', { name: 'D', subject: 'Signed', content_text: 'Body', from_email: from })
+          .expect(201)
+      ).body.data.id;
+      await f
+        .api()
+        .post(`/messages/${id}/send`, { list_ids: [list] })
+        .expect(200);
+      await waitFor(async () => (await f.api().get(`/messages/${id}`).expect(200)).body.data.status === 'sent', 15_000);
+      return sink.mails.find((m) => new RegExp(`^X-Campaign-Message-Id: ${id}\\r?$`, 'im').test(m.raw))!.raw;
+    };
+    const signed = await send('news@acme.test');
+    const header = /^DKIM-Signature: ([\s\S]*?)\r?\n(?=\S)/m.exec(signed)![1].replace(/\s+/g, '');
+    expect(header).to.include('d=acme.test;').and.include('s=mail2026;').and.include('a=rsa-sha256');
+    // mailauth verifies it as a receiver would, the selector's DNS record answered with our public key.
+    const record = `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`;
+    const verified = await dkimVerify(Buffer.from(signed), {
+      resolver: async (name: string) => {
+        expect(name).to.equal('mail2026._domainkey.acme.test');
+        return [[record]];
+      },
+    } as never);
+    expect(verified.results.map((r) => r.status.result)).to.deep.equal(['pass']);
+    const unsigned = await send('news@other.test');
+    expect(unsigned).not.to.match(/^DKIM-Signature:/m);
   });
 });

@@ -1,6 +1,6 @@
 import { createGramTable } from '../migrations/1.4/01-substring-index';
 import type { Server } from 'node:http';
-import type { Clock, Engine } from '@switchboard/core';
+import type { AppConfig, Clock, Engine } from '@switchboard/core';
 import {
   ApiClient,
   apiClient,
@@ -25,11 +25,13 @@ export async function campaignFixture(
   backend: TestBackend,
   env: Record<string, string> = {},
   clock?: Clock,
+  overrides?: Partial<AppConfig>,
 ): Promise<CampaignFixture> {
   const engine = await createTestEngine(backend, {
     plugins: [campaign],
     env: { RATE_LIMIT_SCALE: '1000', ...env },
     clock,
+    overrides,
   });
   const server = engine.http().listen(0);
   const tenant = await createTenant(engine);
