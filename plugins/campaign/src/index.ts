@@ -14,6 +14,7 @@ import { unsubscribeRoutes } from './sending/unsubscribe-routes';
 import { trackingRoutes } from './sending/tracking-routes';
 import { processSendRanges, sendWatchdogTask } from './sending/jobs';
 import { CAMPAIGN_API_PREFIX } from './shared/paths';
+import { SENDING_OPTIONS, SendingOptions, sendingOptionsSchema } from './sending/options';
 
 const pkg = require('../../package.json') as { version: string };
 
@@ -32,6 +33,19 @@ export default definePlugin({
     'inbound-webhooks',
     'changelog',
   ],
+  optionsSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { sending: sendingOptionsSchema },
+  },
+  register(ctx) {
+    ctx.container.register(SENDING_OPTIONS, {
+      useValue: (ctx.options as { sending?: SendingOptions }).sending ?? {
+        pauseFailureRate: 0.5,
+        pauseMinimumTried: 100,
+      },
+    });
+  },
   rateLimits: { windowSeconds: 3600, perToken: { overall: 1000, GET: 500, POST: 100, DELETE: 50 }, perAddress: 100 },
   routes(api, ctx) {
     const group = api.group({ prefix: CAMPAIGN_API_PREFIX, tag: 'campaign', auth: 'token' });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
-import { campaignFixture, CampaignFixture } from './support';
+import { campaignContainer, campaignFixture, CampaignFixture } from './support';
 import { SendWatchdog } from '../src/sending/watchdog';
 
 describeEachBackend('campaign: a schedule sends its message at each run', (backend) => {
@@ -38,7 +38,7 @@ describeEachBackend('campaign: a schedule sends its message at each run', (backe
   const mailsOf = (id: number) =>
     sink.mails.filter((m) => new RegExp(`^X-Campaign-Message-Id: ${id}\\r?$`, 'im').test(m.raw)).flatMap((m) => m.to);
   const schedule = async (id: number) => (await f.api().get(`/schedules/${id}`).expect(200)).body.data;
-  const watchdog = () => f.engine.container.resolve(SendWatchdog);
+  const watchdog = () => campaignContainer(f.engine).resolve(SendWatchdog);
   const sent = async (id: number) =>
     waitFor(async () => (await f.api().get(`/messages/${id}`).expect(200)).body.data.status === 'sent', 15_000);
 

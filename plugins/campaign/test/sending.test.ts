@@ -3,7 +3,7 @@ import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createTenant, describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
-import { campaignFixture, CampaignFixture } from './support';
+import { campaignContainer, campaignFixture, CampaignFixture } from './support';
 import { SendWatchdog } from '../src/sending/watchdog';
 
 describeEachBackend('campaign: sending a message to lists', (backend) => {
@@ -249,7 +249,9 @@ describeEachBackend('campaign: send, test and cancel: the status machine and wha
     expect(cancelled.delivery.status).to.equal('cancelled');
     // The cancelled send's time comes: nothing starts. (A tick more than the claim lease ahead of the
     // workers' clock would take their claims for a dead worker's.)
-    await f.engine.container.resolve(SendWatchdog).tick(new Date(Date.parse(at) + 1000));
+    await campaignContainer(f.engine)
+      .resolve(SendWatchdog)
+      .tick(new Date(Date.parse(at) + 1000));
     expect((await statusOf(id)).status).to.equal('cancelled');
     expect(sentTo(id)).to.have.length(0);
 
@@ -258,7 +260,9 @@ describeEachBackend('campaign: send, test and cancel: the status machine and wha
       .api()
       .post(`/messages/${id}/send`, { list_ids: [news], scheduled_at: again })
       .expect(200);
-    await f.engine.container.resolve(SendWatchdog).tick(new Date(Date.parse(again) + 1000));
+    await campaignContainer(f.engine)
+      .resolve(SendWatchdog)
+      .tick(new Date(Date.parse(again) + 1000));
     expect((await untilStatus(id, 'sent')).stats.sent).to.equal(2);
     expect(sentTo(id)).to.have.length(2);
   });
@@ -348,7 +352,7 @@ describeEachBackend('campaign: sending when SMTP refuses for now or for good', (
     await waitFor(async () => (await delivery()).queued === 2, 15_000);
     expect(await delivery()).to.include({ status: 'active', sent: 1, failed: 1 });
 
-    const watchdog = f.engine.container.resolve(SendWatchdog);
+    const watchdog = campaignContainer(f.engine).resolve(SendWatchdog);
     // A minute later each time, the watchdog ticking as it does every few seconds.
     for (let minute = 1; minute <= 4; minute++) {
       later = minute * 61_000;
@@ -516,5 +520,74 @@ describeEachBackend('campaign: DKIM signing per sender domain', (backend) => {
     expect(verified.results.map((r) => r.status.result)).to.deep.equal(['pass']);
     const unsigned = await send('news@other.test');
     expect(unsigned).not.to.match(/^DKIM-Signature:/m);
+  });
+});
+
+describeEachBackend('campaign: a send pauses when too many recipients fail, and resumes', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let list: number;
+  let refusing = true;
+  before(async () => {
+    // The first 100 addresses are refused for good while `refusing`.
+    sink = await smtpSink({ refuse: (a) => (refusing && /^bad\d+@/.test(a) ? 550 : null) });
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url }, undefined, {
+      plugins: [
+        {
+          id: 'campaign',
+          package: '@switchboard/plugin-campaign',
+          options: { sending: { pauseFailureRate: 0.5, pauseMinimumTried: 20 } },
+        },
+      ],
+    });
+    f.engine.startWorkers();
+    list = (await f.api().post('/lists', { name: 'L', code: 'l' }).expect(201)).body.data.id;
+    const subscribers = [
+      ...Array.from({ length: 100 }, (_, i) => ({ email: `bad${i}@example.com` })),
+      ...Array.from({ length: 20 }, (_, i) => ({ email: `good${i}@example.com` })),
+    ];
+    await f
+      .api()
+      .post('/subscribers/batch', { subscribers, lists: [list], skip_confirmation: true })
+      .expect(200);
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  it('pauses with a reason once half of 20 or more tried failed; resume sends the rest', async () => {
+    const id = (
+      await f
+        .api()
+        .post('/messages', { name: 'P', subject: 'S', content_text: 'T', from_email: 'a@acme.test' })
+        .expect(201)
+    ).body.data.id;
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [list] })
+      .expect(200);
+    const delivery = async () => (await f.api().get(`/messages/${id}`).expect(200)).body.data.delivery;
+    await waitFor(async () => (await delivery()).status === 'paused', 15_000);
+    await waitFor(
+      async () =>
+        Number((await f.engine.knex('send_recipients').where({ state: 'sending' }).count({ n: '*' }))[0].n) === 0,
+      15_000,
+    );
+    const paused = await delivery();
+    expect(paused.pause_reason).to.match(/^50 of 50 recipients failed \(last: .*550/);
+    expect(paused).to.include({ failed: 50, sent: 0, queued: 70 });
+    expect((await f.api().get(`/messages/${id}`).expect(200)).body.data.status).to.equal('active');
+    // The watchdog leaves a paused send alone.
+    await campaignContainer(f.engine)
+      .resolve(SendWatchdog)
+      .tick(new Date(Date.now() + 31_000));
+    expect((await delivery()).queued).to.equal(70);
+
+    refusing = false;
+    await f.api().post(`/messages/${id}/resume`).expect(200);
+    await waitFor(async () => (await delivery()).status === 'sent', 15_000);
+    expect(await delivery()).to.include({ failed: 50, sent: 70, queued: 0, pause_reason: null });
+    await f.api().post(`/messages/${id}/resume`).expect(422);
   });
 });

@@ -20,6 +20,9 @@ export interface CampaignFixture {
   close(): Promise<void>;
 }
 
+/** The campaign plugin's own container (its services see the plugin's options). */
+export const campaignContainer = (engine: Engine) => engine.contexts.get('campaign')!.container;
+
 /** An engine with the campaign plugin, a listening server and one tenant with every permission. */
 export async function campaignFixture(
   backend: TestBackend,

@@ -47,6 +47,19 @@ export function sendingRoutes(group: ApiGroup, ctx: PluginContext): void {
       },
     )
     .post(
+      '/messages/:id/resume',
+      {
+        summary: 'Resume a send paused because too many of its recipients failed',
+        permission: 'messages:write',
+        params: idParams,
+        response: { schema: confirmationSchema({ type: 'object', properties: { status: { const: 'active' } } }) },
+      },
+      async ({ auth, params }) => {
+        await sends.resume(auth.organizationId, params.id);
+        return envelope.confirmation(`Message ${params.id} resumed`, { status: 'active' as const });
+      },
+    )
+    .post(
       '/messages/:id/cancel',
       {
         summary: 'Cancel a pending or active send (mails not handed to SMTP yet are not sent)',

@@ -106,6 +106,17 @@ export class SendService {
     if (send) await this.store.finishIfDone(send);
   }
 
+  /** Resumes a send paused for its failures: its queued recipients are sent again. */
+  async resume(orgId: number, messageId: number): Promise<void> {
+    await ownedRow(this.knex, 'messages', orgId, messageId, ['id'], 'Message');
+    const paused = await this.knex('message_sends').where({ message_id: messageId, status: 'paused' }).first('id');
+    if (!paused) throw validationError('status', 'paused_only', `Message ${messageId} has no paused send to resume`);
+    await this.knex('message_sends')
+      .where({ id: paused.id, status: 'paused' })
+      .update({ status: 'active', pause_reason: null, updated_at: this.clock.now() });
+    await this.enqueue(toInt(paused.id));
+  }
+
   async cancel(orgId: number, messageId: number): Promise<void> {
     const message = await ownedRow(this.knex, 'messages', orgId, messageId, ['status'], 'Message');
     const status = String(message.status);

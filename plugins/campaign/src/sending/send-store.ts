@@ -3,6 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, insertedId, parseJson, SERVICES, toBool, toInt, toIso } from '@switchboard/core';
 import type { Send } from './schemas';
+import { SENDING_OPTIONS, SendingOptions } from './options';
 
 /** Recipients one job covers: a range of subscriber ids holding this many of them. */
 export const RANGE_SIZE = 500;
@@ -53,6 +54,7 @@ export class SendStore {
   constructor(
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(SENDING_OPTIONS) private readonly options: SendingOptions,
   ) {}
 
   async create(
@@ -243,6 +245,7 @@ export class SendStore {
           skipped: trx.raw('skipped + ?', [count('skipped')]),
           updated_at: now,
         });
+      if (count('failed')) await this.pauseIfFailing(trx, send.id, outcomes.find((o) => o.error)?.error ?? null);
       const sent = outcomes.filter((o) => o.state === 'sent');
       if (send.test_mode || !sent.length) return;
       await trx('messages').where({ id: send.message_id }).increment('count_sent', sent.length);
@@ -253,6 +256,18 @@ export class SendStore {
         )
         .increment('messages_received', 1);
     });
+  }
+
+  /** Pauses an active send whose failures reached the configured share of its tried recipients. */
+  private async pauseIfFailing(trx: Knex.Transaction, sendId: number, lastError: string | null): Promise<void> {
+    const row = await trx('message_sends').where({ id: sendId }).first('sent', 'failed');
+    const failed = toInt(row.failed);
+    const tried = failed + toInt(row.sent);
+    if (tried < this.options.pauseMinimumTried || failed < tried * this.options.pauseFailureRate) return;
+    const reason = `${failed} of ${tried} recipients failed${lastError ? ` (last: ${lastError})` : ''}`;
+    await trx('message_sends')
+      .where({ id: sendId, status: 'active' })
+      .update({ status: 'paused', pause_reason: reason.slice(0, 255), updated_at: this.clock.now() });
   }
 
   /** Finishes an active send with no recipient left to send; returns whether this call did. */
