@@ -5,6 +5,7 @@ import request from 'supertest';
 import { createTenant, describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { campaignContainer, campaignFixture, CampaignFixture } from './support';
 import { SendWatchdog } from '../src/sending/watchdog';
+import { SendStore } from '../src/sending/send-store';
 
 describeEachBackend('campaign: sending a message to lists', (backend) => {
   let f: CampaignFixture;
@@ -371,6 +372,10 @@ describeEachBackend('campaign: sending when SMTP refuses for now or for good', (
     expect(refusals.get('stuck@example.com')).to.equal(5);
     expect(refusals.get('gone@example.com')).to.equal(1);
     expect(sink.to('flaky@example.com')).to.have.length(1);
+    // A test mail the server refuses is the caller's answer, not a server error.
+    const test = await f.api().post(`/messages/${id}/test`, { email: 'gone@example.com' }).expect(422);
+    expect(test.body.error.details).to.deep.equal({ field: 'email', rule: 'delivery' });
+    expect(test.body.error.message).to.match(/not accepted: .*550/);
   });
 });
 
@@ -589,5 +594,76 @@ describeEachBackend('campaign: a send pauses when too many recipients fail, and 
     await waitFor(async () => (await delivery()).status === 'sent', 15_000);
     expect(await delivery()).to.include({ failed: 50, sent: 70, queued: 0, pause_reason: null });
     await f.api().post(`/messages/${id}/resume`).expect(422);
+  });
+});
+
+describeEachBackend('campaign: claims and sends that cannot go on', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let list: number;
+  before(async () => {
+    sink = await smtpSink();
+    // No workers until a test starts them: the tests drive the store themselves first.
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url });
+    list = (await f.api().post('/lists', { name: 'L', code: 'l' }).expect(201)).body.data.id;
+    for (const email of ['a@example.com', 'b@example.com'])
+      await f
+        .api()
+        .post('/subscribers', { email, lists: [list], confirmed: true })
+        .expect(201);
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+  const draft = async (fields: Record<string, unknown> = {}) =>
+    (
+      await f
+        .api()
+        .post('/messages', { name: 'C', subject: 'S', content_text: 'T', from_email: 'a@acme.test', ...fields })
+        .expect(201)
+    ).body.data.id as number;
+  const delivery = async (id: number) => (await f.api().get(`/messages/${id}`).expect(200)).body.data.delivery;
+
+  it('a claim given back by the watchdog no longer counts for the worker that lost it', async () => {
+    const id = await draft();
+    const sendId = (
+      await f
+        .api()
+        .post(`/messages/${id}/send`, { list_ids: [list] })
+        .expect(200)
+    ).body.data.id;
+    const store = campaignContainer(f.engine).resolve(SendStore);
+    const send = (await store.get(sendId))!;
+    const lost = (await store.claim(sendId, 0, 1e9))!;
+    expect(lost.ids).to.have.length(2);
+    expect(await store.releaseStaleClaims(sendId, new Date(Date.now() + 1000))).to.equal(2);
+    const taken = (await store.claim(sendId, 0, 1e9))!;
+    expect(taken.ids).to.deep.equal(lost.ids);
+    const sent = (ids: number[]) => ids.map((r) => ({ id: r, state: 'sent' as const, mailId: `m${r}@x` }));
+    await store.record(send, lost, sent(lost.ids));
+    expect(await delivery(id)).to.include({ sent: 0, queued: 2 });
+    await store.record(send, taken, sent(taken.ids));
+    expect(await delivery(id)).to.include({ sent: 2, queued: 0 });
+    expect((await f.api().get(`/messages/${id}`).expect(200)).body.data.stats.sent).to.equal(2);
+  });
+
+  it('a send whose mail cannot be composed any more pauses with the reason instead of retrying forever', async () => {
+    const profile = (
+      await f
+        .api()
+        .post('/sender-profiles', { name: 'P', from_name: 'Acme', from_email: 'hi@acme.test', is_default: true })
+        .expect(201)
+    ).body.data.id;
+    const id = await draft({ from_email: null });
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [list] })
+      .expect(200);
+    await f.api().delete(`/sender-profiles/${profile}`).expect(200);
+    f.engine.startWorkers();
+    await waitFor(async () => (await delivery(id)).status === 'paused', 15_000);
+    expect((await delivery(id)).pause_reason).to.match(/^The message cannot be composed: .*sender profile/);
+    expect(sink.mails).to.have.length(0);
   });
 });

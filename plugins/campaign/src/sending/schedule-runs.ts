@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, parseJson, SERVICES, toDate, toInt, transactionWithRetry } from '@switchboard/core';
+import type { Logger } from '@switchboard/core';
 import { nextRunAt, Recurrence } from '../schedules/next-run';
 import { latestListIds, SendStore } from './send-store';
 import { SendService } from './send-service';
@@ -18,9 +19,10 @@ export class ScheduleRuns {
     @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(SendStore) private readonly store: SendStore,
     @inject(SendService) private readonly sends: SendService,
+    @inject(SERVICES.Logger) private readonly logger: Logger,
   ) {}
 
-  /** Fires the schedules due at `now`; a message still being sent waits for its send to end. */
+  /** Fires the schedules due at `now`; a message still being sent (or paused) waits for its send to end. */
   async fireDue(now: Date): Promise<number> {
     const due = (await this.knex('message_schedules')
       .where({ is_active: true })
@@ -41,7 +43,14 @@ export class ScheduleRuns {
         'next_run_at',
       )) as Array<Record<string, unknown>>;
     let fired = 0;
-    for (const schedule of due) if (await this.fire(schedule, now)) fired++;
+    for (const schedule of due) {
+      // One schedule that cannot fire (a time zone this server no longer knows, say) stops no other.
+      try {
+        if (await this.fire(schedule, now)) fired++;
+      } catch (err) {
+        this.logger.error({ err, scheduleId: schedule.id }, 'schedule run failed');
+      }
+    }
     return fired;
   }
 
@@ -49,7 +58,7 @@ export class ScheduleRuns {
     const messageId = toInt(schedule.message_id);
     const busy = await this.knex('message_sends')
       .where({ message_id: messageId, test_mode: false })
-      .whereIn('status', ['pending', 'active'])
+      .whereIn('status', ['pending', 'active', 'paused'])
       .first('id');
     if (busy) return false;
     const listIds =

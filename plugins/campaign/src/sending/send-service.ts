@@ -10,6 +10,7 @@ import {
   transactionWithRetry,
   validationError,
 } from '@switchboard/core';
+import type { Logger } from '@switchboard/core';
 import { Composer } from './composer';
 import { CONTENT_COLUMNS, contentOf } from './message-content';
 import { normalizeEmail } from '../shared/email';
@@ -37,6 +38,7 @@ export class SendService {
     @inject(SendStore) private readonly store: SendStore,
     @inject(SenderIdentities) private readonly senders: SenderIdentities,
     @inject(UnsubscribeLinks) private readonly links: UnsubscribeLinks,
+    @inject(SERVICES.Logger) private readonly logger: Logger,
   ) {}
 
   async send(orgId: number, messageId: number, request: SendRequest): Promise<Send> {
@@ -69,7 +71,9 @@ export class SendService {
       if (status === 'active') await this.store.addRecipients(trx, (await this.store.get(id, trx))!);
       return id;
     });
-    if (status === 'active') await this.enqueue(sendId);
+    // Queued after the commit; should the queue be away, the watchdog queues the send within a minute.
+    if (status === 'active')
+      await this.enqueue(sendId).catch((err) => this.logger.error({ err, sendId }, 'queuing a send failed'));
     const send = (await this.store.view(sendId))!;
     // A pending send has no recipients yet: it counts those the lists have now.
     return status === 'pending' ? { ...send, recipients: await this.store.countAudience(request.list_ids) } : send;
@@ -90,7 +94,8 @@ export class SendService {
       await this.store.addRecipients(trx, { ...send, status: 'active' });
       return true;
     });
-    if (started) await this.enqueue(send.id);
+    if (started)
+      await this.enqueue(send.id).catch((err) => this.logger.error({ err, sendId: send.id }, 'queuing a send failed'));
     return started;
   }
 
@@ -160,7 +165,12 @@ export class SendService {
       { unsubscribe },
       `test.${messageId}.${this.clock.now().getTime()}@switchboard`,
     );
-    await this.mailer.send(mail);
+    try {
+      await this.mailer.send(mail);
+    } catch (err) {
+      // The mail server's answer, as the caller's problem to see (a refused address, a server away).
+      throw validationError('email', 'delivery', `The test mail was not accepted: ${(err as Error).message}`);
+    }
     return { email, message_id: mail.messageId! };
   }
 

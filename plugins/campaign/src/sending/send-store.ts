@@ -1,7 +1,17 @@
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, insertedId, parseJson, SERVICES, toBool, toInt, toIso } from '@switchboard/core';
+import {
+  Clock,
+  dialectOfKnex,
+  insertedId,
+  parseJson,
+  SERVICES,
+  toBool,
+  toInt,
+  toIso,
+  transactionWithRetry,
+} from '@switchboard/core';
 import type { Send } from './schemas';
 import { SENDING_OPTIONS, SendingOptions } from './options';
 
@@ -14,6 +24,12 @@ export const CLAIM_SIZE = 50;
 export const RETRY_AFTER_MS = 60_000;
 /** Tries of one recipient whose mail SMTP refused for a while (4xx, timeouts) before it fails. */
 export const MAX_ATTEMPTS = 5;
+
+/** Recipients one worker took to send: their ids and the token that says they are still its own. */
+export interface Claim {
+  token: string;
+  ids: number[];
+}
 
 export type RecipientState = 'queued' | 'sending' | 'sent' | 'failed' | 'skipped';
 
@@ -124,7 +140,8 @@ export class SendStore {
           .whereRaw('r.subscriber_id = m.subscriber_id')
           .andWhere({ 's.message_id': send.message_id, 's.test_mode': send.test_mode })
           .whereNull('s.schedule_id')
-          .andWhere('r.state', 'sent')
+          // In flight when that send was cancelled counts as reached: it may have gone out.
+          .whereIn('r.state', ['sent', 'sending'])
           .andWhere('s.id', '<>', send.id),
       );
     await trx
@@ -166,7 +183,7 @@ export class SendStore {
    * their ids. Two workers given the same range never claim the same recipient: each update changes
    * only rows still queued, and each reads back its own claim token.
    */
-  async claim(sendId: number, from: number, to: number): Promise<number[]> {
+  async claim(sendId: number, from: number, to: number): Promise<Claim | null> {
     const retryBefore = new Date(this.clock.now().getTime() - RETRY_AFTER_MS);
     const candidates = await this.knex('send_recipients')
       .where({ send_id: sendId, state: 'queued' })
@@ -176,7 +193,7 @@ export class SendStore {
       .orderBy('subscriber_id')
       .limit(CLAIM_SIZE)
       .pluck('subscriber_id');
-    if (!candidates.length) return [];
+    if (!candidates.length) return null;
     const token = crypto.randomBytes(9).toString('base64url');
     await this.knex('send_recipients')
       .where({ send_id: sendId, state: 'queued' })
@@ -187,20 +204,45 @@ export class SendStore {
         claimed_at: this.clock.now(),
         attempts: this.knex.raw('attempts + 1'),
       });
-    return (
+    const ids = (
       await this.knex('send_recipients')
         .where({ send_id: sendId, state: 'sending', claim: token })
         .whereIn('subscriber_id', candidates)
         .orderBy('subscriber_id')
         .pluck('subscriber_id')
     ).map(toInt);
+    return { token, ids };
   }
 
-  /** Records what happened to claimed recipients, and adds it to the send's, message's and subscribers' counters. */
-  async record(send: SendRow, outcomes: Outcome[]): Promise<void> {
-    if (!outcomes.length) return;
+  /** Keeps a claim alive while its mails are being handed over (a throttled pool can take minutes). */
+  async renew(sendId: number, claim: Claim): Promise<void> {
+    await this.knex('send_recipients')
+      .where({ send_id: sendId, state: 'sending', claim: claim.token })
+      .update({ claimed_at: this.clock.now() });
+  }
+
+  /**
+   * Records what happened to claimed recipients, and adds it to the send's, message's and subscribers'
+   * counters. Only rows still held by this claim count: a claim the watchdog gave back (its worker seemed
+   * dead) belongs to whoever claimed those recipients since.
+   */
+  async record(send: SendRow, claim: Claim, all: Outcome[]): Promise<void> {
+    if (!all.length) return;
     const now = this.clock.now();
-    await this.knex.transaction(async (trx) => {
+    await transactionWithRetry(this.knex, async (trx) => {
+      const held = trx('send_recipients')
+        .where({ send_id: send.id, state: 'sending', claim: claim.token })
+        .whereIn(
+          'subscriber_id',
+          all.map((o) => o.id),
+        );
+      const ours = new Set(
+        ((await (dialectOfKnex(trx) === 'mysql' ? held.forUpdate() : held).pluck('subscriber_id')) as unknown[]).map(
+          toInt,
+        ),
+      );
+      const outcomes = all.filter((o) => ours.has(o.id));
+      if (!outcomes.length) return;
       // One statement per state; the values that differ per recipient as a CASE on its id.
       for (const state of ['sent', 'failed', 'skipped', 'queued'] as const) {
         const these = outcomes.filter((o) => o.state === state);
@@ -211,7 +253,7 @@ export class SendStore {
             these.flatMap((o) => [o.id, value(o)]),
           );
         await trx('send_recipients')
-          .where({ send_id: send.id, state: 'sending' })
+          .where({ send_id: send.id, state: 'sending', claim: claim.token })
           .whereIn(
             'subscriber_id',
             these.map((o) => o.id),
@@ -256,6 +298,13 @@ export class SendStore {
         )
         .increment('messages_received', 1);
     });
+  }
+
+  /** Pauses an active send, with the reason its message shows. */
+  async pause(sendId: number, reason: string): Promise<void> {
+    await this.knex('message_sends')
+      .where({ id: sendId, status: 'active' })
+      .update({ status: 'paused', pause_reason: reason.slice(0, 255), updated_at: this.clock.now() });
   }
 
   /** Pauses an active send whose failures reached the configured share of its tried recipients. */

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppConfig, isPermanentMailError, Mailer, SERVICES, toInt } from '@switchboard/core';
+import { AppConfig, isPermanentMailError, Mailer, parseJson, SERVICES, toInt } from '@switchboard/core';
 import { Composer, Recipient } from './composer';
 import { CONTENT_COLUMNS, contentOf, SendableMessage } from './message-content';
 import { TrackingLinks } from './tracking-links';
@@ -20,6 +20,9 @@ const RECIPIENT_COLUMNS = [
   'job_title',
   'meta_data',
 ];
+
+/** How often a worker renews its claim while handing its mails over (well inside the 2-minute lease). */
+const RENEW_EVERY_MS = 30_000;
 
 /** Mails of one range handed to the mailer at once. */
 const DELIVERIES_AT_ONCE = 5;
@@ -49,11 +52,20 @@ export class SendWorker {
   async run(job: SendRangeJob): Promise<void> {
     const send = await this.store.get(job.sendId);
     if (!send || send.status !== 'active') return;
-    const { composer, message } = await this.composerOf(send);
+    let built: { composer: Composer; message: SendableMessage };
+    try {
+      built = await this.composerOf(send);
+    } catch (err) {
+      // No mail can be made (the sender profile was deleted, say): retrying every few seconds will not help.
+      await this.store.pause(send.id, `The message cannot be composed: ${(err as Error).message}`);
+      return;
+    }
+    const { composer, message } = built;
     for (;;) {
       if ((await this.store.get(send.id))?.status !== 'active') return;
-      const ids = await this.store.claim(send.id, job.from, job.to);
-      if (!ids.length) break;
+      const claim = await this.store.claim(send.id, job.from, job.to);
+      if (!claim) break;
+      const { ids } = claim;
       const rows = (await this.knex('subscribers').whereIn('id', ids).select(RECIPIENT_COLUMNS)) as Array<
         Record<string, unknown>
       >;
@@ -66,8 +78,14 @@ export class SendWorker {
         for (let i = next++; i < ids.length; i = next++)
           outcomes[i] = await this.deliver(send, composer, message, ids[i], byId.get(ids[i]));
       };
-      await Promise.all(Array.from({ length: DELIVERIES_AT_ONCE }, deliverNext));
-      await this.store.record(send, outcomes);
+      // A throttled pool may take longer than the lease: the claim is kept alive meanwhile.
+      const renewal = setInterval(() => void this.store.renew(send.id, claim).catch(() => undefined), RENEW_EVERY_MS);
+      try {
+        await Promise.all(Array.from({ length: DELIVERIES_AT_ONCE }, deliverNext));
+      } finally {
+        clearInterval(renewal);
+      }
+      await this.store.record(send, claim, outcomes);
     }
     await this.store.finishIfDone(send);
   }
@@ -81,34 +99,39 @@ export class SendWorker {
   ): Promise<Outcome> {
     // Deleted, unsubscribed or bounced since the send started: nothing more goes to them.
     if (!row || row.status !== 'active') return { id, state: 'skipped' };
-    const recipient: Recipient = {
-      id,
-      email: String(row.email),
-      first_name: row.first_name as string | null,
-      last_name: row.last_name as string | null,
-      company_name: row.company_name as string | null,
-      phone: row.phone as string | null,
-      job_title: row.job_title as string | null,
-      meta: parseMeta(row.meta_data),
-    };
-    const mailId = `${send.id}.${id}.${send.message_id}@${new URL(this.config.publicUrl).hostname}`;
-    const tracking = await this.tracking.forMail(
-      { organizationId: send.organization_id, sendId: send.id, subscriberId: id },
-      { opens: message.track_opens, clicks: message.track_clicks },
-    );
-    const mail = composer.compose(
-      recipient,
-      { unsubscribe: await this.links.link(send.organization_id, send.message_id, id), tracking },
-      mailId,
-    );
-    if (send.test_mode) return { id, state: 'sent', mailId };
     try {
-      await this.mailer.send(mail);
-      return { id, state: 'sent', mailId };
+      const recipient: Recipient = {
+        id,
+        email: String(row.email),
+        first_name: row.first_name as string | null,
+        last_name: row.last_name as string | null,
+        company_name: row.company_name as string | null,
+        phone: row.phone as string | null,
+        job_title: row.job_title as string | null,
+        meta: parseMeta(row.meta_data),
+      };
+      const mailId = `${send.id}.${id}.${send.message_id}@${new URL(this.config.publicUrl).hostname}`;
+      const tracking = await this.tracking.forMail(
+        { organizationId: send.organization_id, sendId: send.id, subscriberId: id },
+        { opens: message.track_opens, clicks: message.track_clicks },
+      );
+      const mail = composer.compose(
+        recipient,
+        { unsubscribe: await this.links.link(send.organization_id, send.message_id, id), tracking },
+        mailId,
+      );
+      if (send.test_mode) return { id, state: 'sent', mailId };
+      try {
+        await this.mailer.send(mail);
+        return { id, state: 'sent', mailId };
+      } catch (err) {
+        const error = String((err as Error).message ?? err).slice(0, 250);
+        // A refusal for good fails the recipient; anything else is tried again later (the watchdog).
+        return { id, state: isPermanentMailError(err) ? 'failed' : 'queued', error };
+      }
     } catch (err) {
-      const error = String((err as Error).message ?? err).slice(0, 250);
-      // A refusal for good fails the recipient; anything else is tried again later (the watchdog).
-      return { id, state: isPermanentMailError(err) ? 'failed' : 'queued', error };
+      // This recipient's mail cannot be made: it fails, the others go on.
+      return { id, state: 'failed', error: `cannot compose: ${String((err as Error).message ?? err).slice(0, 230)}` };
     }
   }
 
@@ -130,7 +153,6 @@ export class SendWorker {
 }
 
 export function parseMeta(value: unknown): Record<string, unknown> {
-  if (typeof value !== 'string' || !value) return {};
-  const parsed = JSON.parse(value) as unknown;
+  const parsed = parseJson<unknown>(value, {});
   return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
 }

@@ -1,5 +1,6 @@
 import type { PluginApi, PluginContext } from '@switchboard/core';
 import { TRACK_PATH } from '../shared/paths';
+import { escapeHtml } from '../shared/html';
 import { TrackingService } from './tracking-service';
 
 /** A transparent 1x1 GIF. */
@@ -39,7 +40,7 @@ export function trackingRoutes(api: PluginApi, ctx: PluginContext): void {
       async ({ query, ctx: http }) => {
         const url = await tracking.click(query.token, query.u);
         http.redirect(url);
-        return `Redirecting to ${url}`;
+        return `Redirecting to ${escapeHtml(url)}`;
       },
     );
 }

@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { SERVICES, toDate, toInt } from '@switchboard/core';
+import type { Logger } from '@switchboard/core';
 import { SendService } from './send-service';
 import { SendStore } from './send-store';
 import { ScheduleRuns } from './schedule-runs';
@@ -22,6 +23,7 @@ export class SendWatchdog {
     @inject(SendStore) private readonly store: SendStore,
     @inject(SendService) private readonly sends: SendService,
     @inject(ScheduleRuns) private readonly schedules: ScheduleRuns,
+    @inject(SERVICES.Logger) private readonly logger: Logger,
   ) {}
 
   async tick(now: Date): Promise<void> {
@@ -31,18 +33,30 @@ export class SendWatchdog {
       .andWhere('scheduled_at', '<=', now)
       .orderBy('scheduled_at')
       .pluck('id');
-    for (const id of due) {
-      const send = await this.store.get(toInt(id));
-      if (send) await this.sends.start(send);
+    // Each send on its own: one that fails (a lock timeout, Redis away for a moment) stops no other.
+    const guarded = async (id: number, work: () => Promise<unknown>) => {
+      try {
+        await work();
+      } catch (err) {
+        this.logger.error({ err, sendId: id }, 'send watchdog step failed');
+      }
+    };
+    for (const id of due.map(toInt)) {
+      await guarded(id, async () => {
+        const send = await this.store.get(id);
+        if (send) await this.sends.start(send);
+      });
     }
     const active = (await this.knex('message_sends').where('status', 'active').select('id', 'updated_at')) as Array<
       Record<string, unknown>
     >;
     for (const row of active) {
       const id = toInt(row.id);
-      const released = await this.store.releaseStaleClaims(id, new Date(now.getTime() - CLAIM_LEASE_MS));
-      const stalled = (toDate(row.updated_at)?.getTime() ?? 0) < now.getTime() - STALL_MS;
-      if (released || stalled) await this.sends.enqueue(id);
+      await guarded(id, async () => {
+        const released = await this.store.releaseStaleClaims(id, new Date(now.getTime() - CLAIM_LEASE_MS));
+        const stalled = (toDate(row.updated_at)?.getTime() ?? 0) < now.getTime() - STALL_MS;
+        if (released || stalled) await this.sends.enqueue(id);
+      });
     }
   }
 }
