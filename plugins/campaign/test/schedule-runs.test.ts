@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { campaignContainer, campaignFixture, CampaignFixture } from './support';
+import { draftMessage, mailsOf } from './sending-support';
 import { SendWatchdog } from '../src/sending/watchdog';
 
 describeEachBackend('campaign: a schedule sends its message at each run', (backend) => {
@@ -28,15 +29,8 @@ describeEachBackend('campaign: a schedule sends its message at each run', (backe
     await sink?.close();
   });
 
-  const message = async () =>
-    (
-      await f
-        .api()
-        .post('/messages', { name: 'Weekly', subject: 'W', content_text: 'T', from_email: 'a@acme.test' })
-        .expect(201)
-    ).body.data.id as number;
-  const mailsOf = (id: number) =>
-    sink.mails.filter((m) => new RegExp(`^X-Campaign-Message-Id: ${id}\\r?$`, 'im').test(m.raw)).flatMap((m) => m.to);
+  const message = () => draftMessage(f, { name: 'Weekly' });
+  const recipientsOf = (id: number) => mailsOf(sink, id).flatMap((m) => m.to);
   const schedule = async (id: number) => (await f.api().get(`/schedules/${id}`).expect(200)).body.data;
   const watchdog = () => campaignContainer(f.engine).resolve(SendWatchdog);
   const sent = async (id: number) =>
@@ -83,8 +77,8 @@ describeEachBackend('campaign: a schedule sends its message at each run', (backe
       .where({ id: reusing.id })
       .update({ next_run_at: new Date(Date.now() - 1000) });
     await watchdog().tick(new Date());
-    await waitFor(() => mailsOf(other).length === 2, 15_000);
-    expect(mailsOf(other)).to.deep.equal(['alan@example.com', 'alan@example.com']);
+    await waitFor(() => recipientsOf(other).length === 2, 15_000);
+    expect(recipientsOf(other)).to.deep.equal(['alan@example.com', 'alan@example.com']);
     await f.api().delete(`/schedules/${reusing.id}`).expect(200);
     const own = (
       await f
@@ -132,7 +126,7 @@ describeEachBackend('campaign: a schedule sends its message at each run', (backe
     // Two schedulers ticking at once: one run.
     await Promise.all([watchdog().tick(new Date()), watchdog().tick(new Date())]);
     await sent(id);
-    expect(mailsOf(id).sort()).to.deep.equal(['ada@example.com', 'alan@example.com']);
+    expect(recipientsOf(id).sort()).to.deep.equal(['ada@example.com', 'alan@example.com']);
     let now = await schedule(created.id);
     expect(now).to.include({ run_count: 1, is_active: true });
     const next = new Date(now.next_run_at).getTime();
@@ -144,7 +138,7 @@ describeEachBackend('campaign: a schedule sends its message at each run', (backe
     expect((await schedule(created.id)).run_count).to.equal(1);
     await arrive();
     await watchdog().tick(new Date());
-    await waitFor(() => mailsOf(id).length === 4, 15_000);
+    await waitFor(() => recipientsOf(id).length === 4, 15_000);
     await sent(id);
     now = await schedule(created.id);
     expect(now).to.include({ run_count: 2, is_active: false, next_run_at: null });

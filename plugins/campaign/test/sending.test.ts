@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createTenant, describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { campaignContainer, campaignFixture, CampaignFixture } from './support';
+import { deliveryOf, draftMessage, mailsOf, sendNow } from './sending-support';
 import { SendWatchdog } from '../src/sending/watchdog';
 import { SendStore } from '../src/sending/send-store';
 
@@ -71,10 +72,7 @@ describeEachBackend('campaign: sending a message to lists', (backend) => {
       .trim();
 
   /** The mails of message `id` the sink got for `address`. */
-  const received = (id: number, address: string) =>
-    sink.mails.filter(
-      (m) => m.to.includes(address) && new RegExp(`^X-Campaign-Message-Id: ${id}\r?$`, 'im').test(m.raw),
-    );
+  const received = (id: number, address: string) => mailsOf(sink, id).filter((m) => m.to.includes(address));
 
   it('sends once to each active subscriber of the lists, rendered for each, and counts what happened', async () => {
     const id = await message();
@@ -169,19 +167,8 @@ describeEachBackend('campaign: send, test and cancel: the status machine and wha
     await sink?.close();
   });
 
-  const draft = async (fields: Record<string, unknown> = {}) =>
-    (
-      await f
-        .api()
-        .post('/messages', {
-          name: 'M',
-          subject: 'Hello {{first_name}}',
-          content_text: 'Hi',
-          from_email: 'a@acme.test',
-          ...fields,
-        })
-        .expect(201)
-    ).body.data.id as number;
+  const draft = (fields: Record<string, unknown> = {}) =>
+    draftMessage(f, { subject: 'Hello {{first_name}}', content_text: 'Hi', ...fields });
   const statusOf = async (id: number) => (await f.api().get(`/messages/${id}`).expect(200)).body.data;
   const refused = async (path: string, body: object, field: string) => {
     const res = await f.api().post(path, body).expect(422);
@@ -210,8 +197,7 @@ describeEachBackend('campaign: send, test and cancel: the status machine and wha
       .expect(404);
   });
 
-  const sentTo = (id: number) =>
-    sink.mails.filter((m) => new RegExp(`^X-Campaign-Message-Id: ${id}\r?$`, 'im').test(m.raw));
+  const sentTo = (id: number) => mailsOf(sink, id);
   const untilStatus = async (id: number, status: string) => {
     await waitFor(async () => (await statusOf(id)).status === status, 15_000);
     return statusOf(id);
@@ -339,17 +325,8 @@ describeEachBackend('campaign: sending when SMTP refuses for now or for good', (
   });
 
   it('fails a 5xx at once, tries a 4xx again a minute later up to 5 times, then finishes', async () => {
-    const id = (
-      await f
-        .api()
-        .post('/messages', { name: 'R', subject: 'S', content_text: 'T', from_email: 'a@acme.test' })
-        .expect(201)
-    ).body.data.id;
-    await f
-      .api()
-      .post(`/messages/${id}/send`, { list_ids: [list] })
-      .expect(200);
-    const delivery = async () => (await f.api().get(`/messages/${id}`).expect(200)).body.data.delivery;
+    const id = await sendNow(f, [list]);
+    const delivery = () => deliveryOf(f, id);
     await waitFor(async () => (await delivery()).queued === 2, 15_000);
     expect(await delivery()).to.include({ status: 'active', sent: 1, failed: 1 });
 
@@ -412,15 +389,7 @@ describeEachBackend('campaign: cancel and unsubscribe while a send runs', (backe
     await sink?.close();
   });
 
-  const draft = async () =>
-    (
-      await f
-        .api()
-        .post('/messages', { name: 'M', subject: 'S', content_text: 'T', from_email: 'a@acme.test' })
-        .expect(201)
-    ).body.data.id as number;
-  const mailsOf = (id: number) =>
-    sink.mails.filter((m) => new RegExp(`^X-Campaign-Message-Id: ${id}\\r?$`, 'im').test(m.raw));
+  const draft = () => draftMessage(f);
 
   it('a subscriber who unsubscribes while the send runs gets nothing after that', async () => {
     const id = await draft();
@@ -428,13 +397,13 @@ describeEachBackend('campaign: cancel and unsubscribe while a send runs', (backe
       .api()
       .post(`/messages/${id}/send`, { list_ids: [list] })
       .expect(200);
-    await waitFor(() => mailsOf(id).length >= 50, 15_000);
+    await waitFor(() => mailsOf(sink, id).length >= 50, 15_000);
     await f.api().post(`/subscribers/${last}/unsubscribe`).expect(200);
     await waitFor(async () => (await f.api().get(`/messages/${id}`).expect(200)).body.data.status === 'sent', 30_000);
     const done = (await f.api().get(`/messages/${id}`).expect(200)).body.data;
     expect(done.delivery).to.include({ recipients: COUNT, sent: COUNT - 1, skipped: 1 });
-    expect(mailsOf(id).filter((m) => m.to.includes('p1199@mid.test'))).to.have.length(0);
-    expect(mailsOf(id)).to.have.length(COUNT - 1);
+    expect(mailsOf(sink, id).filter((m) => m.to.includes('p1199@mid.test'))).to.have.length(0);
+    expect(mailsOf(sink, id)).to.have.length(COUNT - 1);
   });
 
   it('cancel stops an active send promptly: nothing is handed to SMTP after the claims in flight', async () => {
@@ -443,9 +412,9 @@ describeEachBackend('campaign: cancel and unsubscribe while a send runs', (backe
       .api()
       .post(`/messages/${id}/send`, { list_ids: [list] })
       .expect(200);
-    await waitFor(() => mailsOf(id).length >= 100, 15_000);
+    await waitFor(() => mailsOf(sink, id).length >= 100, 15_000);
     await f.api().post(`/messages/${id}/cancel`).expect(200);
-    const atCancel = mailsOf(id).length;
+    const atCancel = mailsOf(sink, id).length;
     // Settled: no recipient is being sent any more.
     await waitFor(
       async () =>
@@ -455,7 +424,7 @@ describeEachBackend('campaign: cancel and unsubscribe while a send runs', (backe
     const message = (await f.api().get(`/messages/${id}`).expect(200)).body.data;
     expect(message.status).to.equal('cancelled');
     expect(message.delivery.status).to.equal('cancelled');
-    const delivered = mailsOf(id).length;
+    const delivered = mailsOf(sink, id).length;
     expect(delivered).to.be.below(COUNT);
     expect(delivered - atCancel).to.be.at.most(4 * 50);
     expect(message.stats.sent).to.equal(delivered);
@@ -509,7 +478,7 @@ describeEachBackend('campaign: DKIM signing per sender domain', (backend) => {
         .post(`/messages/${id}/send`, { list_ids: [list] })
         .expect(200);
       await waitFor(async () => (await f.api().get(`/messages/${id}`).expect(200)).body.data.status === 'sent', 15_000);
-      return sink.mails.find((m) => new RegExp(`^X-Campaign-Message-Id: ${id}\\r?$`, 'im').test(m.raw))!.raw;
+      return mailsOf(sink, id)[0].raw;
     };
     const signed = await send('news@acme.test');
     const header = /^DKIM-Signature: ([\s\S]*?)\r?\n(?=\S)/m.exec(signed)![1].replace(/\s+/g, '');
@@ -562,17 +531,8 @@ describeEachBackend('campaign: a send pauses when too many recipients fail, and 
   });
 
   it('pauses with a reason once half of 20 or more tried failed; resume sends the rest', async () => {
-    const id = (
-      await f
-        .api()
-        .post('/messages', { name: 'P', subject: 'S', content_text: 'T', from_email: 'a@acme.test' })
-        .expect(201)
-    ).body.data.id;
-    await f
-      .api()
-      .post(`/messages/${id}/send`, { list_ids: [list] })
-      .expect(200);
-    const delivery = async () => (await f.api().get(`/messages/${id}`).expect(200)).body.data.delivery;
+    const id = await sendNow(f, [list]);
+    const delivery = () => deliveryOf(f, id);
     await waitFor(async () => (await delivery()).status === 'paused', 15_000);
     await waitFor(
       async () =>
@@ -616,14 +576,8 @@ describeEachBackend('campaign: claims and sends that cannot go on', (backend) =>
     await f?.close();
     await sink?.close();
   });
-  const draft = async (fields: Record<string, unknown> = {}) =>
-    (
-      await f
-        .api()
-        .post('/messages', { name: 'C', subject: 'S', content_text: 'T', from_email: 'a@acme.test', ...fields })
-        .expect(201)
-    ).body.data.id as number;
-  const delivery = async (id: number) => (await f.api().get(`/messages/${id}`).expect(200)).body.data.delivery;
+  const draft = (fields: Record<string, unknown> = {}) => draftMessage(f, fields);
+  const delivery = (id: number) => deliveryOf(f, id);
 
   it('a claim given back by the watchdog no longer counts for the worker that lost it', async () => {
     const id = await draft();

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { campaignFixture, CampaignFixture } from './support';
+import { mailsOf } from './sending-support';
 
 describeEachBackend('campaign: open and click tracking', (backend) => {
   let f: CampaignFixture;
@@ -44,9 +45,7 @@ describeEachBackend('campaign: open and click tracking', (backend) => {
     return id;
   };
   const htmlOf = async (id: number, to: string) => {
-    const mail = sink.mails.find(
-      (m) => m.to.includes(to) && new RegExp(`^X-Campaign-Message-Id: ${id}\\r?$`, 'im').test(m.raw),
-    )!;
+    const mail = mailsOf(sink, id).find((m) => m.to.includes(to))!;
     return String((await mail.parse()).html);
   };
   const local = (url: string) => url.replace('http://mail.test', '');

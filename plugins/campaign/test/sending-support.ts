@@ -1,0 +1,26 @@
+import type { SmtpSink } from '@switchboard/core/testing';
+import type { CampaignFixture } from './support';
+
+/** The mails of message `id` the sink got (by its X-Campaign-Message-Id header). */
+export const mailsOf = (sink: SmtpSink, id: number) =>
+  sink.mails.filter((m) => new RegExp(`^X-Campaign-Message-Id: ${id}\\r?$`, 'im').test(m.raw));
+
+/** A draft with a text part from a@acme.test, plus `fields`. */
+export const draftMessage = async (f: CampaignFixture, fields: Record<string, unknown> = {}) =>
+  (
+    await f
+      .api()
+      .post('/messages', { name: 'M', subject: 'S', content_text: 'T', from_email: 'a@acme.test', ...fields })
+      .expect(201)
+  ).body.data.id as number;
+
+/** The message's latest send as GET /messages/{id} shows it. */
+export const deliveryOf = async (f: CampaignFixture, id: number) =>
+  (await f.api().get(`/messages/${id}`).expect(200)).body.data.delivery;
+
+/** A draft (with `fields`) sent now to the lists; its id. */
+export async function sendNow(f: CampaignFixture, listIds: number[], fields: Record<string, unknown> = {}) {
+  const id = await draftMessage(f, fields);
+  await f.api().post(`/messages/${id}/send`, { list_ids: listIds }).expect(200);
+  return id;
+}
