@@ -621,3 +621,35 @@ describeEachBackend('campaign: claims and sends that cannot go on', (backend) =>
     expect(sink.mails).to.have.length(0);
   });
 });
+
+describeEachBackend('campaign: the messages-per-second throttle', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let list: number;
+  before(async () => {
+    sink = await smtpSink();
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url }, undefined, {
+      mail: { maxConnections: 2, messagesPerSecond: 10, dkim: [] },
+    });
+    f.engine.startWorkers();
+    list = (await f.api().post('/lists', { name: 'L', code: 'l' }).expect(201)).body.data.id;
+    const subscribers = Array.from({ length: 25 }, (_, i) => ({ email: `t${i}@throttle.test` }));
+    await f
+      .api()
+      .post('/subscribers/batch', { subscribers, lists: [list], skip_confirmation: true })
+      .expect(200);
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  it('hands SMTP no more than mail.messagesPerSecond mails a second', async () => {
+    const started = Date.now();
+    const id = await sendNow(f, [list]);
+    await waitFor(async () => (await deliveryOf(f, id)).status === 'sent', 15_000);
+    expect(mailsOf(sink, id)).to.have.length(25);
+    // 25 mails at 10 a second: the first 10 at once, then 10 a second later, the last 5 a second after.
+    expect(Date.now() - started).to.be.at.least(1900);
+  });
+});
