@@ -1,6 +1,9 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { createClient } from 'redis';
-import type { Engine } from '@switchboard/core';
+import { createKnex, Engine } from '@switchboard/core';
 import {
   apiClient,
   ApiClient,
@@ -13,7 +16,7 @@ import {
   waitFor,
 } from '@switchboard/core/testing';
 import campaign from '@switchboard/plugin-campaign';
-import { exitOf, startCli } from '../src/cli';
+import { exitOf, freePort, runJson, startCli } from '../src/cli';
 
 const RECIPIENTS = 3000;
 /** docs/architecture.md, Sending: a claim older than 2 minutes is given back; a send idle for 30 s is queued again. */
@@ -158,5 +161,93 @@ describe('sending survives a killed worker and an emptied Redis [mysql+redis]', 
     const done = await delivery(id);
     expect(done.delivery).to.include({ recipients: RECIPIENTS, sent: RECIPIENTS, failed: 0, queued: 0 });
     expectEveryoneOnce(id, sink.accepted - before);
+  });
+});
+
+/**
+ * The embedded default: one `switchboard serve` process (API, in-process queue, worker and scheduler on
+ * SQLite) killed with SIGKILL mid-send and started again. Its queue died with it; the restarted
+ * process's watchdog finds the send in the database and finishes it.
+ */
+describe('sending survives a killed serve process on the embedded default', function () {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-crash-'));
+  const databaseUrl = `sqlite:${path.join(dataDir, 'switchboard.sqlite')}`;
+  let sink: SmtpSink & { accepted: number };
+  let serve: ReturnType<typeof startCli> | undefined;
+  let base = '';
+  let token = '';
+  const env = () => ({
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    PLUGINS: 'campaign',
+    SMTP_URL: sink.url,
+    REDIS_URL: '',
+  });
+  const start = async () => {
+    const port = await freePort();
+    serve = startCli(['serve'], { ...env(), PORT: String(port) });
+    base = `http://127.0.0.1:${port}`;
+    await waitFor(async () => (await fetch(`${base}/health`).catch(() => null))?.ok === true, 30_000);
+  };
+  const call = async (method: string, route: string, body?: object) => {
+    const res = await fetch(`${base}/api/campaign${route}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    expect(res.status, `${method} ${route}`).to.be.below(300);
+    return ((await res.json()) as { data: any }).data;
+  };
+
+  before(async () => {
+    sink = await smtpSink({ delayMs: 2 });
+    await runJson(['migrate'], env());
+    const org = (await runJson(['org:create', '--name', 'Crash'], env())).id;
+    token = (await runJson(['token:create', '--org', String(org), '--name', 't', '--permissions', '*'], env())).token;
+    await start();
+  });
+  after(async () => {
+    serve?.kill('SIGKILL');
+    if (serve) await exitOf(serve);
+    await sink?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('a restarted serve finishes the send: everyone gets the mail, at most the claims in flight twice', async () => {
+    const list = (await call('POST', '/lists', { name: 'All', code: 'all' })).id;
+    for (let start = 0; start < RECIPIENTS; start += 1000) {
+      const subscribers = Array.from({ length: 1000 }, (_, i) => ({ email: `e${start + i}@crash.test` }));
+      await call('POST', '/subscribers/batch', { subscribers, lists: [list], skip_confirmation: true });
+    }
+    const id = (
+      await call('POST', '/messages', { name: 'E', subject: 'S', content_text: 'T', from_email: 'a@acme.test' })
+    ).id;
+    await call('POST', `/messages/${id}/send`, { list_ids: [list] });
+    await waitFor(() => sink.accepted >= 600, 30_000);
+    serve!.kill('SIGKILL');
+    await exitOf(serve!);
+    expect(sink.accepted).to.be.below(RECIPIENTS);
+
+    // The time the watchdog waits for, passed: the dead process's claims are older than the lease and
+    // the send has recorded nothing for longer than the stall time.
+    const knex = createKnex(databaseUrl);
+    try {
+      await knex('send_recipients')
+        .where({ state: 'sending' })
+        .update({ claimed_at: new Date(Date.now() - CLAIM_LEASE_MS - 1000) });
+      await knex('message_sends').update({ updated_at: new Date(Date.now() - STALL_MS - 1000) });
+    } finally {
+      await knex.destroy();
+    }
+    await start();
+    await waitFor(async () => (await call('GET', `/messages/${id}`)).status === 'sent', 60_000);
+    const done = await call('GET', `/messages/${id}`);
+    expect(done.delivery).to.include({ recipients: RECIPIENTS, sent: RECIPIENTS, failed: 0, queued: 0 });
+    const counts = new Map<string, number>();
+    for (const m of sink.mails) for (const to of m.to) counts.set(to, (counts.get(to) ?? 0) + 1);
+    expect(counts.size).to.equal(RECIPIENTS);
+    const twice = [...counts.values()].filter((n) => n > 1).length;
+    expect([...counts.values()].every((n) => n <= 2)).to.equal(true);
+    expect(twice).to.be.at.most(IN_FLIGHT);
   });
 });
