@@ -324,21 +324,29 @@ describeEachBackend('campaign: sending when SMTP refuses for now or for good', (
     await sink?.close();
   });
 
-  it('fails a 5xx at once, tries a 4xx again a minute later up to 5 times, then finishes', async () => {
+  it('fails a 5xx at once, tries a 4xx again after 1, 2, 4 and 8 minutes, then fails it and finishes', async () => {
     const id = await sendNow(f, [list]);
     const delivery = () => deliveryOf(f, id);
     await waitFor(async () => (await delivery()).queued === 2, 15_000);
     expect(await delivery()).to.include({ status: 'active', sent: 1, failed: 1 });
 
     const watchdog = campaignContainer(f.engine).resolve(SendWatchdog);
-    // A minute later each time, the watchdog ticking as it does every few seconds.
-    for (let minute = 1; minute <= 4; minute++) {
-      later = minute * 61_000;
+    // Waits of 1, 2, 4 and 8 minutes, the watchdog ticking as it does every few seconds. Just before each
+    // wait ends nothing is tried; just after, the next try comes.
+    const refusedStuck = () => refusals.get('stuck@example.com');
+    const store = campaignContainer(f.engine).resolve(SendStore);
+    const sendId = (await delivery()).id as number;
+    for (let retry = 1, waited = 0; retry <= 4; retry++) {
+      waited += 2 ** (retry - 1) * 60_000;
+      later = waited - 2000;
+      expect(await store.claim(sendId, 0, 1e9)).to.equal(null);
+      expect(refusedStuck()).to.equal(retry);
+      later = waited + 1000 * retry;
       await waitFor(async () => {
         await watchdog.tick(new Date(Date.now() + later));
-        // Refused again and recorded (while the clock still reads this minute).
+        // Refused again and recorded (while the clock still reads this time).
         const sending = await f.engine.knex('send_recipients').where({ state: 'sending' }).first('subscriber_id');
-        return refusals.get('stuck@example.com') === minute + 1 && !sending;
+        return refusedStuck() === retry + 1 && !sending;
       }, 15_000);
     }
     await waitFor(async () => (await delivery()).status === 'sent', 15_000);

@@ -20,8 +20,17 @@ export const RANGE_SIZE = 500;
 /** Recipients a worker claims at once: at most these are sent twice after a crash. */
 export const CLAIM_SIZE = 50;
 
-/** How long a recipient whose try failed for now (4xx, timeout) waits before the next. */
+/** How long a recipient whose first try failed for now (4xx, timeout) waits before the next (then doubling). */
 export const RETRY_AFTER_MS = 60_000;
+/** claimed_at of a recipient queued again after its `attempts`-th try: 1, 2, 4, 8 minutes later. */
+const retryAt = (trx: Knex.Transaction, now: Date) =>
+  trx.raw(
+    `CASE attempts ${[1, 2, 3].map(() => 'WHEN ? THEN ?').join(' ')} ELSE ? END`,
+    [1, 2, 3]
+      .flatMap((n) => [n, new Date(now.getTime() + (2 ** (n - 1) - 1) * RETRY_AFTER_MS)])
+      .concat([new Date(now.getTime() + 7 * RETRY_AFTER_MS)]),
+  );
+
 /** Tries of one recipient whose mail SMTP refused for a while (4xx, timeouts) before it fails. */
 export const MAX_ATTEMPTS = 5;
 
@@ -261,8 +270,9 @@ export class SendStore {
           .update({
             state,
             claim: null,
-            // A recipient queued again waits RETRY_AFTER_MS from now before its next try.
-            claimed_at: state === 'queued' ? now : null,
+            // A recipient queued again waits before its next try: RETRY_AFTER_MS, then twice as long
+            // each time (claim() takes rows whose claimed_at is RETRY_AFTER_MS old).
+            claimed_at: state === 'queued' ? retryAt(trx, now) : null,
             sent_at: state === 'sent' ? now : null,
             mail_id: state === 'sent' ? byId((o) => o.mailId ?? null) : null,
             error: state === 'sent' ? null : byId((o) => o.error ?? null),
