@@ -24,3 +24,16 @@ export async function sendNow(f: CampaignFixture, listIds: number[], fields: Rec
   await f.api().post(`/messages/${id}/send`, { list_ids: listIds }).expect(200);
   return id;
 }
+
+/** A new list holding these addresses as active subscribers; its id. */
+export async function listOf(f: CampaignFixture, emails: string[], code = 'l'): Promise<number> {
+  const list = (await f.api().post('/lists', { name: code, code }).expect(201)).body.data.id as number;
+  for (let i = 0; i < emails.length; i += 1000) {
+    const subscribers = emails.slice(i, i + 1000).map((email) => ({ email }));
+    await f
+      .api()
+      .post('/subscribers/batch', { subscribers, lists: [list], skip_confirmation: true })
+      .expect(200);
+  }
+  return list;
+}

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createTenant, describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { campaignContainer, campaignFixture, CampaignFixture } from './support';
-import { deliveryOf, draftMessage, mailsOf, sendNow } from './sending-support';
+import { deliveryOf, draftMessage, listOf, mailsOf, sendNow } from './sending-support';
 import { SendWatchdog } from '../src/sending/watchdog';
 import { SendStore } from '../src/sending/send-store';
 
@@ -374,17 +374,10 @@ describeEachBackend('campaign: cancel and unsubscribe while a send runs', (backe
     sink = await smtpSink({ delayMs: 3 });
     f = await campaignFixture(backend(), { SMTP_URL: sink.url });
     f.engine.startWorkers();
-    list = (await f.api().post('/lists', { name: 'L', code: 'l' }).expect(201)).body.data.id;
-    const subscribers = Array.from({ length: COUNT }, (_, i) => ({ email: `p${i}@mid.test` }));
-    for (let i = 0; i < COUNT; i += 1000)
-      await f
-        .api()
-        .post('/subscribers/batch', {
-          subscribers: subscribers.slice(i, i + 1000),
-          lists: [list],
-          skip_confirmation: true,
-        })
-        .expect(200);
+    list = await listOf(
+      f,
+      Array.from({ length: COUNT }, (_, i) => `p${i}@mid.test`),
+    );
     last = (
       await f
         .api()
@@ -523,15 +516,10 @@ describeEachBackend('campaign: a send pauses when too many recipients fail, and 
       ],
     });
     f.engine.startWorkers();
-    list = (await f.api().post('/lists', { name: 'L', code: 'l' }).expect(201)).body.data.id;
-    const subscribers = [
-      ...Array.from({ length: 100 }, (_, i) => ({ email: `bad${i}@example.com` })),
-      ...Array.from({ length: 20 }, (_, i) => ({ email: `good${i}@example.com` })),
-    ];
-    await f
-      .api()
-      .post('/subscribers/batch', { subscribers, lists: [list], skip_confirmation: true })
-      .expect(200);
+    list = await listOf(f, [
+      ...Array.from({ length: 100 }, (_, i) => `bad${i}@example.com`),
+      ...Array.from({ length: 20 }, (_, i) => `good${i}@example.com`),
+    ]);
   });
   after(async () => {
     await f?.close();
@@ -573,12 +561,7 @@ describeEachBackend('campaign: claims and sends that cannot go on', (backend) =>
     sink = await smtpSink();
     // No workers until a test starts them: the tests drive the store themselves first.
     f = await campaignFixture(backend(), { SMTP_URL: sink.url });
-    list = (await f.api().post('/lists', { name: 'L', code: 'l' }).expect(201)).body.data.id;
-    for (const email of ['a@example.com', 'b@example.com'])
-      await f
-        .api()
-        .post('/subscribers', { email, lists: [list], confirmed: true })
-        .expect(201);
+    list = await listOf(f, ['a@example.com', 'b@example.com']);
   });
   after(async () => {
     await f?.close();
@@ -640,12 +623,10 @@ describeEachBackend('campaign: the messages-per-second throttle', (backend) => {
       mail: { maxConnections: 2, messagesPerSecond: 10, dkim: [] },
     });
     f.engine.startWorkers();
-    list = (await f.api().post('/lists', { name: 'L', code: 'l' }).expect(201)).body.data.id;
-    const subscribers = Array.from({ length: 25 }, (_, i) => ({ email: `t${i}@throttle.test` }));
-    await f
-      .api()
-      .post('/subscribers/batch', { subscribers, lists: [list], skip_confirmation: true })
-      .expect(200);
+    list = await listOf(
+      f,
+      Array.from({ length: 25 }, (_, i) => `t${i}@throttle.test`),
+    );
   });
   after(async () => {
     await f?.close();
