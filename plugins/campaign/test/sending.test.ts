@@ -137,7 +137,10 @@ describeEachBackend('campaign: sending a message to lists', (backend) => {
     expect((await f.api().get(`/messages/${id}`).expect(200)).body.data.stats.unsubscribed).to.equal(1);
 
     const tampered = path.slice(0, -1) + (path.endsWith('A') ? 'B' : 'A');
-    await request(f.server).post(tampered).expect(404);
+    const broken = await request(f.server).post(tampered).expect(404);
+    // A person followed it: a page says so, not the API's JSON.
+    expect(broken.headers['content-type']).to.match(/html/);
+    expect(broken.text).to.include('Link not valid');
     await request(f.server).get('/api/campaign/unsubscribe?token=1.2.3.abc').expect(404);
   });
 });

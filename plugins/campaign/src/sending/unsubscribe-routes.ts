@@ -1,4 +1,5 @@
-import type { PluginApi, PluginContext } from '@switchboard/core';
+import type { Context } from 'koa';
+import { AppError, PluginApi, PluginContext } from '@switchboard/core';
 import { UNSUBSCRIBE_PATH } from '../shared/paths';
 import { escapeHtml } from '../shared/html';
 import { UnsubscribeService } from './unsubscribe-service';
@@ -8,6 +9,24 @@ const tokenQuery = {
   required: ['token'],
   properties: { token: { type: 'string', minLength: 3, maxLength: 200 } },
 } as const;
+
+/**
+ * A person opens these links in a browser: a link that is not valid answers a 404 page, not the API's
+ * JSON envelope.
+ */
+async function orNotFoundPage(http: Context, answer: () => Promise<string>): Promise<string> {
+  http.type = 'html';
+  try {
+    return await answer();
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'RESOURCE_NOT_FOUND') throw err;
+    http.state.responseStatus = 404;
+    return page(
+      'Link not valid',
+      `<p>${escapeHtml(err.message)}. It may have been cut short by your mail program.</p>`,
+    );
+  }
+}
 
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
@@ -29,17 +48,17 @@ export function unsubscribeRoutes(api: PluginApi, ctx: PluginContext): void {
         query: tokenQuery,
         response: { description: 'an HTML page' },
       },
-      async ({ query, ctx: http }) => {
-        const { email, unsubscribed } = await unsubscribes.describe(query.token);
-        http.type = 'html';
-        if (unsubscribed) return page('Unsubscribed', `<p>${escapeHtml(email)} receives no more mail from us.</p>`);
-        const action = `${UNSUBSCRIBE_PATH}?token=${encodeURIComponent(query.token)}`;
-        return page(
-          'Unsubscribe',
-          `<p>Stop sending mail to ${escapeHtml(email)}?</p>` +
-            `<form method="post" action="${escapeHtml(action)}"><button type="submit">Unsubscribe</button></form>`,
-        );
-      },
+      async ({ query, ctx: http }) =>
+        orNotFoundPage(http, async () => {
+          const { email, unsubscribed } = await unsubscribes.describe(query.token);
+          if (unsubscribed) return page('Unsubscribed', `<p>${escapeHtml(email)} receives no more mail from us.</p>`);
+          const action = `${UNSUBSCRIBE_PATH}?token=${encodeURIComponent(query.token)}`;
+          return page(
+            'Unsubscribe',
+            `<p>Stop sending mail to ${escapeHtml(email)}?</p>` +
+              `<form method="post" action="${escapeHtml(action)}"><button type="submit">Unsubscribe</button></form>`,
+          );
+        }),
     )
     .post(
       '/',
@@ -48,10 +67,10 @@ export function unsubscribeRoutes(api: PluginApi, ctx: PluginContext): void {
         query: tokenQuery,
         response: { description: 'an HTML page' },
       },
-      async ({ query, ctx: http }) => {
-        const { email } = await unsubscribes.unsubscribe(query.token);
-        http.type = 'html';
-        return page('Unsubscribed', `<p>${escapeHtml(email)} receives no more mail from us.</p>`);
-      },
+      async ({ query, ctx: http }) =>
+        orNotFoundPage(http, async () => {
+          const { email } = await unsubscribes.unsubscribe(query.token);
+          return page('Unsubscribed', `<p>${escapeHtml(email)} receives no more mail from us.</p>`);
+        }),
     );
 }
