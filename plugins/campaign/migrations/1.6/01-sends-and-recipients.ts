@@ -61,14 +61,26 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
+/**
+ * Not in one transaction: SQLite drops a column by copying its table, and dropping the old `messages`
+ * would cascade to every schedule unless foreign keys are off, which SQLite ignores inside a transaction.
+ */
+export const config = { transaction: false };
+
 export async function down(knex: Knex): Promise<void> {
-  if (await knex.schema.hasColumn('messages', 'track_opens'))
-    await knex.schema.alterTable('messages', (t) => {
-      t.dropColumn('track_opens');
-      t.dropColumn('track_clicks');
-    });
-  if (await knex.schema.hasColumn('message_schedules', 'list_ids'))
-    await knex.schema.alterTable('message_schedules', (t) => t.dropColumn('list_ids'));
-  await knex.schema.dropTableIfExists('send_recipients');
-  await knex.schema.dropTableIfExists('message_sends');
+  const sqlite = knex.client.config.client === 'better-sqlite3';
+  if (sqlite) await knex.raw('PRAGMA foreign_keys = OFF');
+  try {
+    if (await knex.schema.hasColumn('messages', 'track_opens'))
+      await knex.schema.alterTable('messages', (t) => {
+        t.dropColumn('track_opens');
+        t.dropColumn('track_clicks');
+      });
+    if (await knex.schema.hasColumn('message_schedules', 'list_ids'))
+      await knex.schema.alterTable('message_schedules', (t) => t.dropColumn('list_ids'));
+    await knex.schema.dropTableIfExists('send_recipients');
+    await knex.schema.dropTableIfExists('message_sends');
+  } finally {
+    if (sqlite) await knex.raw('PRAGMA foreign_keys = ON');
+  }
 }
