@@ -38,6 +38,8 @@ const COMPOSERS_KEPT = 20;
 @injectable()
 export class SendWorker {
   private readonly composers = new Map<number, Promise<{ composer: Composer; message: SendableMessage }>>();
+  /** The right side of every Message-ID: PUBLIC_URL's host. */
+  private readonly mailDomain: string;
 
   constructor(
     @inject(SERVICES.Knex) private readonly knex: Knex,
@@ -47,7 +49,9 @@ export class SendWorker {
     @inject(SenderIdentities) private readonly senders: SenderIdentities,
     @inject(UnsubscribeLinks) private readonly links: UnsubscribeLinks,
     @inject(TrackingLinks) private readonly tracking: TrackingLinks,
-  ) {}
+  ) {
+    this.mailDomain = new URL(config.publicUrl).hostname;
+  }
 
   async run(job: SendRangeJob): Promise<void> {
     const send = await this.store.get(job.sendId);
@@ -110,7 +114,7 @@ export class SendWorker {
         job_title: row.job_title as string | null,
         meta: parseMeta(row.meta_data),
       };
-      const mailId = `${send.id}.${id}.${send.message_id}@${new URL(this.config.publicUrl).hostname}`;
+      const mailId = `${send.id}.${id}.${send.message_id}@${this.mailDomain}`;
       const tracking = await this.tracking.forMail(
         { organizationId: send.organization_id, sendId: send.id, subscriberId: id },
         { opens: message.track_opens, clicks: message.track_clicks },
