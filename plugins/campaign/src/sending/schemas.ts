@@ -75,5 +75,4 @@ export const sendSchema = {
 } as const;
 
 export type SendRequest = Validated<typeof sendBody>;
-export type TestSendRequest = Validated<typeof testSendBody>;
 export type Send = Shape<typeof sendSchema>;

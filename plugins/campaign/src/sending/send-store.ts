@@ -40,8 +40,6 @@ export interface Claim {
   ids: number[];
 }
 
-export type RecipientState = 'queued' | 'sending' | 'sent' | 'failed' | 'skipped';
-
 export interface SendRow {
   id: number;
   organization_id: number;
