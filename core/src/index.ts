@@ -41,5 +41,5 @@ export type { Locks, LockHandle } from './locks/types';
 export { Engine } from './engine/engine';
 export type { EngineOptions } from './engine/engine';
 export { buildProgram, runCli } from './cli/program';
-export { CliError, printResult } from './cli/output';
+export { CliError, idOf, printResult } from './cli/output';
 export * from './schemas/common';

@@ -12,12 +12,12 @@ export interface CliRun {
 }
 
 /** Runs `switchboard ARGS` as a real process, the way an operator or script would. */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
+export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [binPath, ...args],
-      { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, timeout: 60_000 },
+      { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, timeout: timeoutMs },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });
@@ -27,8 +27,8 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
 }
 
 /** The one JSON object a `--json` command prints. */
-export async function runJson<T = any>(args: string[], env: Record<string, string>): Promise<T> {
-  const run = await runCli([...args, '--json'], env);
+export async function runJson<T = any>(args: string[], env: Record<string, string>, timeoutMs?: number): Promise<T> {
+  const run = await runCli([...args, '--json'], env, timeoutMs);
   if (run.code !== 0) throw new Error(`switchboard ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
   return JSON.parse(run.stdout.trim()) as T;
 }

@@ -3,11 +3,10 @@ import { OrganizationService, PLANS, Plan, SUBSCRIPTION_STATUSES } from '../auth
 import { ApiTokenService } from '../auth/api-tokens';
 import { permissionProblem } from '../auth/permissions';
 import { parseAllowlist } from '../auth/ip-allowlist';
-import { CliError, printResult } from './output';
+import { CliError, idOf, printResult } from './output';
 import type { WithEngine } from './engine-commands';
 
 /** An id as an operator types it: digits without a leading zero (`0x10` or `1e1` is not token 16 or 10). */
-const idOf = (text: string): number | null => (/^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : null);
 
 const list = (value: string) =>
   value

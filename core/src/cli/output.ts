@@ -9,3 +9,6 @@ export class CliError extends Error {
     this.name = 'CliError';
   }
 }
+
+/** A command-line id: digits without a leading zero, in the safe integer range; else null. */
+export const idOf = (text: string): number | null => (/^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : null);

@@ -15,6 +15,8 @@ export interface BenchOptions {
   serve(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }>;
   /** `switchboard worker` (queue workers only) as its own process, with this environment. */
   worker(env: Record<string, string>): Promise<{ pid: number; stop(): Promise<void> }>;
+  /** `switchboard ARGS --json` as its own process, with this environment: the JSON object it printed. */
+  command(args: string[], env: Record<string, string>): Promise<any>;
 }
 
 export type Benchmark = (options: BenchOptions) => Promise<Record<string, unknown>>;

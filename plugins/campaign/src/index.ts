@@ -13,6 +13,7 @@ import { sendingRoutes } from './sending/routes';
 import { unsubscribeRoutes } from './sending/unsubscribe-routes';
 import { trackingRoutes } from './sending/tracking-routes';
 import { processSendRanges, sendWatchdogTask } from './sending/jobs';
+import { searchCompactionCommands, searchCompactionTask } from './audience/search/compaction-commands';
 import { CAMPAIGN_API_PREFIX } from './shared/paths';
 import { SENDING_OPTIONS, SendingOptions, sendingOptionsSchema } from './sending/options';
 
@@ -66,5 +67,6 @@ export default definePlugin({
     processConfirmationMails(queues, ctx);
     processSendRanges(queues, ctx);
   },
-  recurring: (ctx) => [sendWatchdogTask(ctx)],
+  recurring: (ctx) => [sendWatchdogTask(ctx), searchCompactionTask(ctx)],
+  commands: searchCompactionCommands,
 });

@@ -68,7 +68,7 @@ export async function appendMembershipRows(
  * written together, keyed by the smallest id in it, so an import chunk of consecutive new ids writes a
  * few hundred rows instead of one per subscriber and gram. A row whose key exists appends its entries.
  */
-async function appendSets(
+export async function appendSets(
   trx: Knex | Knex.Transaction,
   organizationId: number,
   byStatus: Array<{ status: string; sets: Iterable<{ block: number; gram: string; offsets: number[] }> }>,

@@ -151,14 +151,21 @@ export function encodeEntry(gram: string, offsets: number[]): Buffer {
   return Buffer.concat([head, set]);
 }
 
-/** Calls `found` with the set of each entry of a stored row (entries one after the other) whose gram is `wanted`. */
-export function readEntries(value: Uint8Array, wanted: Set<string>, found: (gram: string, set: Uint8Array) => void) {
+/**
+ * Calls `found` with the set of each entry of a stored row (entries one after the other) whose gram is
+ * `wanted`, or of every entry when `wanted` is 'all'.
+ */
+export function readEntries(
+  value: Uint8Array,
+  wanted: Set<string> | 'all',
+  found: (gram: string, set: Uint8Array) => void,
+) {
   const view = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   for (let i = 0; i < view.length;) {
     const nameEnd = i + 1 + view[i];
     const setEnd = nameEnd + 2 + view.readUInt16LE(nameEnd);
     const gram = view.toString('utf8', i + 1, nameEnd);
-    if (wanted.has(gram)) found(gram, view.subarray(nameEnd + 2, setEnd));
+    if (wanted === 'all' || wanted.has(gram)) found(gram, view.subarray(nameEnd + 2, setEnd));
     i = setEnd;
   }
 }
