@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { describeEachBackend, waitFor } from '@switchboard/core/testing';
+import campaign from '@switchboard/plugin-campaign';
+import { apiClient, createTenant, createTestEngine } from '@switchboard/core/testing';
 import { exitOf, freePort, runCli, runJson, startCli } from '../src/cli';
 
 describeEachBackend('switchboard CLI', (backend) => {
@@ -91,6 +93,39 @@ describeEachBackend('switchboard CLI', (backend) => {
     const looseOrg = await runCli(['token:create', '--org', '1e0', '--name', 'x'], env());
     expect(looseOrg.code).to.equal(1);
     expect(looseOrg.stderr).to.equal('Error: --org must be an organization id\n');
+  });
+
+  it("merges the campaign search index's rows with campaign:search-compact", async () => {
+    const campaignEnv = { ...env(), PLUGINS: 'campaign' };
+    const engine = await createTestEngine(backend(), { plugins: [campaign] });
+    const server = engine.http().listen(0);
+    const indexRows = async () => Number((await engine.knex('subscriber_grams').count({ n: '*' }))[0].n);
+    try {
+      const tenant = await createTenant(engine);
+      // Each write adds its own rows to the block it touches.
+      for (const email of ['ada@x.test', 'adam@x.test', 'nevada@x.test'])
+        await apiClient(server, '/api/campaign', tenant).post('/subscribers', { email, confirmed: true }).expect(201);
+      const rowsTotal = await indexRows();
+      const report = await runJson(['campaign:search-compact', '--org', String(tenant.organizationId)], campaignEnv);
+      expect(report.complete).to.equal(true);
+      expect(report.rowsBefore).to.be.greaterThan(report.rowsAfter);
+      expect(report.blocks).to.be.greaterThan(0);
+      expect(report.rowsAfter).to.equal(report.blocks);
+      expect(await indexRows()).to.equal(rowsTotal - report.rowsBefore + report.rowsAfter);
+      expect((await runJson(['campaign:search-compact'], campaignEnv)).blocks).to.equal(0);
+      const found = await apiClient(server, '/api/campaign', tenant).get('/subscribers?search=ada').expect(200);
+      expect(found.body.data.map((s: { email: string }) => s.email)).to.deep.equal([
+        'ada@x.test',
+        'adam@x.test',
+        'nevada@x.test',
+      ]);
+    } finally {
+      server.close();
+      await engine.close();
+    }
+    const loose = await runCli(['campaign:search-compact', '--org', '0x1'], campaignEnv);
+    expect(loose.code).to.equal(1);
+    expect(loose.stderr).to.contain('--org must be an organization id');
   });
 
   it('stops start-up with a message saying what to fix when a plugin is missing', async () => {

@@ -18,6 +18,7 @@ interface Unit {
 export interface CompactionReport {
   /** (status, bucket, block) groups merged into one row each. */
   blocks: number;
+  /** The rows of those groups before the merge, and after (one each). */
   rowsBefore: number;
   rowsAfter: number;
   /** False when the time budget ran out first; the next run goes on where this one stopped. */
