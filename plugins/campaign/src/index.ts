@@ -6,6 +6,7 @@ import { listRoutes } from './audience/lists/routes';
 import { confirmRoutes } from './audience/double-opt-in/routes';
 import { senderProfileRoutes } from './content/sender-profiles/routes';
 import { messageRoutes } from './content/messages/routes';
+import { messageDefaultsRoutes } from './content/message-defaults/routes';
 import { scheduleRoutes } from './schedules/routes';
 import { changelogRoutes } from './changelog/routes';
 import { processConfirmationMails } from './audience/double-opt-in/jobs';
@@ -56,6 +57,7 @@ export default definePlugin({
     listRoutes(group, ctx);
     senderProfileRoutes(group, ctx);
     messageRoutes(group, ctx);
+    messageDefaultsRoutes(group, ctx);
     sendingRoutes(group, ctx);
     scheduleRoutes(group, ctx);
     changelogRoutes(group, ctx);

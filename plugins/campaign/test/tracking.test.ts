@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
+import { createTenant, describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { campaignFixture, CampaignFixture } from './support';
 import { mailsOf } from './sending-support';
 
@@ -99,5 +99,28 @@ describeEachBackend('campaign: open and click tracking', (backend) => {
       .expect(404);
     await request(f.server).get('/api/campaign/t/c?token=1.2.3.abc&u=https%3A%2F%2Fevil.test%2F').expect(404);
     expect((await stats(id)).stats).to.include({ opened: 2, clicked: 2 });
+  });
+
+  it("follows the organization's message defaults when a new message does not say", async () => {
+    const defaults = await f.api().get('/message-defaults').expect(200);
+    expect(defaults.body.data).to.deep.equal({ track_opens: false, track_clicks: false });
+    const changed = await f.api().put('/message-defaults', { track_clicks: true }).expect(200);
+    expect(changed.body.data).to.deep.equal({ track_opens: false, track_clicks: true });
+    expect((await f.api().get('/message-defaults').expect(200)).body.data.track_clicks).to.equal(true);
+    const other = await createTenant(f.engine);
+    expect((await f.api(other).get('/message-defaults').expect(200)).body.data.track_clicks).to.equal(false);
+    await f.api().put('/message-defaults', {}).expect(422);
+    await f.api().put('/message-defaults', { track_opens: 'yes' }).expect(422);
+
+    const byDefault = await sendMessage({});
+    expect(await stats(byDefault)).to.include({ track_opens: false, track_clicks: true });
+    const body = await htmlOf(byDefault, 'ada@example.com');
+    expect(body).to.include('/api/campaign/t/c?token=');
+    expect(body).not.to.include('/api/campaign/t/o?token=');
+    // A message that says otherwise keeps its own choice, and a change of defaults leaves messages as they are.
+    const ownChoice = await sendMessage({ track_clicks: false });
+    expect((await stats(ownChoice)).track_clicks).to.equal(false);
+    await f.api().put('/message-defaults', { track_clicks: false }).expect(200);
+    expect((await stats(byDefault)).track_clicks).to.equal(true);
   });
 });

@@ -11,8 +11,15 @@ const properties = {
   content_text: { type: ['string', 'null'], maxLength: 500_000 },
   from_name: { type: ['string', 'null'], maxLength: 191 },
   from_email: { anyOf: [{ type: 'string', format: 'email', maxLength: 191 }, { type: 'null' }] },
-  track_opens: { type: 'boolean', description: 'count opens with a pixel in the HTML part (default false)' },
-  track_clicks: { type: 'boolean', description: 'count clicks by sending links through a redirect (default false)' },
+  track_opens: {
+    type: 'boolean',
+    description: "count opens with a pixel in the HTML part (default: the organization's message-defaults, else false)",
+  },
+  track_clicks: {
+    type: 'boolean',
+    description:
+      "count clicks by sending links through a redirect (default: the organization's message-defaults, else false)",
+  },
 } as const;
 
 export const createMessageBody = {

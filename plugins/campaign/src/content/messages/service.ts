@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { rowMapper, Clock, insertedId, ownedRow, paginate, toInt, SERVICES, validationError } from '@switchboard/core';
 import { SendStore } from '../../sending/send-store';
+import { MessageDefaultsService } from '../message-defaults/service';
 import { MessageChanges, MessageListQuery, messageSchema, NewMessage } from './schemas';
 
 /** A percentage of sent mail with two decimals; 0 before anything was sent. */
@@ -30,6 +31,7 @@ export class MessagesService {
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(SendStore) private readonly sends: SendStore,
+    @inject(MessageDefaultsService) private readonly defaults: MessageDefaultsService,
   ) {}
 
   async list(orgId: number, q: MessageListQuery) {
@@ -48,10 +50,12 @@ export class MessagesService {
     return { ...message, delivery: await this.sends.latestOf(id) };
   }
 
+  /** Tracking not given takes the organization's defaults (message-defaults). */
   async create(orgId: number, input: NewMessage) {
     const now = this.clock.now();
     const id = insertedId(
       await this.knex('messages').insert({
+        ...(await this.defaults.get(orgId)),
         ...input,
         organization_id: orgId,
         status: 'draft',
