@@ -63,7 +63,7 @@ export async function insertMemberships(
     'list_subscribers',
     fresh.map((m) => ({ list_id: m.listId, subscriber_id: m.id, subscriber_status: m.status, created_at: now })),
   );
-  await appendMembershipRows(trx, organizationId, fresh, { newIds: fresh.every((m) => created.has(m.id)) });
+  await appendMembershipRows(trx, organizationId, fresh);
   const deltas = new Map<number, ListDelta>();
   for (const m of fresh) {
     const delta = deltaOf(deltas, m.listId);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dialectOfKnex, insertValues, isUniqueViolation } from '@switchboard/core';
+import { insertValues } from '@switchboard/core';
 import { searchTexts } from './folding';
 import type { SearchSource } from './rows';
 import { addGrams, BLOCK_BITS, BLOCK_SIZE, bloomOf, bucketOf, encodeEntry, GramKey, gramText, Scope } from './grams';
@@ -20,12 +20,7 @@ export const membershipGram = (listId: number) => `l${listId}`;
  * whose name, email or status changed, or who was deleted, leaves entries that no longer hold, and
  * every candidate the index gives is confirmed against its subscribers row (docs/architecture.md).
  */
-export async function appendGramRows(
-  trx: Knex | Knex.Transaction,
-  organizationId: number,
-  sources: GramSource[],
-  writes: Writes = {},
-) {
+export async function appendGramRows(trx: Knex | Knex.Transaction, organizationId: number, sources: GramSource[]) {
   // status -> block -> scope -> gram -> offsets
   const groups = new Map<string, Map<number, Record<Scope, Map<GramKey, number[]>>>>();
   for (const s of [...sources].sort((a, b) => a.id - b.id)) {
@@ -44,7 +39,7 @@ export async function appendGramRows(
           for (const [key, offsets] of scopes[scope]) yield { block, gram: scope + gramText(key), offsets };
     })(),
   }));
-  await appendSets(trx, organizationId, rows, writes);
+  await appendSets(trx, organizationId, rows);
 }
 
 /** Adds memberships (list, subscriber) to the substring index; removed ones stay, as above. */
@@ -52,7 +47,6 @@ export async function appendMembershipRows(
   trx: Knex | Knex.Transaction,
   organizationId: number,
   memberships: Array<{ listId: number; id: number }>,
-  writes: Writes = {},
 ) {
   // block -> list -> offsets
   const blocks = new Map<number, Map<number, number[]>>();
@@ -66,17 +60,7 @@ export async function appendMembershipRows(
     for (const [block, lists] of blocks)
       for (const [listId, offsets] of lists) yield { block, gram: membershipGram(listId), offsets };
   })();
-  await appendSets(trx, organizationId, [{ status: MEMBERSHIP_STATUS, sets }], writes);
-}
-
-export interface Writes {
-  /**
-   * Every id written was created in this transaction. A row's key holds its smallest id, so a row
-   * with that key exists only if a deleted subscriber had the id. On MySQL a plain insert is tried
-   * first: `ON DUPLICATE KEY UPDATE` takes next-key locks by which concurrent imports into one block
-   * waited for each other (docs/performance.md).
-   */
-  newIds?: boolean;
+  await appendSets(trx, organizationId, [{ status: MEMBERSHIP_STATUS, sets }]);
 }
 
 /**
@@ -88,7 +72,6 @@ export async function appendSets(
   trx: Knex | Knex.Transaction,
   organizationId: number,
   byStatus: Array<{ status: string; sets: Iterable<{ block: number; gram: string; offsets: number[] }> }>,
-  writes: Writes = {},
 ) {
   const values: unknown[] = [];
   // In key order (status, bucket, block) so InnoDB appends within each key range.
@@ -114,29 +97,22 @@ export async function appendSets(
     }
   }
   if (!values.length) return;
-  const rows = {
-    columns: ['subscriber_status', 'bucket', 'block', 'part', 'bloom_low', 'bloom_high', 'grams'],
-    values,
-    shared: { organization_id: organizationId },
-  };
-  const append = {
-    appendOnConflict: {
-      key: ['organization_id', 'subscriber_status', 'bucket', 'block', 'part'],
-      column: 'grams',
-      orColumns: ['bloom_low', 'bloom_high'],
+  await insertValues(
+    trx,
+    GRAM_TABLE,
+    {
+      columns: ['subscriber_status', 'bucket', 'block', 'part', 'bloom_low', 'bloom_high', 'grams'],
+      values,
+      shared: { organization_id: organizationId },
     },
-  };
-  if (writes.newIds && dialectOfKnex(trx) === 'mysql') {
-    try {
-      await insertValues(trx, GRAM_TABLE, rows);
-      return;
-    } catch (err) {
-      // A new subscriber may take the id of a deleted one whose rows stay: append to them then. Rows a
-      // statement before wrote are appended again, which changes no set.
-      if (!isUniqueViolation(err)) throw err;
-    }
-  }
-  await insertValues(trx, GRAM_TABLE, rows, append);
+    {
+      appendOnConflict: {
+        key: ['organization_id', 'subscriber_status', 'bucket', 'block', 'part'],
+        column: 'grams',
+        orColumns: ['bloom_low', 'bloom_high'],
+      },
+    },
+  );
 }
 
 /** Whether a change moves a subscriber to grams or a status the index does not hold it under yet. */

@@ -129,7 +129,7 @@ export async function insertSearchRows(
 ): Promise<void> {
   for (const table of TABLES)
     await insertValues(trx, table.name, keyOrderedValues(table, organizationId, subscribers), { ignoreExisting: true });
-  await appendGramRows(trx, organizationId, subscribers, { newIds: true });
+  await appendGramRows(trx, organizationId, subscribers);
 }
 
 /** Deletes the search rows of subscribers as they are stored now (the substring index keeps its entries). */
