@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { describeEachBackend } from '@switchboard/core/testing';
 import { GramCompaction } from '../src/audience/search/gram-compaction';
-import { GRAM_TABLE } from '../src/audience/search/gram-rows';
+import { appendGramRows, GRAM_TABLE } from '../src/audience/search/gram-rows';
 import { campaignContainer, campaignFixture, CampaignFixture } from './support';
 
 describeEachBackend('campaign: compaction of the substring index', (backend) => {
@@ -111,5 +111,26 @@ describeEachBackend('campaign: compaction of the substring index', (backend) => 
     expect(rest.blocks).to.be.greaterThan(0);
     expect(service.inPass).to.equal(false);
     expect(await splitGroups()).to.equal(0);
+  });
+
+  it('indexes a new subscriber that takes the id of a deleted one whose rows stay', async () => {
+    const last = (await importChunk('reuse', 0, 1)).body.data;
+    expect(last.created).to.equal(1);
+    const lastId = Number((await f.engine.knex('subscribers').max({ id: 'id' }))[0].id);
+    // Rows as a deleted subscriber of each of the next two ids left them (the index keeps them).
+    for (const id of [lastId + 1, lastId + 2])
+      await appendGramRows(f.engine.knex, f.tenant.organizationId, [
+        { id, email: `ghost${id}@gone.test`, status: 'active', first_name: 'Ghostly', last_name: null },
+      ]);
+    const batch = await importChunk('taker', 0, 1);
+    expect(batch.body.data.created).to.equal(1);
+    const single = await f
+      .api()
+      .post('/subscribers', { email: 'single@taker.test', first_name: 'Solo', confirmed: true });
+    expect(single.status).to.equal(201);
+    expect(single.body.data.id).to.equal(lastId + 2);
+    expect((await search('taker0')).ids).to.deep.equal([lastId + 1]);
+    expect((await search('name:solo')).ids).to.deep.equal([lastId + 2]);
+    expect((await search('ghost')).total).to.equal(0);
   });
 });
