@@ -18,12 +18,12 @@ export class MessageDefaultsService {
     return row ? { track_opens: toBool(row.track_opens), track_clicks: toBool(row.track_clicks) } : { ...UNSET };
   }
 
+  /** Writes only the fields given, so two changes of different fields at once both stay. */
   async update(orgId: number, changes: MessageDefaultsChanges): Promise<MessageDefaults> {
-    const next = { ...(await this.get(orgId)), ...changes };
     await this.knex('message_defaults')
-      .insert({ organization_id: orgId, ...next, updated_at: this.clock.now() })
+      .insert({ organization_id: orgId, ...UNSET, ...changes, updated_at: this.clock.now() })
       .onConflict('organization_id')
-      .merge();
-    return next;
+      .merge([...Object.keys(changes), 'updated_at']);
+    return this.get(orgId);
   }
 }
