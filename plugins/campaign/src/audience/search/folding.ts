@@ -1,8 +1,12 @@
+/** ASCII text folds by lower-casing alone (no marks, no special casing): the import's common case. */
+const ASCII = /^[\x00-\x7f]*$/;
+
 /**
  * Search text as it is compared: accents dropped (NFKD, then no combining marks) and case folded fully
  * (upper then lower case, so ß is ss and ﬁ is fi). `name:muller` finds Müller, `name:ÉLO` finds Éloïse.
  */
-export const fold = (text: string): string => text.normalize('NFKD').replace(/\p{M}/gu, '').toUpperCase().toLowerCase();
+export const fold = (text: string): string =>
+  ASCII.test(text) ? text.toLowerCase() : text.normalize('NFKD').replace(/\p{M}/gu, '').toUpperCase().toLowerCase();
 
 /** The folded texts a substring term is looked for in. */
 export interface SearchTexts {

@@ -29,12 +29,19 @@ export const bucketOf = (gram: string): number => hashOf(gram) % BUCKETS;
  * Two bits of a 64-bit Bloom filter (as its low and high 32 bits) from hash bits above the bucket's: a
  * row's filter is the union of its grams', so a query can skip in SQL the rows that cannot hold a gram.
  */
-export function bloomOf(gram: string): [low: number, high: number] {
+export const bloomOf = (gram: string): [low: number, high: number] => bloomOfHash(hashOf(gram));
+
+/** Where a gram's set is written: its bucket and its Bloom bits, from one hash. */
+export function placementOf(gram: string): { bucket: number; low: number; high: number } {
   const hash = hashOf(gram);
-  const bits = [(hash >>> 7) & 63, (hash >>> 13) & 63];
+  const [low, high] = bloomOfHash(hash);
+  return { bucket: hash % BUCKETS, low, high };
+}
+
+function bloomOfHash(hash: number): [low: number, high: number] {
   let low = 0;
   let high = 0;
-  for (const bit of bits) {
+  for (const bit of [(hash >>> 7) & 63, (hash >>> 13) & 63]) {
     if (bit < 32) low |= 1 << bit;
     else high |= 1 << (bit - 32);
   }
@@ -67,24 +74,21 @@ export function gramText(key: GramKey): string {
  * (measured: 95 grams a subscriber of the benchmark cost about 19 µs as strings).
  */
 export function addGrams(into: Map<GramKey, number[]>, text: string, offset: number): void {
-  const add = (key: GramKey) => {
-    const offsets = into.get(key);
-    if (!offsets) into.set(key, [offset]);
-    else if (offsets[offsets.length - 1] !== offset) offsets.push(offset);
-  };
   const chars = isLatin1(text) ? null : [...text];
   if (chars) {
     // Grams of Latin-1 characters take the same key as in a Latin-1 text.
     for (let i = 0; i < chars.length; i++)
       for (let size = 1; size <= 3 && i + size <= chars.length; size++) {
         const gram = chars.slice(i, i + size);
-        add(
+        addGram(
+          into,
           gram.every((c) => c.length === 1 && c.charCodeAt(0) <= 0xff)
             ? gramNumber(
                 size,
                 gram.reduce((codes, c) => (codes << 8) | c.charCodeAt(0), 0),
               )
             : gram.join(''),
+          offset,
         );
       }
     return;
@@ -93,12 +97,18 @@ export function addGrams(into: Map<GramKey, number[]>, text: string, offset: num
   let three = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    add(gramNumber(1, code));
-    if (i >= 1) add(gramNumber(2, ((two & 0xff) << 8) | code));
-    if (i >= 2) add(gramNumber(3, ((three & 0xffff) << 8) | code));
+    addGram(into, gramNumber(1, code), offset);
+    if (i >= 1) addGram(into, gramNumber(2, ((two & 0xff) << 8) | code), offset);
+    if (i >= 2) addGram(into, gramNumber(3, ((three & 0xffff) << 8) | code), offset);
     two = code;
     three = ((three & 0xff) << 8) | code;
   }
+}
+
+function addGram(into: Map<GramKey, number[]>, key: GramKey, offset: number) {
+  const offsets = into.get(key);
+  if (!offsets) into.set(key, [offset]);
+  else if (offsets[offsets.length - 1] !== offset) offsets.push(offset);
 }
 
 /** Trigrams looked up for one term, at most this many (candidates are confirmed, so fewer only widen). */
@@ -125,30 +135,52 @@ export function termGrams(scope: Scope, term: string): string[] {
  * A chunk of 1000 consecutive new subscribers spans about 125 bytes of its block.
  */
 export function encodeOffsets(offsets: number[]): Buffer {
-  const first = offsets[0] >> 3;
-  const bytes = (offsets[offsets.length - 1] >> 3) - first + 1;
-  if (offsets.length * 2 <= 6 + bytes) {
-    const out = Buffer.allocUnsafe(offsets.length * 2);
-    offsets.forEach((o, i) => out.writeUInt16LE(o, i * 2));
-    return out;
-  }
-  const out = Buffer.alloc(6 + bytes);
-  out.writeUInt16LE(BITMAP_MARK, 0);
-  out.writeUInt16LE(first, 2);
-  out.writeUInt16LE(bytes, 4);
-  for (const o of offsets) out[6 + (o >> 3) - first] |= 1 << (o & 7);
+  const out = Buffer.allocUnsafe(offsetsSize(offsets));
+  writeOffsets(out, 0, offsets);
   return out;
 }
 
+const spannedBytes = (offsets: number[]) => (offsets[offsets.length - 1] >> 3) - (offsets[0] >> 3) + 1;
+
+function offsetsSize(offsets: number[]): number {
+  return Math.min(offsets.length * 2, 6 + spannedBytes(offsets));
+}
+
+/** Writes encodeOffsets' bytes at `at`; returns where they end. */
+function writeOffsets(out: Buffer, at: number, offsets: number[]): number {
+  const bytes = spannedBytes(offsets);
+  if (offsets.length * 2 <= 6 + bytes) {
+    for (const o of offsets) at = out.writeUInt16LE(o, at);
+    return at;
+  }
+  const first = offsets[0] >> 3;
+  out.writeUInt16LE(BITMAP_MARK, at);
+  out.writeUInt16LE(first, at + 2);
+  out.writeUInt16LE(bytes, at + 4);
+  const start = at + 6 - first;
+  out.fill(0, at + 6, at + 6 + bytes);
+  for (const o of offsets) out[start + (o >> 3)] |= 1 << (o & 7);
+  return at + 6 + bytes;
+}
+
 /** One gram's set in a row: the gram's UTF-8 length (1 byte), the gram, the set's length (2 bytes), the set. */
+export const entrySize = (gram: string, offsets: number[]): number =>
+  3 + Buffer.byteLength(gram, 'utf8') + offsetsSize(offsets);
+
+/** Writes an entry (as entrySize counts it) at `at`; returns where it ends. */
+export function writeEntry(out: Buffer, at: number, gram: string, offsets: number[]): number {
+  const nameEnd = at + 1 + out.write(gram, at + 1, 'utf8');
+  out[at] = nameEnd - at - 1;
+  const setStart = nameEnd + 2;
+  const end = writeOffsets(out, setStart, offsets);
+  out.writeUInt16LE(end - setStart, nameEnd);
+  return end;
+}
+
 export function encodeEntry(gram: string, offsets: number[]): Buffer {
-  const name = Buffer.from(gram, 'utf8');
-  const set = encodeOffsets(offsets);
-  const head = Buffer.allocUnsafe(3 + name.length);
-  head[0] = name.length;
-  name.copy(head, 1);
-  head.writeUInt16LE(set.length, 1 + name.length);
-  return Buffer.concat([head, set]);
+  const out = Buffer.allocUnsafe(entrySize(gram, offsets));
+  writeEntry(out, 0, gram, offsets);
+  return out;
 }
 
 /**
