@@ -1,5 +1,5 @@
-/** ASCII text folds by lower-casing alone (no marks, no special casing): the import's common case. */
-const ASCII = /^[\x00-\x7f]*$/;
+/** Printable ASCII folds by lower-casing alone (no marks, no special casing): the import's common case. */
+const ASCII = /^[\x20-\x7e]*$/;
 
 /**
  * Search text as it is compared: accents dropped (NFKD, then no combining marks) and case folded fully
