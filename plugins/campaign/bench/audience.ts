@@ -24,7 +24,7 @@ const ADVERSARIAL: Record<string, string> = {
 const SUBSTRINGS: Record<string, string> = {
   'substring: rare name piece': 'nptq',
   'substring: common name piece': 'name:ada',
-  'substring: email local part': 'r12345',
+  'substring: email local part': 'r1234',
   'substring: name: + list:': 'name:ken list:list-3',
   'substring: name: + status:': 'name:ovel status:active',
   'substring (1-2 chars): two characters': 'ov',

@@ -1,12 +1,11 @@
 import type { Knex } from 'knex';
 import { insertValues, parseJson, RowValues } from '@switchboard/core';
-import { subscriberSearchWords } from './words';
 import { appendGramRows, gramsChanged } from './gram-rows';
 import type { MetaData } from '../subscribers/schemas';
 
 /**
- * A subscriber's search rows (the words of its name and email in subscriber_tokens, one row per meta
- * value in subscriber_meta) are derived from its subscribers row alone. They are found again by
+ * A subscriber's search rows (one row per meta value in subscriber_meta; the substring index of its
+ * name and email, search/gram-rows.ts) are derived from its subscribers row alone. They are found again by
  * primary key, computed from that row: the tables need no index on subscriber_id and no foreign key,
  * which spares an index tree and a foreign-key check for every row an import writes.
  */
@@ -38,7 +37,6 @@ interface SearchTable {
 }
 
 const TABLES: SearchTable[] = [
-  { name: 'subscriber_tokens', columns: ['kind', 'token'], pairs: subscriberSearchWords },
   {
     name: 'subscriber_meta',
     columns: ['meta_key', 'meta_value'],
@@ -200,7 +198,7 @@ async function deleteRows(
 }
 
 /**
- * The search-word and meta rows of subscribers per table, as plain objects in primary-key order (an
+ * The meta rows of subscribers per table, as plain objects in primary-key order (an
  * import also writes the substring index, search/gram-rows.ts), for code that writes them another way
  * (the audience benchmark's plain-knex baseline).
  */

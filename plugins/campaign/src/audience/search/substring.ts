@@ -8,10 +8,37 @@ import { GRAM_TABLE, MEMBERSHIP_STATUS, membershipGram } from './gram-rows';
 export interface SubstringTerm {
   text: string;
   scope: 'name' | 'any';
+  /** A `word*` prefix: the text must start a word (docs/decisions.md, Search). */
+  wordStart: boolean;
 }
 
-export const termHolds = (term: SubstringTerm, texts: SearchTexts) =>
-  texts.name.includes(term.text) || (term.scope === 'any' && texts.email.includes(term.text));
+const ENDS_IN_WORD = /[\p{L}\p{N}]$/u;
+
+/** Whether a word starts at `i`: nothing of a word (letter or digit) just before it. */
+const wordStartsAt = (text: string, i: number) => i === 0 || !ENDS_IN_WORD.test(text.slice(Math.max(0, i - 2), i));
+
+/**
+ * Whether `term` starts a word of an email: its local part, a piece of the local part (ada.lovelace:
+ * ada, lovelace) or its domain.
+ */
+const emailWordStartsAt = (email: string, i: number) => {
+  const at = email.lastIndexOf('@');
+  return i === at + 1 || (i < at && wordStartsAt(email, i));
+};
+
+function occursWhere(text: string, term: string, holds: (text: string, i: number) => boolean): boolean {
+  for (let i = text.indexOf(term); i >= 0; i = text.indexOf(term, i + 1)) if (holds(text, i)) return true;
+  return false;
+}
+
+export function termHolds(term: SubstringTerm, texts: SearchTexts): boolean {
+  if (!term.wordStart)
+    return texts.name.includes(term.text) || (term.scope === 'any' && texts.email.includes(term.text));
+  return (
+    occursWhere(texts.name, term.text, wordStartsAt) ||
+    (term.scope === 'any' && occursWhere(texts.email, term.text, emailWordStartsAt))
+  );
+}
 
 /** A filter on ids that can be read as an id range or checked for given ids. */
 export interface IdFilter {
@@ -50,7 +77,7 @@ export interface SubstringScan {
    * removed memberships; `confirm` checks them.
    */
   listIds: number[];
-  /** The other filters (a meta value's subscribers, a prefix's). */
+  /** The other filters (a meta value's subscribers). */
   idFilters: IdFilter[];
   /** The candidates (ascending) that really match, read from their rows. */
   confirm(ids: number[]): Promise<number[]>;

@@ -1,39 +1,35 @@
 import { fold } from './folding';
-import { plainMatch, prefixMatch, WordMatch } from './words';
 import type { SubstringTerm } from './substring';
 import type { SubscriberSearch } from './syntax';
 
-/** A `word*` prefix: some word of the name (kinds n) or of the name or email (n and e) starts with it. */
-export interface WordFilter {
-  kinds: string[];
-  m: WordMatch;
-}
+const WORD = /[\p{L}\p{N}]+/gu;
 
 /**
- * The text filters of a search. `name:ada` and a plain `ada` are substrings (of the name; of the name
- * or the email); a part ending in `*` is a word prefix. `name:"ada lov"` is one substring, spaces
- * included; `name:"ada lov*"` is the substring "ada" and the prefix "lov".
+ * The text filters of a search, each a substring term of the index. `name:ada` and a plain `ada` are
+ * substrings (of the name; of the name or the email); a part ending in `*` is a word prefix, a
+ * substring that must start a word. `name:"ada lov"` is one substring, spaces included;
+ * `name:"ada lov*"` is the substring "ada" and the prefix "lov"; `name:o'br*` the prefixes o and br.
+ * Repeated terms count once.
  */
-export function searchTerms(search: SubscriberSearch): { prefixes: WordFilter[]; substrings: SubstringTerm[] } {
-  const prefixes: WordFilter[] = [];
-  const substrings: SubstringTerm[] = [];
-  const addSubstring = (text: string, scope: SubstringTerm['scope']) => {
+export function searchTerms(search: SubscriberSearch): SubstringTerm[] {
+  const terms: SubstringTerm[] = [];
+  const add = (text: string, scope: SubstringTerm['scope'], wordStart: boolean) => {
     const folded = fold(text);
-    if (folded && !substrings.some((t) => t.text === folded && t.scope === scope))
-      substrings.push({ text: folded, scope });
+    if (folded && !terms.some((t) => t.text === folded && t.scope === scope && t.wordStart === wordStart))
+      terms.push({ text: folded, scope, wordStart });
   };
   if (search.name !== undefined) {
     const parts = search.name.trim().split(/\s+/);
-    if (!parts.some((p) => p.endsWith('*'))) addSubstring(parts.join(' '), 'name');
+    if (!parts.some((p) => p.endsWith('*'))) add(parts.join(' '), 'name', false);
     else
       for (const part of parts) {
-        if (part.endsWith('*')) prefixes.push(...prefixMatch(part).map((m) => ({ kinds: ['n'], m })));
-        else addSubstring(part, 'name');
+        if (!part.endsWith('*')) add(part, 'name', false);
+        else for (const word of fold(part).match(WORD) ?? []) add(word, 'name', true);
       }
   }
   for (const word of search.words) {
-    if (word.endsWith('*')) prefixes.push({ kinds: ['n', 'e'], m: plainMatch(word) });
-    else addSubstring(word, 'any');
+    if (word.endsWith('*')) add(word.slice(0, -1), 'any', true);
+    else add(word, 'any', false);
   }
-  return { prefixes, substrings };
+  return terms;
 }

@@ -4,8 +4,7 @@ import { dialectOfKnex, notFound, toInt, toText, SERVICES, validationError } fro
 import { statusCount } from './status-counts';
 import { parseSearch, SubscriberSearch } from '../search/syntax';
 import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './rows';
-import type { WordMatch } from '../search/words';
-import { searchTerms, WordFilter } from '../search/terms';
+import { searchTerms } from '../search/terms';
 import { IdFilter, scanSubstrings, SubstringTerm, termHolds } from '../search/substring';
 import { searchTexts } from '../search/folding';
 import type { SubscriberListQuery } from './schemas';
@@ -19,24 +18,8 @@ export const SEARCH_COUNT_CAP = 10_000;
 export const SUBSTRING_COUNT_CAP = 1_000;
 
 /**
- * The search words a search's `word*` prefixes may stand for, all prefixes together. A prefix filter is a
- * set built from every word it matches, so its cost grows with the audience; past this, the search is
- * refused with a 422 asking for more letters.
- */
-export const PREFIX_MATCH_CAP = 20_000;
-
-const prefix = (s: string) => `${s.replace(/[!%_]/g, (c) => `!${c}`)}%`;
-
-/** The first text after every text starting with `s`: its last character, one code point up. */
-const followingPrefix = (s: string) => {
-  const chars = [...s];
-  const last = chars.pop()!.codePointAt(0)!;
-  return chars.join('') + String.fromCodePoint(Math.min(last + 1, 0x10ffff));
-};
-
-/**
  * Listing and search, built to cost the same at ten thousand and at a million subscribers: every
- * filter is an index range (search word, meta and membership tables), a page is chosen on ids alone and
+ * filter is an index range (substring index, meta and membership tables), a page is chosen on ids alone and
  * only its rows are read, and totals come from maintained counters or a capped count.
  */
 @injectable()
@@ -49,10 +32,9 @@ export class SubscriberQuery {
     const listIds = await this.listFilter(orgId, q.list_id, search.listCode);
     if (listIds === null) return { items: [], total: 0, capped: false };
 
-    const { prefixes, substrings } = searchTerms(search);
-    await this.checkPrefixes(orgId, status, prefixes);
-    if (substrings.length) return this.bySubstrings(orgId, status, listIds, search, prefixes, substrings, q);
-    const { query, idColumn } = this.filter(orgId, status, listIds, search, prefixes);
+    const terms = searchTerms(search);
+    if (terms.length) return this.bySubstrings(orgId, status, listIds, search, terms, q);
+    const { query, idColumn } = this.filter(orgId, status, listIds, search);
     const ids: number[] = (
       await query
         .clone()
@@ -63,7 +45,7 @@ export class SubscriberQuery {
     ).map((r: Record<string, unknown>) => toInt(r.id));
     const [items, counted] = await Promise.all([
       this.items(ids),
-      this.total(orgId, status, listIds, search, prefixes, query, idColumn),
+      this.total(orgId, status, listIds, search, query, idColumn),
     ]);
     return { items, ...counted };
   }
@@ -78,7 +60,6 @@ export class SubscriberQuery {
     status: string,
     listIds: number[] | undefined,
     search: SubscriberSearch,
-    prefixes: WordFilter[],
     terms: SubstringTerm[],
     q: SubscriberListQuery,
   ) {
@@ -94,19 +75,16 @@ export class SubscriberQuery {
         ids(base().andWhere('subscriber_id', '>=', from).andWhere('subscriber_id', '<', to).orderBy('subscriber_id')),
       among: (candidates) => ids(base().whereIn('subscriber_id', candidates)),
     });
-    const idFilters = [
-      ...search.meta.map(({ key, value }) =>
-        filter(() =>
-          this.knex('subscriber_meta').where({
-            organization_id: orgId,
-            meta_key: key,
-            meta_value: value,
-            subscriber_status: status,
-          }),
-        ),
+    const idFilters = search.meta.map(({ key, value }) =>
+      filter(() =>
+        this.knex('subscriber_meta').where({
+          organization_id: orgId,
+          meta_key: key,
+          meta_value: value,
+          subscriber_status: status,
+        }),
       ),
-      ...prefixes.map(({ kinds, m }) => filter(() => this.subscribersWithWord(orgId, kinds, m, status).distinct())),
-    ];
+    );
     const confirm = async (candidates: number[]) => {
       const query = this.knex('subscribers')
         .whereIn('id', candidates)
@@ -204,13 +182,7 @@ export class SubscriberQuery {
    * subscriber), else (organization, status, id). The other filters check each candidate through their
    * own index.
    */
-  private filter(
-    orgId: number,
-    status: string,
-    listIds: number[] | undefined,
-    search: SubscriberSearch,
-    prefixes: WordFilter[],
-  ) {
+  private filter(orgId: number, status: string, listIds: number[] | undefined, search: SubscriberSearch) {
     const meta = [...search.meta];
     let query: Knex.QueryBuilder;
     let idColumn: string;
@@ -250,54 +222,18 @@ export class SubscriberQuery {
           .where({ organization_id: orgId, meta_key: key, meta_value: value, subscriber_status: status }),
       );
     }
-    for (const { kinds, m } of prefixes)
-      this.whereAmong(query, idColumn, this.subscribersWithWord(orgId, kinds, m, status));
     return { query, idColumn };
   }
 
   /**
    * The id column as the other filters see it. SQLite would otherwise drive the query from the values of
-   * an `IN (subquery)` filter (every subscriber with a word starting with x, say) and match them against
-   * the next filter's values one by one: two such prefixes took a minute at 30,000 subscribers. Its
+   * an `IN (subquery)` filter (every subscriber of a common meta value, say) and match them against
+   * the next filter's values one by one: two such filters took a minute at 30,000 subscribers. Its
    * unary `+` keeps the lead index driving, in id order, and checks each candidate against the filters'
    * materialized sets; a page then stops after its rows. MySQL plans these as semi-joins already.
    */
   private whereAmong(query: Knex.QueryBuilder, idColumn: string, ids: Knex.QueryBuilder): void {
     query.whereRaw(`${dialectOfKnex(this.knex) === 'sqlite' ? '+' : ''}?? in ?`, [idColumn, ids]);
-  }
-
-  /** Refuses a search whose prefixes stand for more than PREFIX_MATCH_CAP words (a bounded count each). */
-  private async checkPrefixes(orgId: number, status: string, prefixes: WordFilter[]): Promise<void> {
-    let matched = 0;
-    for (const { kinds, m } of prefixes) {
-      const within = this.subscribersWithWord(orgId, kinds, m, status).limit(PREFIX_MATCH_CAP - matched + 1);
-      const [{ n }] = await this.knex.from(within.as('w')).count({ n: '*' });
-      matched += Number(n);
-      if (matched > PREFIX_MATCH_CAP) {
-        throw validationError(
-          'search',
-          'too_common',
-          `${m.word}* starts more than ${PREFIX_MATCH_CAP} words of this audience; type more of the word`,
-        );
-      }
-    }
-  }
-
-  private subscribersWithWord(orgId: number, kinds: string[], m: WordMatch, status: string): Knex.QueryBuilder {
-    const query = this.knex('subscriber_tokens')
-      .select('subscriber_id')
-      .where('organization_id', orgId)
-      .whereIn('kind', kinds);
-    if (m.prefix && m.word && dialectOfKnex(this.knex) === 'sqlite') {
-      // The range lets SQLite read only the index entries of the prefix (it cannot for a LIKE with ESCAPE).
-      // Only there: its text compares by code point, while a MySQL collation sorts é with e (MySQL reads
-      // the LIKE as an index range itself).
-      query.andWhere('token', '>=', m.word).andWhere('token', '<', followingPrefix(m.word));
-    }
-    const matching = m.prefix
-      ? query.andWhereRaw("token like ? escape '!'", [prefix(m.word)])
-      : query.andWhere('token', m.word);
-    return matching.andWhere('subscriber_status', status);
   }
 
   /**
@@ -309,11 +245,10 @@ export class SubscriberQuery {
     status: string,
     listIds: number[] | undefined,
     search: SubscriberSearch,
-    prefixes: WordFilter[],
     filtered: Knex.QueryBuilder,
     idColumn: string,
   ) {
-    const plain = !search.emails.length && !search.createdAfter && !search.meta.length && !prefixes.length;
+    const plain = !search.emails.length && !search.createdAfter && !search.meta.length;
     if (plain && !listIds) return { total: await statusCount(this.knex, orgId, status), capped: false };
     if (plain && listIds?.length === 1) {
       if (status === 'active') {
