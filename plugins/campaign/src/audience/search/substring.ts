@@ -98,7 +98,8 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
   );
   const grams = new Set(alternatives.flat(2));
   // The longest term is likely the rarest; its first gram in each scope says which blocks to read at all.
-  const lead = alternatives[terms.indexOf([...terms].sort((x, y) => y.text.length - x.text.length)[0])];
+  const leadTerm = terms.indexOf([...terms].sort((x, y) => y.text.length - x.text.length)[0]);
+  const lead = alternatives[leadTerm];
   const leadGrams = [...new Set(lead.map((alt) => alt[0]))];
   // Every subscriber of the status is in the blocks of the lowest to the highest id it has now (the index
   // may hold others, whose entries no longer hold).
@@ -109,12 +110,14 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
   let from = Math.floor(toInt(span.low) / BLOCK_SIZE);
   const to = Math.floor(toInt(span.high) / BLOCK_SIZE) + 1;
   const listGrams = scan.listIds.map(membershipGram);
-  const index = {
+  const index: GramIndex = {
     grams: new Set([...grams, ...listGrams]),
+    leadTerm,
     lead,
     leadGrams,
     otherGrams: [...grams].filter((g) => !leadGrams.includes(g)),
     listGrams,
+    density: new Map(),
   };
   const ids: number[] = [];
   let confirmed = 0;
@@ -140,11 +143,38 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
 interface GramIndex {
   /** Every gram key the scan reads, membership keys included. */
   grams: Set<string>;
+  leadTerm: number;
   /** The leading term's grams in each of its scopes, its lead gram first. */
   lead: string[][];
   leadGrams: string[];
   otherGrams: string[];
   listGrams: string[];
+  /** Per gram, the bytes of its sets and the blocks read so far: how common it is in this audience. */
+  density: Map<string, { bytes: number; blocks: number }>;
+}
+
+/**
+ * The term other than the leading one whose grams the windows read so far found least of (a term of
+ * several scopes adds them up, one of several grams counts its rarest); undefined before any was read.
+ */
+function rarestTerm(alternatives: string[][][], index: GramIndex): number | undefined {
+  const rate = (gram: string) => {
+    const seen = index.density.get(gram);
+    return seen?.blocks ? seen.bytes / seen.blocks : undefined;
+  };
+  let rarest: number | undefined;
+  let lowest = Infinity;
+  alternatives.forEach((alts, term) => {
+    if (term === index.leadTerm) return;
+    let estimate = 0;
+    for (const alt of alts) {
+      const rates = alt.map(rate);
+      if (rates.some((r) => r === undefined)) return;
+      estimate += Math.min(...(rates as number[]));
+    }
+    if (estimate < lowest) [rarest, lowest] = [term, estimate];
+  });
+  return rarest;
 }
 
 /** Rows that may hold one of the grams: their bucket, and every bit of a gram's Bloom filter set. */
@@ -165,8 +195,10 @@ function mayHold(query: Knex.QueryBuilder, grams: string[]): Knex.QueryBuilder {
 
 /**
  * The ids of blocks [from, to) that every term's grams and every other filter allow, ascending. The
- * lead grams' rows are read first, then the other filters narrow their ids, and the other grams' rows
- * are read only for the blocks still holding candidates.
+ * lead grams' rows are read first, then the other filters narrow their ids, then the rarest other term's
+ * rows (by what earlier windows read), and the other grams' rows are read only for the blocks still
+ * holding candidates: one term that matches nobody (`y*` among 16 common one-letter prefixes) ends the
+ * window after two reads instead of reading every term's rows.
  */
 async function windowCandidates(
   scan: SubstringScan,
@@ -176,7 +208,12 @@ async function windowCandidates(
   to: number,
 ): Promise<number[]> {
   const sets = new Map<string, Map<number, Uint32Array>>();
-  const read = async (status: string, grams: string[], blocks: (q: Knex.QueryBuilder) => Knex.QueryBuilder) => {
+  const read = async (
+    status: string,
+    grams: string[],
+    blockCount: number,
+    blocks: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
+  ) => {
     const rows = await blocks(
       mayHold(
         scan
@@ -186,16 +223,28 @@ async function windowCandidates(
         grams,
       ),
     ).select('block', 'grams');
+    const asked = new Set(grams);
     for (const r of rows as Array<Record<string, unknown>>) {
       const block = toInt(r.block);
       readEntries(r.grams as Uint8Array, index.grams, (gram, set) => {
         const blocks = sets.get(gram) ?? sets.set(gram, new Map()).get(gram)!;
         decodeInto(blocks.get(block) ?? blocks.set(block, emptyBlock()).get(block)!, set);
+        if (asked.has(gram)) densityOf(gram).bytes += set.length;
       });
     }
+    for (const gram of grams) densityOf(gram).blocks += blockCount;
+  };
+  const densityOf = (gram: string) =>
+    index.density.get(gram) ?? index.density.set(gram, { bytes: 0, blocks: 0 }).get(gram)!;
+  const bitSet = (gram: string, id: number) => {
+    const bits = sets.get(gram)?.get(Math.floor(id / BLOCK_SIZE));
+    const offset = id & (BLOCK_SIZE - 1);
+    return bits !== undefined && (bits[offset >> 5] & (1 << (offset & 31))) !== 0;
   };
   const blocksOf = (ids: number[]) => [...new Set(ids.map((id) => Math.floor(id / BLOCK_SIZE)))];
-  await read(scan.status, index.leadGrams, (q) => q.andWhere('block', '>=', from).andWhere('block', '<', to));
+  await read(scan.status, index.leadGrams, to - from, (q) =>
+    q.andWhere('block', '>=', from).andWhere('block', '<', to),
+  );
   const leading: number[] = [];
   const leadBlocks = new Set<number>();
   for (const gram of index.leadGrams) for (const block of sets.get(gram)?.keys() ?? []) leadBlocks.add(block);
@@ -211,14 +260,9 @@ async function windowCandidates(
   // rules a block out spares reading that block's rows of every other gram.
   let candidates = leading;
   if (index.listGrams.length && candidates.length) {
-    await read(MEMBERSHIP_STATUS, index.listGrams, (q) => q.whereIn('block', blocksOf(candidates)));
-    candidates = candidates.filter((id) =>
-      index.listGrams.every((gram) => {
-        const bits = sets.get(gram)?.get(Math.floor(id / BLOCK_SIZE));
-        const offset = id & (BLOCK_SIZE - 1);
-        return bits !== undefined && (bits[offset >> 5] & (1 << (offset & 31))) !== 0;
-      }),
-    );
+    const blocks = blocksOf(candidates);
+    await read(MEMBERSHIP_STATUS, index.listGrams, blocks.length, (q) => q.whereIn('block', blocks));
+    candidates = candidates.filter((id) => index.listGrams.every((gram) => bitSet(gram, id)));
   }
   for (const filter of scan.idFilters) {
     if (!candidates.length) break;
@@ -233,6 +277,15 @@ async function windowCandidates(
     candidates = candidates.filter((id) => allowed.has(id));
   }
   if (!candidates.length || !index.otherGrams.length) return candidates;
+  const readFirst = new Set<string>();
+  const rarest = rarestTerm(alternatives, index);
+  if (rarest !== undefined) {
+    for (const gram of alternatives[rarest].flat()) if (!index.leadGrams.includes(gram)) readFirst.add(gram);
+    const blocks = blocksOf(candidates);
+    await read(scan.status, [...readFirst], blocks.length, (q) => q.whereIn('block', blocks));
+    candidates = candidates.filter((id) => alternatives[rarest].some((alt) => alt.every((gram) => bitSet(gram, id))));
+    if (!candidates.length) return candidates;
+  }
   const active = blocksOf(candidates);
   // The leading term's other grams in a scope matter only in the blocks where that scope's lead gram holds
   // a candidate (a plain word of digits has none in names); the other terms' grams in every such block.
@@ -250,13 +303,15 @@ async function windowCandidates(
   // One read per set of blocks: usually one, or one per scope of a plain word.
   const reads = new Map<string, { blocks: number[]; grams: string[] }>();
   for (const [gram, blocks] of wanted) {
-    if (!blocks.size) continue;
+    if (!blocks.size || readFirst.has(gram)) continue;
     const list = [...blocks].sort((x, y) => x - y);
     const key = list.join(',');
     (reads.get(key) ?? reads.set(key, { blocks: list, grams: [] }).get(key)!).grams.push(gram);
   }
   await Promise.all(
-    [...reads.values()].map(({ blocks, grams }) => read(scan.status, grams, (q) => q.whereIn('block', blocks))),
+    [...reads.values()].map(({ blocks, grams }) =>
+      read(scan.status, grams, blocks.length, (q) => q.whereIn('block', blocks)),
+    ),
   );
   const out: number[] = [];
   for (const block of active) {
