@@ -96,11 +96,8 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
   const alternatives = terms.map((t) =>
     (t.scope === 'any' ? (['n', 'e'] as Scope[]) : (['n'] as Scope[])).map((scope) => termGrams(scope, t.text)),
   );
-  const grams = new Set(alternatives.flat(2));
-  // The longest term is likely the rarest; its first gram in each scope says which blocks to read at all.
-  const leadTerm = terms.indexOf([...terms].sort((x, y) => y.text.length - x.text.length)[0]);
-  const lead = alternatives[leadTerm];
-  const leadGrams = [...new Set(lead.map((alt) => alt[0]))];
+  // Before anything is read the longest term is likely the rarest.
+  const longest = terms.indexOf([...terms].sort((x, y) => y.text.length - x.text.length)[0]);
   // Every subscriber of the status is in the blocks of the lowest to the highest id it has now (the index
   // may hold others, whose entries no longer hold).
   const [span] = await knex('subscribers')
@@ -110,20 +107,13 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
   let from = Math.floor(toInt(span.low) / BLOCK_SIZE);
   const to = Math.floor(toInt(span.high) / BLOCK_SIZE) + 1;
   const listGrams = scan.listIds.map(membershipGram);
-  const index: GramIndex = {
-    grams: new Set([...grams, ...listGrams]),
-    leadTerm,
-    lead,
-    leadGrams,
-    otherGrams: [...grams].filter((g) => !leadGrams.includes(g)),
-    listGrams,
-    density: new Map(),
-  };
+  const density: GramDensity = new Map();
   const ids: number[] = [];
   let confirmed = 0;
   const start = from;
   for (let size = FIRST_WINDOW_BLOCKS; from < to; size = nextWindow(ids.length, from - start, scan.enough)) {
     const end = Math.min(from + size, to);
+    const index = gramIndex(alternatives, rarestTerm(alternatives, density) ?? longest, listGrams, density);
     const candidates = await windowCandidates(scan, alternatives, index, from, end);
     from = end;
     for (let i = 0; i < candidates.length;) {
@@ -140,6 +130,9 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
   return { ids, complete: true };
 }
 
+/** Per gram, the bytes of its sets and the blocks read so far: how common it is in this audience. */
+type GramDensity = Map<string, { bytes: number; blocks: number }>;
+
 interface GramIndex {
   /** Every gram key the scan reads, membership keys included. */
   grams: Set<string>;
@@ -149,32 +142,52 @@ interface GramIndex {
   leadGrams: string[];
   otherGrams: string[];
   listGrams: string[];
-  /** Per gram, the bytes of its sets and the blocks read so far: how common it is in this audience. */
-  density: Map<string, { bytes: number; blocks: number }>;
+  density: GramDensity;
 }
 
+const rateOf = (density: GramDensity, gram: string) => {
+  const seen = density.get(gram);
+  return seen?.blocks ? seen.bytes / seen.blocks : undefined;
+};
+
 /**
- * The term other than the leading one whose grams the windows read so far found least of (a term of
- * several scopes adds them up, one of several grams counts its rarest); undefined before any was read.
+ * The term (other than `except`) whose grams the windows read so far found least of: a term of several
+ * scopes adds them up, one of several grams counts its rarest. Undefined while a term is unread.
  */
-function rarestTerm(alternatives: string[][][], index: GramIndex): number | undefined {
-  const rate = (gram: string) => {
-    const seen = index.density.get(gram);
-    return seen?.blocks ? seen.bytes / seen.blocks : undefined;
-  };
+function rarestTerm(alternatives: string[][][], density: GramDensity, except?: number): number | undefined {
   let rarest: number | undefined;
   let lowest = Infinity;
   alternatives.forEach((alts, term) => {
-    if (term === index.leadTerm) return;
+    if (term === except) return;
     let estimate = 0;
     for (const alt of alts) {
-      const rates = alt.map(rate);
+      const rates = alt.map((gram) => rateOf(density, gram));
       if (rates.some((r) => r === undefined)) return;
       estimate += Math.min(...(rates as number[]));
     }
     if (estimate < lowest) [rarest, lowest] = [term, estimate];
   });
   return rarest;
+}
+
+/**
+ * The grams of a window with `leadTerm` leading: its rarest gram so far in each scope says which blocks
+ * to read at all (one term of 16 that matches nobody then ends the scan after one read).
+ */
+function gramIndex(alternatives: string[][][], leadTerm: number, listGrams: string[], density: GramDensity): GramIndex {
+  const rate = (gram: string) => rateOf(density, gram) ?? Infinity;
+  const lead = alternatives[leadTerm].map((alt) => [...alt].sort((x, y) => rate(x) - rate(y)));
+  const leadGrams = [...new Set(lead.map((alt) => alt[0]))];
+  const grams = new Set(alternatives.flat(2));
+  return {
+    grams: new Set([...grams, ...listGrams]),
+    leadTerm,
+    lead,
+    leadGrams,
+    otherGrams: [...grams].filter((g) => !leadGrams.includes(g)),
+    listGrams,
+    density,
+  };
 }
 
 /** Rows that may hold one of the grams: their bucket, and every bit of a gram's Bloom filter set. */
@@ -278,7 +291,7 @@ async function windowCandidates(
   }
   if (!candidates.length || !index.otherGrams.length) return candidates;
   const readFirst = new Set<string>();
-  const rarest = rarestTerm(alternatives, index);
+  const rarest = rarestTerm(alternatives, index.density, index.leadTerm);
   if (rarest !== undefined) {
     for (const gram of alternatives[rarest].flat()) if (!index.leadGrams.includes(gram)) readFirst.add(gram);
     const blocks = blocksOf(candidates);
