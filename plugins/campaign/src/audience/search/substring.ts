@@ -171,12 +171,13 @@ function rarestTerm(alternatives: string[][][], density: GramDensity, except?: n
 }
 
 /**
- * The grams of a window with `leadTerm` leading: its rarest gram so far in each scope says which blocks
- * to read at all (one term of 16 that matches nobody then ends the scan after one read).
+ * The grams of a window with `leadTerm` leading: its first gram in each scope says which blocks to read
+ * at all (one term of 16 that matches nobody then ends the scan after one read). Within a term the order
+ * stays: the first window's blocks are too few to tell which of a term's grams is rarer in the audience
+ * (the first 16,384 ids hold "r12" of user12345 more often than "234", which is in every block).
  */
 function gramIndex(alternatives: string[][][], leadTerm: number, listGrams: string[], density: GramDensity): GramIndex {
-  const rate = (gram: string) => rateOf(density, gram) ?? Infinity;
-  const lead = alternatives[leadTerm].map((alt) => [...alt].sort((x, y) => rate(x) - rate(y)));
+  const lead = alternatives[leadTerm];
   const leadGrams = [...new Set(lead.map((alt) => alt[0]))];
   const grams = new Set(alternatives.flat(2));
   return {
