@@ -45,6 +45,7 @@ describeEachBackend('campaign: word* prefixes ending in any character', (backend
     // Inside a word is a substring, not a prefix.
     expect(await firstNames('name:ller*')).to.deep.equal([]);
     expect(await firstNames('9x*')).to.deep.equal([]);
+    expect(await firstNames('com*'), 'the domain is one word').to.deep.equal([]);
     expect(await firstNames('ller')).to.deep.equal(['Jürgen']);
   });
 });
