@@ -17,7 +17,7 @@ export async function rawSendRate(
   mail: MailMessage,
   count: number,
   connections: number,
-): Promise<{ per_second: number; elapsed_s: number }> {
+): Promise<{ per_second: number; elapsed_s: number; cpu_ms_per_mail: number }> {
   const file = path.join(os.tmpdir(), `switchboard-raw-send-${process.pid}.json`);
   fs.writeFileSync(file, JSON.stringify(mail));
   try {
@@ -33,8 +33,12 @@ export async function rawSendRate(
       child.stdout!.on('data', (c) => (text += c));
       child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`raw send exited ${code}`))));
     });
-    const elapsedMs = Number(JSON.parse(out.trim()).elapsed_ms);
-    return { per_second: Math.round(count / (elapsedMs / 1000)), elapsed_s: Number((elapsedMs / 1000).toFixed(1)) };
+    const { elapsed_ms: elapsedMs, cpu_ms: cpuMs } = JSON.parse(out.trim()) as { elapsed_ms: number; cpu_ms: number };
+    return {
+      per_second: Math.round(count / (elapsedMs / 1000)),
+      elapsed_s: Number((elapsedMs / 1000).toFixed(1)),
+      cpu_ms_per_mail: Number((cpuMs / count).toFixed(2)),
+    };
   } finally {
     fs.rmSync(file, { force: true });
   }
@@ -49,6 +53,7 @@ async function child([url, count, connections, file]: string[]): Promise<void> {
     maxMessages: Infinity,
   } as never);
   const started = performance.now();
+  const cpu = process.cpuUsage();
   let next = 0;
   const sender = async () => {
     while (next < Number(count)) {
@@ -57,7 +62,9 @@ async function child([url, count, connections, file]: string[]): Promise<void> {
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, sender));
-  process.stdout.write(`${JSON.stringify({ elapsed_ms: performance.now() - started })}\n`);
+  const used = process.cpuUsage(cpu);
+  const cpuMs = (used.user + used.system) / 1000;
+  process.stdout.write(`${JSON.stringify({ elapsed_ms: performance.now() - started, cpu_ms: cpuMs })}\n`);
   transport.close();
 }
 

@@ -4,6 +4,7 @@ import campaign from '../src';
 import { Composer } from '../src/sending/composer';
 import { api, seed } from './client';
 import { rawSendRate } from './raw-send';
+import { machineCpuSeconds, msPer, processCpuSeconds } from './cpu-time';
 
 const TARGETS = { messages_per_second: 1000, ratio_to_raw_nodemailer: 0.7, worker_peak_rss_mb: 200, rss_growth: 0.2 };
 /** The core mailer's pool: the baseline uses as many connections. */
@@ -81,6 +82,9 @@ export async function sendBenchmark({
         try {
           log(`sending to ${size} recipients`);
           const before = sink.accepted;
+          const workerCpu = processCpuSeconds(sender.pid);
+          const sinkCpu = process.cpuUsage();
+          const machine = machineCpuSeconds();
           const started = performance.now();
           await client.post(`/messages/${message}/send`, { list_ids: [list] });
           while (sink.accepted - before < size) {
@@ -88,6 +92,9 @@ export async function sendBenchmark({
             await new Promise((resolve) => setTimeout(resolve, 20));
           }
           const seconds = (performance.now() - started) / 1000;
+          const workerCpuSeconds = processCpuSeconds(sender.pid) - workerCpu;
+          const sinkCpuUsed = process.cpuUsage(sinkCpu);
+          const machineNow = machineCpuSeconds();
           const rss = peakRssMb(sender.pid);
           let stats = (await client.get(`/messages/${message}`)).data;
           for (let i = 0; stats.status !== 'sent' && i < 100; i++) {
@@ -102,6 +109,15 @@ export async function sendBenchmark({
             elapsed_s: Number(seconds.toFixed(1)),
             worker_peak_rss_mb: rss,
             mail_bytes: html.length,
+            // Where the CPU went: the worker, the sink (this process: also its polling), the whole machine.
+            cpu_ms_per_mail: {
+              worker: msPer(workerCpuSeconds, size),
+              sink: msPer((sinkCpuUsed.user + sinkCpuUsed.system) / 1e6, size),
+              machine: msPer(machineNow.busy - machine.busy, size),
+            },
+            machine_busy_share: Number(
+              ((machineNow.busy - machine.busy) / (machineNow.total - machine.total)).toFixed(2),
+            ),
           });
         } finally {
           await sender.stop();
@@ -136,7 +152,10 @@ export async function sendBenchmark({
         { unsubscribe: `${server.url}/api/campaign/unsubscribe?token=1.1.1.x` },
         '1.1.1@bench.example',
       );
+      const sinkBefore = process.cpuUsage();
       const raw = await rawSendRate(sink.url, mail, baselineMails, CONNECTIONS);
+      const sinkUsed = process.cpuUsage(sinkBefore);
+      const baseline = { ...raw, sink_cpu_ms_per_mail: msPer((sinkUsed.user + sinkUsed.system) / 1e6, baselineMails) };
       const first = runs[0];
       const ratio = Number((first.messages_per_second / raw.per_second).toFixed(2));
       const growth =
@@ -148,7 +167,7 @@ export async function sendBenchmark({
         database: 'mariadb',
         connections: CONNECTIONS,
         runs,
-        baseline: { raw_nodemailer: raw },
+        baseline: { raw_nodemailer: baseline },
         ratio_to_raw_nodemailer: ratio,
         worker_rss_growth: growth,
         targets: TARGETS,
