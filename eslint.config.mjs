@@ -19,7 +19,7 @@ export default tseslint.config(
   },
   {
     // chai's property assertions (`.to.be.true`, `.and.not.empty`) are expressions by design.
-    files: ['**/test/**/*.ts'],
+    files: ['**/test/**/*.ts', 'providers/kit/src/contract.ts'],
     rules: { '@typescript-eslint/no-unused-expressions': 'off' },
   },
 );

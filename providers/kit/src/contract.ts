@@ -1,0 +1,146 @@
+import { expect } from 'chai';
+import { ProviderError } from './errors';
+import { memoryReplayGuard } from './replay';
+import type { InboundEndpoint, InboundRequest, NormalizedEvent, ProviderAdapter, VerifyContext } from './types';
+
+/** A fixture request and the events it must normalize to (the fields given are compared). */
+export interface ContractFixture {
+  name: string;
+  request: InboundRequest;
+  events: Array<Partial<Omit<NormalizedEvent, 'occurredAt' | 'raw'>> & { occurredAt?: string }>;
+}
+
+export interface AdapterContract {
+  adapter: ProviderAdapter;
+  endpoint: InboundEndpoint;
+  /** The request the provider sends for `body`, signed with the endpoint's secret at `at`. */
+  sign(body: Buffer, endpoint: InboundEndpoint, at: Date): InboundRequest;
+  /** A body of the provider's shape holding at least one event. */
+  body: Buffer;
+  /** The headers (or query fields) the scheme needs: without any one of them, nothing verifies. */
+  removeEach: Array<(request: InboundRequest) => InboundRequest>;
+  /** False for schemes that authenticate the sender only (HTTP Basic): a changed body still verifies. */
+  signsBody: boolean;
+  /** Seconds after which a signed request is stale, for schemes with a signed timestamp. */
+  maxAgeSeconds?: number;
+  /** True for schemes with a one-time token: the same request twice is refused the second time. */
+  refusesReplay: boolean;
+  fixtures: ContractFixture[];
+  /** An event as the provider sends it back for mail that carried `headers` (normalized, not verified). */
+  echo(headers: Record<string, string>): InboundRequest;
+  /** What verification may need besides a clock and a replay guard (a certificate source). */
+  context?: Partial<VerifyContext>;
+}
+
+const NOW = new Date('2026-03-01T12:00:00Z');
+
+/** Bodies no provider sends: each must give a ProviderError, or no event, never another exception. */
+const GARBAGE = ['', 'not json', '{"unterminated": ', 'null', '42', '[1, 2]', '{}', '[{}]', '\u0000\u00ff\u00fe'];
+
+/**
+ * The suite every adapter's own test file runs with its fixtures (as Auth.js runs its providers through
+ * one set of basic tests): signatures, staleness, replay, every fixture's events, garbage, and our ids
+ * coming back through the adapter's outgoing headers.
+ */
+export function runAdapterContract(contract: AdapterContract): void {
+  const { adapter, endpoint } = contract;
+  const context = (): VerifyContext => ({ now: () => NOW, replay: memoryReplayGuard(), ...contract.context });
+  const refused = async (request: InboundRequest, kinds: string[], ctx = context(), on = endpoint) => {
+    const error = await adapter.verify(request, on, ctx).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(error, 'verify must refuse').to.be.instanceOf(ProviderError);
+    expect(kinds).to.include((error as ProviderError).kind);
+  };
+
+  describe(`provider adapter contract: ${adapter.key}`, () => {
+    it('verifies a correctly signed request', async () => {
+      await adapter.verify(contract.sign(contract.body, endpoint, NOW), endpoint, context());
+    });
+
+    it('refuses a request signed with another secret', async () => {
+      const other = { ...endpoint, secret: `${endpoint.secret}-other` };
+      await refused(contract.sign(contract.body, other, NOW), ['signature', 'forbidden']);
+    });
+
+    if (contract.signsBody)
+      it('refuses a tampered body', async () => {
+        const request = contract.sign(contract.body, endpoint, NOW);
+        const tampered = Buffer.from(request.rawBody);
+        tampered[Math.floor(tampered.length / 2)] ^= 1;
+        await refused({ ...request, rawBody: tampered }, ['signature', 'malformed']);
+      });
+
+    it('refuses a request missing any part of its signature', async () => {
+      for (const remove of contract.removeEach)
+        await refused(remove(contract.sign(contract.body, endpoint, NOW)), ['signature', 'forbidden', 'malformed']);
+    });
+
+    if (contract.maxAgeSeconds !== undefined) {
+      const maxAge = contract.maxAgeSeconds;
+      it(`refuses a timestamp older than ${maxAge} s, accepts one just inside`, async () => {
+        const at = (seconds: number) => new Date(NOW.getTime() - seconds * 1000);
+        await refused(contract.sign(contract.body, endpoint, at(maxAge + 1)), ['stale']);
+        await refused(contract.sign(contract.body, endpoint, new Date(NOW.getTime() + (maxAge + 1) * 1000)), ['stale']);
+        await adapter.verify(contract.sign(contract.body, endpoint, at(maxAge - 1)), endpoint, context());
+      });
+    }
+
+    if (contract.refusesReplay)
+      it('refuses the same token a second time', async () => {
+        const ctx = context();
+        const request = contract.sign(contract.body, endpoint, NOW);
+        await adapter.verify(request, endpoint, ctx);
+        await refused(request, ['replayed'], ctx);
+      });
+
+    for (const fixture of contract.fixtures)
+      it(`normalizes ${fixture.name}`, () => {
+        const events = adapter.normalize(fixture.request);
+        expect(events).to.have.length(fixture.events.length);
+        events.forEach((event, i) => {
+          const { occurredAt, ...fields } = fixture.events[i];
+          expect(event, `event ${i}`).to.deep.include(fields);
+          if (occurredAt) expect(event.occurredAt.toISOString(), `event ${i} time`).to.equal(occurredAt);
+          expect(event.providerEventId, `event ${i} id`).to.be.a('string').and.not.empty;
+          expect(event.raw, `event ${i} raw`).to.not.equal(undefined);
+        });
+      });
+
+    it('gives every event of a request its own provider event id', () => {
+      for (const fixture of contract.fixtures) {
+        const ids = adapter.normalize(fixture.request).map((e) => e.providerEventId);
+        expect(new Set(ids).size, fixture.name).to.equal(ids.length);
+      }
+    });
+
+    it('answers garbage with a ProviderError or no event, never another exception', async () => {
+      for (const text of GARBAGE) {
+        const request = contract.sign(Buffer.from(text, 'latin1'), endpoint, NOW);
+        const steps: Array<() => unknown> = [
+          () => adapter.verify(request, endpoint, context()),
+          () => adapter.normalize(request),
+        ];
+        for (const step of steps) {
+          const error = await Promise.resolve()
+            .then(step)
+            .then(
+              (events) =>
+                Array.isArray(events) && events.length ? new Error(`events from ${JSON.stringify(text)}`) : null,
+              (err: unknown) => err,
+            );
+          if (error !== null) expect(error, JSON.stringify(text)).to.be.instanceOf(ProviderError);
+        }
+      }
+    });
+
+    it('hands our ids back through its outgoing headers', () => {
+      const headers = adapter.outgoingHeaders({ messageId: 4711, subscriberId: 815 });
+      expect(Object.keys(headers)).to.not.be.empty;
+      const events = adapter.normalize(contract.echo(headers));
+      expect(events).to.not.be.empty;
+      for (const event of events) expect(event).to.include({ messageId: 4711, subscriberId: 815 });
+    });
+  });
+}

@@ -1,0 +1,5 @@
+export * from './types';
+export * from './errors';
+export * from './crypto';
+export * from './request';
+export * from './replay';

@@ -1,0 +1,78 @@
+/** What an adapter is given of an inbound webhook request: the raw bytes, as the provider signed them. */
+export interface InboundRequest {
+  rawBody: Buffer;
+  /** Header names in lower case (as Node gives them). */
+  headers: Record<string, string | string[] | undefined>;
+  query: Record<string, string | undefined>;
+}
+
+/** The endpoint a request was sent to: its secret, and options some providers need (an allow-list). */
+export interface InboundEndpoint {
+  secret: string;
+  options?: Record<string, unknown>;
+}
+
+/** Remembers one-time tokens: `seen` answers whether the key was seen before, and records it. */
+export interface ReplayGuard {
+  seen(key: string, ttlSeconds: number): Promise<boolean>;
+}
+
+/** What verification may need besides the request. */
+export interface VerifyContext {
+  now(): Date;
+  replay: ReplayGuard;
+  /** The text of a URL (a signing certificate); adapters that fetch validate the URL first. */
+  fetchText?(url: string): Promise<string>;
+}
+
+export const EVENT_TYPES = [
+  'sent',
+  'delivered',
+  'opened',
+  'clicked',
+  'bounced',
+  'complained',
+  'unsubscribed',
+  'dropped',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** One provider event in our terms. */
+export interface NormalizedEvent {
+  type: EventType;
+  /** For bounced: hard (permanent) or soft (temporary, blocked). */
+  bounce?: 'hard' | 'soft';
+  recipient: string | null;
+  /** Our ids, when the mail carried them back (outgoingHeaders). */
+  messageId: number | null;
+  subscriberId: number | null;
+  /** The provider's id of the mail, to match against the one stored at send time. */
+  providerMessageId: string | null;
+  /** The provider's id of this event, or a hash of its content: retries of one event share it. */
+  providerEventId: string;
+  occurredAt: Date;
+  /** For clicked: the link. */
+  url?: string;
+  /** The provider's own event, as it came. */
+  raw: unknown;
+}
+
+/** Our ids as outgoing mail carries them. */
+export interface OutgoingIds {
+  messageId: number;
+  subscriberId: number;
+}
+
+/**
+ * An email provider's inbound webhooks, in three functions. `verify` throws a ProviderError when the
+ * request is not the provider's; `normalize` turns a verified request into events (none for a
+ * notification that carries no event) and throws a ProviderError('malformed') for a body it cannot read;
+ * `outgoingHeaders` are the headers that make the provider hand our ids back with each event.
+ */
+export interface ProviderAdapter {
+  /** The key in webhook URLs: provider_a ... */
+  key: string;
+  verify(request: InboundRequest, endpoint: InboundEndpoint, context: VerifyContext): Promise<void>;
+  normalize(request: InboundRequest): NormalizedEvent[];
+  outgoingHeaders(ids: OutgoingIds): Record<string, string>;
+}

@@ -1,0 +1,85 @@
+import {
+  badSignature,
+  constantTimeEqual,
+  contentHash,
+  header,
+  isObject,
+  jsonBody,
+  malformed,
+  NormalizedEvent,
+  ourId,
+  ProviderAdapter,
+  text,
+  timeOf,
+} from '@switchboard/provider-kit';
+
+const METADATA_HEADER = 'X-PM-Metadata-';
+const HARD = new Set(['HardBounce', 'BadEmailAddress', 'ManuallyDeactivated', 'Blocked', 'DMARCPolicy']);
+const SOFT = new Set(['SoftBounce', 'Transient', 'DnsError', 'SpamNotification', 'VirusNotification']);
+
+/** A record's event in our terms, or null for records that are none (an auto-reply, a resubscribe). */
+function typeOf(record: Record<string, unknown>): Pick<NormalizedEvent, 'type' | 'bounce'> | null {
+  const kind = record.RecordType;
+  if (kind === 'Delivery') return { type: 'delivered' };
+  if (kind === 'Open') return { type: 'opened' };
+  if (kind === 'Click') return { type: 'clicked' };
+  if (kind === 'SpamComplaint') return { type: 'complained' };
+  if (kind === 'Bounce') {
+    if (record.Type === 'Unsubscribe') return { type: 'unsubscribed' };
+    if (record.Type === 'SpamComplaint') return { type: 'complained' };
+    if (HARD.has(String(record.Type))) return { type: 'bounced', bounce: 'hard' };
+    if (SOFT.has(String(record.Type))) return { type: 'bounced', bounce: record.Inactive === true ? 'hard' : 'soft' };
+    return null;
+  }
+  if (kind === 'SubscriptionChange' && record.SuppressSending === true) {
+    const reasons: Record<string, Pick<NormalizedEvent, 'type' | 'bounce'>> = {
+      ManualSuppression: { type: 'unsubscribed' },
+      HardBounce: { type: 'bounced', bounce: 'hard' },
+      SpamComplaint: { type: 'complained' },
+    };
+    return reasons[String(record.SuppressionReason)] ?? null;
+  }
+  return null;
+}
+
+/** provider_c: Postmark's webhooks, one JSON record a request, sent with HTTP Basic credentials. */
+const providerC: ProviderAdapter = {
+  key: 'provider_c',
+
+  async verify(request, endpoint) {
+    const authorization = header(request, 'authorization') ?? '';
+    const match = /^Basic\s+(\S+)$/i.exec(authorization);
+    if (!match) throw badSignature('HTTP Basic credentials are missing');
+    if (!constantTimeEqual(Buffer.from(match[1], 'base64').toString('utf8'), endpoint.secret))
+      throw badSignature('The credentials do not match');
+  },
+
+  normalize(request) {
+    const record = jsonBody(request);
+    if (!isObject(record) || typeof record.RecordType !== 'string') throw malformed('Expected one record');
+    const type = typeOf(record);
+    if (!type) return [];
+    const metadata = isObject(record.Metadata) ? record.Metadata : {};
+    const at = record.DeliveredAt ?? record.BouncedAt ?? record.ReceivedAt ?? record.ChangedAt;
+    const event: NormalizedEvent = {
+      ...type,
+      recipient: text(record.Email) ?? text(record.Recipient),
+      messageId: ourId(metadata.campaign_message_id),
+      subscriberId: ourId(metadata.campaign_subscriber_id),
+      providerMessageId: text(record.MessageID),
+      // Bounces and complaints have an id; other records are told apart by their content.
+      providerEventId: record.ID !== undefined ? `${record.RecordType}:${String(record.ID)}` : contentHash(record),
+      occurredAt: timeOf(at, new Date()),
+      raw: record,
+    };
+    const url = text(record.OriginalLink);
+    return [url ? { ...event, url } : event];
+  },
+
+  outgoingHeaders: ({ messageId, subscriberId }) => ({
+    [`${METADATA_HEADER}campaign_message_id`]: String(messageId),
+    [`${METADATA_HEADER}campaign_subscriber_id`]: String(subscriberId),
+  }),
+};
+
+export default providerC;

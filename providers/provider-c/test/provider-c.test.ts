@@ -1,0 +1,104 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { InboundRequest } from '@switchboard/provider-kit';
+import { runAdapterContract } from '@switchboard/provider-kit/contract';
+import providerC from '../src';
+
+const fixture = (name: string) => fs.readFileSync(path.join(__dirname, '../../test/fixtures', name));
+const json = (body: Buffer | string, headers: Record<string, string> = {}): InboundRequest => ({
+  rawBody: Buffer.from(body),
+  headers: { 'content-type': 'application/json', ...headers },
+  query: {},
+});
+const basic = (secret: string) => `Basic ${Buffer.from(secret).toString('base64')}`;
+
+runAdapterContract({
+  adapter: providerC,
+  endpoint: { secret: 'hooks:s3cret-pass' },
+  sign: (body, endpoint) => json(body, { authorization: basic(endpoint.secret) }),
+  body: fixture('provider_c_sample1.json'),
+  removeEach: [({ headers: { authorization: _, ...headers }, ...rest }) => ({ ...rest, headers })],
+  signsBody: false,
+  refusesReplay: false,
+  fixtures: [
+    {
+      name: 'a delivery (sample 1)',
+      request: json(fixture('provider_c_sample1.json')),
+      events: [
+        {
+          type: 'delivered',
+          recipient: 'recipient@example.com',
+          providerMessageId: '883953f4-6105-42a2-a16a-77a8eac79483',
+          messageId: null,
+          subscriberId: null,
+          occurredAt: '2014-08-01T17:28:10.273Z',
+        },
+      ],
+    },
+    {
+      name: 'a hard bounce (sample 2)',
+      request: json(fixture('provider_c_sample2.json')),
+      events: [
+        {
+          type: 'bounced',
+          bounce: 'hard',
+          recipient: 'john@example.com',
+          providerEventId: 'Bounce:42',
+          occurredAt: '2019-11-05T16:33:54.907Z',
+        },
+      ],
+    },
+    {
+      name: 'a soft bounce (sample 3)',
+      request: json(fixture('provider_c_sample3.json')),
+      events: [{ type: 'bounced', bounce: 'soft', providerMessageId: '00000000-1111-2222-3333-444444444444' }],
+    },
+    {
+      name: 'an unsubscribe (SubscriptionChange, manual suppression) with our ids',
+      request: json(
+        JSON.stringify({
+          RecordType: 'SubscriptionChange',
+          MessageID: 'm-1',
+          Recipient: 'ada@example.com',
+          ChangedAt: '2026-02-01T10:00:00Z',
+          SuppressSending: true,
+          SuppressionReason: 'ManualSuppression',
+          Metadata: { campaign_message_id: '12', campaign_subscriber_id: '34' },
+        }),
+      ),
+      events: [{ type: 'unsubscribed', recipient: 'ada@example.com', messageId: 12, subscriberId: 34 }],
+    },
+    {
+      name: 'a click with its link',
+      request: json(
+        JSON.stringify({
+          RecordType: 'Click',
+          MessageID: 'm-2',
+          Recipient: 'ada@example.com',
+          ReceivedAt: '2026-02-01T10:00:00Z',
+          OriginalLink: 'https://acme.example/a',
+        }),
+      ),
+      events: [{ type: 'clicked', url: 'https://acme.example/a', occurredAt: '2026-02-01T10:00:00.000Z' }],
+    },
+    {
+      name: 'a resubscribe and an auto-reply: no event',
+      request: json(JSON.stringify({ RecordType: 'SubscriptionChange', SuppressSending: false, Recipient: 'a@b.c' })),
+      events: [],
+    },
+  ],
+  echo: (headers) => {
+    const metadata = Object.fromEntries(
+      Object.entries(headers).map(([name, value]) => [name.replace(/^X-PM-Metadata-/i, ''), value]),
+    );
+    return json(
+      JSON.stringify({
+        RecordType: 'Open',
+        MessageID: 'm-3',
+        Recipient: 'ada@example.com',
+        ReceivedAt: '2026-02-01T10:00:00Z',
+        Metadata: metadata,
+      }),
+    );
+  },
+});
