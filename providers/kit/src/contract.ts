@@ -8,6 +8,8 @@ export interface ContractFixture {
   name: string;
   request: InboundRequest;
   events: Array<Partial<Omit<NormalizedEvent, 'occurredAt' | 'raw'>> & { occurredAt?: string }>;
+  /** The sample gives different events one id (documentation samples with a placeholder id do). */
+  idsRepeat?: boolean;
 }
 
 export interface AdapterContract {
@@ -109,7 +111,7 @@ export function runAdapterContract(contract: AdapterContract): void {
       });
 
     it('gives every event of a request its own provider event id', () => {
-      for (const fixture of contract.fixtures) {
+      for (const fixture of contract.fixtures.filter((f) => !f.idsRepeat)) {
         const ids = adapter.normalize(fixture.request).map((e) => e.providerEventId);
         expect(new Set(ids).size, fixture.name).to.equal(ids.length);
       }

@@ -1,0 +1,54 @@
+import crypto from 'node:crypto';
+import {
+  badSignature,
+  constantTimeEqual,
+  header,
+  hmacSha256,
+  InboundRequest,
+  ProviderError,
+} from '@switchboard/provider-kit';
+
+export const SIGNATURE_HEADER = 'x-twilio-email-event-webhook-signature';
+export const TIMESTAMP_HEADER = 'x-twilio-email-event-webhook-timestamp';
+/** SendGrid states no window; ours: five minutes either way (its retries are new requests, newly signed). */
+export const MAX_AGE_SECONDS = 300;
+
+const publicKeys = new Map<string, crypto.KeyObject | null>();
+
+/** The endpoint secret as an ECDSA P-256 public key (SendGrid's base64 DER verification key), else null. */
+function verificationKey(secret: string): crypto.KeyObject | null {
+  if (!publicKeys.has(secret)) {
+    let key: crypto.KeyObject | null = null;
+    try {
+      const parsed = crypto.createPublicKey({ key: Buffer.from(secret, 'base64'), format: 'der', type: 'spki' });
+      if (parsed.asymmetricKeyType === 'ec') key = parsed;
+    } catch {
+      key = null;
+    }
+    if (publicKeys.size > 1000) publicKeys.clear();
+    publicKeys.set(secret, key);
+  }
+  return publicKeys.get(secret)!;
+}
+
+/**
+ * The signature covers the timestamp header's text followed by the raw body: base64 HMAC-SHA-256 keyed
+ * with the secret (our contract), or ECDSA with SHA-256 when the secret is SendGrid's public key.
+ */
+export function verifySignature(request: InboundRequest, secret: string, now: Date): void {
+  const signature = header(request, SIGNATURE_HEADER);
+  const timestamp = header(request, TIMESTAMP_HEADER);
+  if (!signature || !timestamp) throw badSignature('The signature or its timestamp header is missing');
+  if (!/^\d{1,12}$/.test(timestamp) || Math.abs(now.getTime() / 1000 - Number(timestamp)) > MAX_AGE_SECONDS)
+    throw new ProviderError('stale', `The timestamp is more than ${MAX_AGE_SECONDS} s from now`);
+  const key = verificationKey(secret);
+  const valid = key
+    ? crypto.verify(
+        'sha256',
+        Buffer.concat([Buffer.from(timestamp), request.rawBody]),
+        key,
+        Buffer.from(signature, 'base64'),
+      )
+    : constantTimeEqual(hmacSha256(secret, timestamp, request.rawBody).toString('base64'), signature);
+  if (!valid) throw badSignature();
+}

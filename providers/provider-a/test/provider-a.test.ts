@@ -1,0 +1,114 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { hmacSha256, InboundRequest, memoryReplayGuard, ProviderError } from '@switchboard/provider-kit';
+import { runAdapterContract } from '@switchboard/provider-kit/contract';
+import providerA from '../src';
+
+const fixture = (name: string) => fs.readFileSync(path.join(__dirname, '../../test/fixtures', name));
+const request = (body: Buffer, headers: Record<string, string> = {}): InboundRequest => ({
+  rawBody: body,
+  headers: { 'content-type': 'application/json', ...headers },
+  query: {},
+});
+const signed = (body: Buffer, secret: string, at: Date) => {
+  const timestamp = String(Math.floor(at.getTime() / 1000));
+  return request(body, {
+    'x-twilio-email-event-webhook-timestamp': timestamp,
+    'x-twilio-email-event-webhook-signature': hmacSha256(secret, timestamp, body).toString('base64'),
+  });
+};
+const without =
+  (name: string) =>
+  ({ headers, ...rest }: InboundRequest): InboundRequest => ({
+    ...rest,
+    headers: Object.fromEntries(Object.entries(headers).filter(([key]) => key !== name)),
+  });
+const at = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+runAdapterContract({
+  adapter: providerA,
+  endpoint: { secret: 'TEST_WEBHOOK_SIGNING_KEY' },
+  sign: (body, endpoint, at) => signed(body, endpoint.secret, at),
+  body: fixture('provider_a_sample2.json'),
+  removeEach: [without('x-twilio-email-event-webhook-signature'), without('x-twilio-email-event-webhook-timestamp')],
+  signsBody: true,
+  maxAgeSeconds: 300,
+  refusesReplay: false,
+  fixtures: [
+    {
+      name: 'one event of each kind (sample 1): deferred and group_resubscribe count nothing',
+      request: request(fixture('provider_a_sample1.json')),
+      events: [
+        { type: 'sent', recipient: 'example@test.com', providerMessageId: 'sg_message_id', occurredAt: at(1513299569) },
+        { type: 'delivered' },
+        { type: 'opened' },
+        { type: 'clicked', url: 'http://www.sendgrid.com/' },
+        { type: 'bounced', bounce: 'hard' },
+        { type: 'dropped' },
+        { type: 'complained' },
+        { type: 'unsubscribed' },
+        { type: 'unsubscribed', providerEventId: 'group_unsubscribe:sg_event_id' },
+      ],
+    },
+    {
+      name: 'a bounce and a block (sample 2)',
+      request: request(fixture('provider_a_sample2.json')),
+      // The docs' two examples share one sg_event_id.
+      idsRepeat: true,
+      events: [
+        {
+          type: 'bounced',
+          bounce: 'hard',
+          providerMessageId: '14c5d75ce93',
+          providerEventId: 'bounce:6g4ZI7SA-xmRDv57GoPIPw==',
+        },
+        { type: 'bounced', bounce: 'soft' },
+      ],
+    },
+    {
+      name: 'events with custom args and categories (sample 3)',
+      request: request(fixture('provider_a_sample3.json')),
+      events: [
+        { type: 'sent', providerMessageId: 'wrfRRvF7Q0GgwUo2CvDmEA', messageId: null, occurredAt: at(1461095246) },
+        { type: 'delivered', providerEventId: 'delivered:nOSv8m0eTQ-vxvwNwt3fZQ' },
+        { type: 'opened' },
+        { type: 'clicked', url: 'http://www.example.com', providerMessageId: '_fjPjuJfRW-IPs5SuvYotg' },
+      ],
+    },
+  ],
+  echo: (headers) => {
+    const { unique_args: args } = JSON.parse(headers['X-SMTPAPI']) as { unique_args: Record<string, string> };
+    const event = { email: 'ada@example.com', timestamp: 1767225600, event: 'open', sg_event_id: 'e1', ...args };
+    return request(Buffer.from(JSON.stringify([event])));
+  },
+});
+
+describe("provider_a: ECDSA when the secret is SendGrid's verification key", () => {
+  const vector = JSON.parse(fixture('provider_a_signature_testvector.json').toString()) as Record<string, string>;
+  const endpoint = { secret: vector.public_key_base64_der_spki };
+  const context = {
+    now: () => new Date(Number(vector['header_X-Twilio-Email-Event-Webhook-Timestamp']) * 1000),
+    replay: memoryReplayGuard(),
+  };
+  const vectorRequest = (body: string) =>
+    request(Buffer.from(body), {
+      'x-twilio-email-event-webhook-timestamp': vector['header_X-Twilio-Email-Event-Webhook-Timestamp'],
+      'x-twilio-email-event-webhook-signature': vector['header_X-Twilio-Email-Event-Webhook-Signature'],
+    });
+
+  it("verifies SendGrid's test vector", async () => {
+    await providerA.verify(vectorRequest(vector.raw_body), endpoint, context);
+  });
+
+  it('refuses the vector with a changed body, and an HMAC signature made with the key as a secret', async () => {
+    const changed = await providerA
+      .verify(vectorRequest(vector.raw_body.replace('test_event', 'test_evenT')), endpoint, context)
+      .catch((err: unknown) => err);
+    expect(changed).to.be.instanceOf(ProviderError).with.property('kind', 'signature');
+    const hmac = await providerA
+      .verify(signed(Buffer.from(vector.raw_body), endpoint.secret, context.now()), endpoint, context)
+      .catch((err: unknown) => err);
+    expect(hmac).to.be.instanceOf(ProviderError).with.property('kind', 'signature');
+  });
+});
