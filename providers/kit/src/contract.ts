@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ProviderError } from './errors';
+import { isProviderError, ProviderError } from './errors';
 import { memoryReplayGuard } from './replay';
 import type { InboundEndpoint, InboundRequest, NormalizedEvent, ProviderAdapter, VerifyContext } from './types';
 
@@ -52,7 +52,7 @@ export function runAdapterContract(contract: AdapterContract): void {
       () => null,
       (err: unknown) => err,
     );
-    expect(error, 'verify must refuse').to.be.instanceOf(ProviderError);
+    expect(isProviderError(error), `verify must refuse with a ProviderError, not ${String(error)}`).to.equal(true);
     expect(kinds).to.include((error as ProviderError).kind);
   };
 
@@ -132,7 +132,8 @@ export function runAdapterContract(contract: AdapterContract): void {
                 Array.isArray(events) && events.length ? new Error(`events from ${JSON.stringify(text)}`) : null,
               (err: unknown) => err,
             );
-          if (error !== null) expect(error, JSON.stringify(text)).to.be.instanceOf(ProviderError);
+          if (error !== null)
+            expect(isProviderError(error), `${JSON.stringify(text)}: ${String(error)}`).to.equal(true);
         }
       }
     });
