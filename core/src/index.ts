@@ -26,6 +26,8 @@ export * from './http/errors';
 export * from './http/envelope';
 export * from './http/api-registry';
 export { compileValidator } from './http/validation';
+export { readRawBody } from './http/raw-body';
+export { SecretBox } from './secrets/secret-box';
 export type { Mailer, MailMessage, MailerOptions } from './mail/mailer';
 export { isPermanentMailError } from './mail/mailer';
 export * from './plugin/types';

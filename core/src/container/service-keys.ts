@@ -9,6 +9,8 @@ export const SERVICES = {
   Clock: 'Clock',
   Mailer: 'Mailer',
   Metrics: 'Metrics',
+  /** Seals and opens secrets kept at rest with the application key (SecretBox). */
+  SecretBox: 'SecretBox',
   Scheduler: 'Scheduler',
   /** The resources the enabled plugins declare (string[]). */
   Resources: 'Resources',

@@ -12,6 +12,8 @@ import { createLocks } from '../locks';
 import { createMailer } from '../mail/mailer';
 import { Metrics } from '../http/metrics';
 import { ApiTokenService } from '../auth/api-tokens';
+import { SecretBox } from '../secrets/secret-box';
+import { loadAppKey } from '../secrets/app-key';
 import type { JobQueues } from '../queue/types';
 import type { Locks } from '../locks/types';
 
@@ -26,6 +28,8 @@ export async function createRootContainer(
   overrides: SharedServiceOverrides = {},
 ): Promise<DependencyContainer> {
   const root = globalContainer.createChildContainer();
+  // Before any connection: a deployment without its key stops here, with the message saying what to set.
+  const secretBox = new SecretBox(loadAppKey(config));
   const logger = overrides.logger ?? createLogger(config.logLevel);
   let redis: RedisClientType | null = null;
   if (config.redisUrl) {
@@ -54,6 +58,7 @@ export async function createRootContainer(
     }),
   });
   root.register(SERVICES.Metrics, { useValue: new Metrics(queues) });
+  root.register(SERVICES.SecretBox, { useValue: secretBox });
   // One per engine: the HTTP pipeline and the commands share its cache, so a revocation is seen at once.
   root.registerSingleton(ApiTokenService);
   return root;

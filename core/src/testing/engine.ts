@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { AppConfig } from '../config/types';
 import { loadConfig } from '../config/load-config';
 import { Engine } from '../engine/engine';
@@ -18,6 +19,8 @@ export interface TestEngineOptions {
   migrate?: boolean;
 }
 
+const TEST_APP_KEY = crypto.randomBytes(32).toString('base64');
+
 /** A migrated engine on the backend with the given plugin objects enabled (no npm resolution). */
 export async function createTestEngine(backend: TestBackend, options: TestEngineOptions = {}): Promise<Engine> {
   const plugins = options.plugins ?? [];
@@ -30,6 +33,8 @@ export async function createTestEngine(backend: TestBackend, options: TestEngine
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
       PLUGINS: plugins.map((p) => p.id).join(','),
       DATA_DIR: backend.dataDir,
+      // One key for every engine of the run: staging and production need one, and engines of one backend share secrets.
+      APP_KEY: TEST_APP_KEY,
       ...(options.env ?? {}),
     },
     overrides: options.overrides,
