@@ -20,6 +20,12 @@ describe('the shipped config/switchboard.json', () => {
     });
   });
 
+  it('enables the provider adapters built into the repository', () => {
+    expect(config.plugins[0].options).to.deep.equal({
+      providers: { provider_a: '@switchboard/provider-a', provider_c: '@switchboard/provider-c' },
+    });
+  });
+
   it("multiplies no limit by plan or token: the specs' numbers hold for every plan", () => {
     expect(config.planRateLimits).to.deep.equal({});
     expect(config.tokenRateLimits).to.deep.equal({});

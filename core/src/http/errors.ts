@@ -2,8 +2,12 @@
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
   AUTH_INVALID_TOKEN: 401,
+  /** A signed request (an inbound webhook) whose signature does not hold. */
+  SIGNATURE_INVALID: 401,
   AUTH_INSUFFICIENT_PERMISSIONS: 403,
   QUOTA_EXCEEDED: 403,
+  /** A request to something switched off (an inactive inbound webhook endpoint). */
+  INACTIVE: 403,
   RESOURCE_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   DUPLICATE_ENTRY: 409,

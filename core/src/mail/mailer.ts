@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer, { Transporter } from 'nodemailer';
+import nodemailer, { SendMailOptions, Transporter } from 'nodemailer';
 import type { DkimKey } from '../config/types';
 
 export interface MailMessage {
@@ -31,8 +31,26 @@ export interface MailerOptions {
   dkim?: DkimKey[];
 }
 
-/** The DKIM signature of a mail from a domain that has a key (nodemailer signs it). */
-function withDkim(message: MailMessage, keys: DkimKey[]): MailMessage & { dkim?: object } {
+const PRINTABLE_LINE = /^[\x20-\x7e]{0,900}$/;
+
+/**
+ * Headers as written: nodemailer would MIME-encode a value with quotes or braces (a provider's JSON
+ * header such as X-SMTPAPI), which the provider then cannot read. Printable ASCII of one line goes as
+ * it is; anything else is left to nodemailer's encoding.
+ */
+function preparedHeaders(headers: Record<string, string> | undefined) {
+  if (!headers) return undefined;
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      PRINTABLE_LINE.test(value) ? { prepared: true, value } : value,
+    ]),
+  );
+}
+
+/** The DKIM signature of a mail from a domain that has a key (nodemailer signs it), headers as written. */
+function withDkim(original: MailMessage, keys: DkimKey[]): SendMailOptions {
+  const message: SendMailOptions & MailMessage = { ...original, headers: preparedHeaders(original.headers) as never };
   if (!keys.length) return message;
   const from = typeof message.from === 'string' ? message.from : message.from.address;
   const domain = from

@@ -17,6 +17,14 @@ import { processSendRanges, sendWatchdogTask } from './sending/jobs';
 import { searchCompactionCommands, searchCompactionTask } from './audience/search/compaction-commands';
 import { CAMPAIGN_API_PREFIX } from './shared/paths';
 import { SENDING_OPTIONS, SendingOptions, sendingOptionsSchema } from './sending/options';
+import { inboundWebhookRoutes } from './events/inbound-webhooks/routes';
+import { receiveRoutes } from './events/receive-routes';
+import {
+  BUILT_IN_PROVIDERS,
+  loadProviderAdapters,
+  ProviderAdapters,
+  providersOptionsSchema,
+} from './events/provider-adapters';
 
 const pkg = require('../../package.json') as { version: string };
 
@@ -38,9 +46,11 @@ export default definePlugin({
   optionsSchema: {
     type: 'object',
     additionalProperties: false,
-    properties: { sending: sendingOptionsSchema },
+    properties: { sending: sendingOptionsSchema, providers: providersOptionsSchema },
   },
   register(ctx) {
+    const { providers } = ctx.options as { providers?: Record<string, string> };
+    ctx.container.register(ProviderAdapters, { useValue: loadProviderAdapters(providers ?? BUILT_IN_PROVIDERS) });
     ctx.container.register(SENDING_OPTIONS, {
       useValue: (ctx.options as { sending?: SendingOptions }).sending ?? {
         pauseFailureRate: 0.5,
@@ -61,9 +71,11 @@ export default definePlugin({
     sendingRoutes(group, ctx);
     scheduleRoutes(group, ctx);
     changelogRoutes(group, ctx);
+    inboundWebhookRoutes(group, ctx);
     confirmRoutes(api, ctx);
     unsubscribeRoutes(api, ctx);
     trackingRoutes(api, ctx);
+    receiveRoutes(api, ctx);
   },
   jobs(queues, ctx) {
     processConfirmationMails(queues, ctx);

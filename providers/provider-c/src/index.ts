@@ -59,7 +59,13 @@ const providerC: ProviderAdapter = {
     if (!isObject(record) || typeof record.RecordType !== 'string') throw malformed('Expected one record');
     const type = typeOf(record);
     if (!type) return [];
-    const metadata = isObject(record.Metadata) ? record.Metadata : {};
+    // Keys as Postmark hands them back; the header's name may have reached it capitalized.
+    const metadata = Object.fromEntries(
+      Object.entries(isObject(record.Metadata) ? record.Metadata : {}).map(([key, value]) => [
+        key.toLowerCase(),
+        value,
+      ]),
+    );
     const at = record.DeliveredAt ?? record.BouncedAt ?? record.ReceivedAt ?? record.ChangedAt;
     const event: NormalizedEvent = {
       ...type,

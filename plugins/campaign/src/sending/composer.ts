@@ -49,7 +49,11 @@ export class Composer {
   constructor(
     private readonly message: MessageContent,
     private readonly sender: SenderIdentity,
-    private readonly options: { subjectPrefix?: string } = {},
+    private readonly options: {
+      subjectPrefix?: string;
+      /** The enabled provider adapters' headers that bring our ids back with the provider's events. */
+      providerHeaders?: (ids: { messageId: number; subscriberId: number }) => Record<string, string>;
+    } = {},
   ) {
     this.subject = compileTemplate(message.subject);
     this.linksUnsubscribe = /\{\{\s*unsubscribe_url\b/.test(
@@ -99,6 +103,7 @@ export class Composer {
       text,
       messageId: `<${mailId}>`,
       headers: {
+        ...this.options.providerHeaders?.({ messageId: this.message.id, subscriberId: recipient.id }),
         'X-Campaign-Message-Id': String(this.message.id),
         'X-Campaign-Subscriber-Id': String(recipient.id),
         'List-Unsubscribe': `<${links.unsubscribe}>`,

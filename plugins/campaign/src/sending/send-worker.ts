@@ -1,6 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { AppConfig, isPermanentMailError, Mailer, parseJson, SERVICES, toInt } from '@switchboard/core';
+import type { OutgoingIds } from '@switchboard/provider-kit';
+import { ProviderAdapters } from '../events/provider-adapters';
 import { Composer, Recipient } from './composer';
 import { CONTENT_COLUMNS, contentOf, SendableMessage } from './message-content';
 import { TrackingLinks } from './tracking-links';
@@ -49,6 +51,7 @@ export class SendWorker {
     @inject(SenderIdentities) private readonly senders: SenderIdentities,
     @inject(UnsubscribeLinks) private readonly links: UnsubscribeLinks,
     @inject(TrackingLinks) private readonly tracking: TrackingLinks,
+    @inject(ProviderAdapters) private readonly providers: ProviderAdapters,
   ) {
     this.mailDomain = new URL(config.publicUrl).hostname;
   }
@@ -152,7 +155,9 @@ export class SendWorker {
 
   private async buildComposer(send: SendRow): Promise<{ composer: Composer; message: SendableMessage }> {
     const message = contentOf(await this.knex('messages').where({ id: send.message_id }).first(CONTENT_COLUMNS));
-    return { composer: new Composer(message, await this.senders.of(send.organization_id, message)), message };
+    const sender = await this.senders.of(send.organization_id, message);
+    const providerHeaders = (ids: OutgoingIds) => this.providers.outgoingHeaders(ids);
+    return { composer: new Composer(message, sender, { providerHeaders }), message };
   }
 }
 

@@ -1,0 +1,51 @@
+import type { Knex } from 'knex';
+
+/**
+ * Inbound provider webhooks: each organization's endpoints (provider, name, sealed secret) and the events
+ * received at them. An event is recorded once per (organization, provider, provider event id): a
+ * provider's retry of it finds its row and changes nothing. `receipt` names the request that wrote a row,
+ * so a request applies the effects of exactly the events it recorded.
+ */
+export async function up(knex: Knex): Promise<void> {
+  const mysql = knex.client.config.client === 'mysql2';
+  // MySQL does not roll DDL back: a run that stopped halfway left tables to make again.
+  await knex.schema.dropTableIfExists('inbound_events');
+  await knex.schema.dropTableIfExists('inbound_webhooks');
+  await knex.schema.createTable('inbound_webhooks', (t) => {
+    t.increments('id');
+    t.integer('organization_id').unsigned().notNullable().references('id').inTable('organizations').onDelete('CASCADE');
+    t.string('provider', 32).notNullable();
+    t.string('name', 191).notNullable();
+    // Sealed with the application key (core SecretBox); null: no secret.
+    t.text('secret').nullable();
+    t.boolean('is_active').notNullable().defaultTo(true);
+    t.datetime('created_at', { precision: 3 }).notNullable();
+    t.datetime('updated_at', { precision: 3 }).notNullable();
+    t.index(['organization_id', 'provider'], 'inbound_webhooks_org_provider_idx');
+  });
+  // No foreign keys: events arrive by thousands a second, and their rows outlive a deleted endpoint.
+  await knex.schema.createTable('inbound_events', (t) => {
+    t.bigIncrements('id');
+    t.integer('organization_id').unsigned().notNullable();
+    t.integer('webhook_endpoint_id').unsigned().nullable();
+    t.string('provider', 32).notNullable();
+    t.string('provider_event_id', 191).notNullable();
+    t.integer('message_id').unsigned().nullable();
+    t.integer('subscriber_id').unsigned().nullable();
+    t.string('recipient', 191).nullable();
+    t.string('event_type', 16).notNullable();
+    t.string('bounce', 4).nullable();
+    t.string('provider_message_id', 191).nullable();
+    t.specificType('payload', mysql ? 'mediumtext' : 'text').notNullable();
+    t.datetime('event_at', { precision: 3 }).notNullable();
+    t.datetime('received_at', { precision: 3 }).notNullable();
+    t.string('receipt', 32).notNullable();
+    t.unique(['organization_id', 'provider', 'provider_event_id'], { indexName: 'inbound_events_once' });
+    t.index(['message_id', 'event_type'], 'inbound_events_message_idx');
+  });
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTableIfExists('inbound_events');
+  await knex.schema.dropTableIfExists('inbound_webhooks');
+}

@@ -1,0 +1,49 @@
+import { Shape, timestamp, Validated } from '@switchboard/core';
+import { PROVIDER_KEYS } from '../provider-adapters';
+
+const secret = { type: 'string', minLength: 8, maxLength: 4096 } as const;
+const properties = {
+  name: { type: 'string', minLength: 1, maxLength: 191 },
+  secret,
+  is_active: { type: 'boolean' },
+} as const;
+
+export const createInboundWebhookBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['provider', 'name'],
+  properties: {
+    provider: { type: 'string', enum: [...PROVIDER_KEYS] },
+    ...properties,
+    is_active: { type: 'boolean', default: true },
+  },
+} as const;
+
+export const updateInboundWebhookBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties,
+} as const;
+
+/** An endpoint as responses show it: its secret only in the answer to its creation or a new secret. */
+export const inboundWebhookSchema = {
+  type: 'object',
+  required: ['id', 'organization_id', 'provider', 'name', 'url', 'has_secret', 'is_active', 'created_at', 'updated_at'],
+  properties: {
+    id: { type: 'integer' },
+    organization_id: { type: 'integer' },
+    provider: { type: 'string', enum: [...PROVIDER_KEYS] },
+    name: { type: 'string' },
+    url: { type: 'string', description: 'The address to configure at the provider' },
+    secret: { type: 'string', description: 'Only when created or given a new secret; stored sealed' },
+    has_secret: { type: 'boolean' },
+    is_active: { type: 'boolean' },
+    created_at: timestamp,
+    updated_at: timestamp,
+  },
+} as const;
+
+export type InboundWebhook = Shape<typeof inboundWebhookSchema>;
+export type NewInboundWebhook = Validated<typeof createInboundWebhookBody>;
+export type InboundWebhookChanges = Validated<typeof updateInboundWebhookBody>;

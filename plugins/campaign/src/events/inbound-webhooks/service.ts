@@ -1,0 +1,131 @@
+import crypto from 'node:crypto';
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import {
+  AppConfig,
+  Clock,
+  deleteOwnedRow,
+  insertedId,
+  notFound,
+  ownedRow,
+  SecretBox,
+  SERVICES,
+  toBool,
+  toInt,
+  toIsoRequired,
+  toText,
+} from '@switchboard/core';
+import { CAMPAIGN_API_PREFIX } from '../../shared/paths';
+import type { InboundWebhook, InboundWebhookChanges, NewInboundWebhook } from './schemas';
+
+const COLUMNS = ['id', 'organization_id', 'provider', 'name', 'secret', 'is_active', 'created_at', 'updated_at'];
+
+/** An endpoint as the receiving side needs it: its secret opened. */
+export interface ReceivingEndpoint {
+  id: number;
+  organizationId: number;
+  secret: string | null;
+  isActive: boolean;
+}
+
+/**
+ * Secrets a provider signs with: random, unless given. Postmark (provider_c) sends HTTP Basic
+ * credentials, so its generated secret is a user and a password.
+ */
+const generatedSecret = (provider: string) => {
+  const random = crypto.randomBytes(24).toString('base64url');
+  return provider === 'provider_c' ? `switchboard:${random}` : random;
+};
+
+/** Each organization's inbound webhook endpoints; their secrets are sealed at rest. */
+@injectable()
+export class InboundWebhooksService {
+  constructor(
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(SERVICES.SecretBox) private readonly secrets: SecretBox,
+    @inject(SERVICES.Config) private readonly config: AppConfig,
+  ) {}
+
+  private show(row: Record<string, unknown>, plainSecret?: string): InboundWebhook {
+    const id = toInt(row.id);
+    const provider = toText(row.provider);
+    return {
+      id,
+      organization_id: toInt(row.organization_id),
+      provider: provider as InboundWebhook['provider'],
+      name: toText(row.name),
+      url: `${this.config.publicUrl}${CAMPAIGN_API_PREFIX}/webhook/${provider}?endpoint=${id}`,
+      ...(plainSecret !== undefined ? { secret: plainSecret } : {}),
+      has_secret: row.secret !== null && row.secret !== undefined,
+      is_active: toBool(row.is_active),
+      created_at: toIsoRequired(row.created_at),
+      updated_at: toIsoRequired(row.updated_at),
+    };
+  }
+
+  async all(orgId: number) {
+    const rows = await this.knex('inbound_webhooks').where({ organization_id: orgId }).orderBy('id').select(COLUMNS);
+    return rows.map((r: Record<string, unknown>) => this.show(r));
+  }
+
+  async get(orgId: number, id: number) {
+    return this.show(await ownedRow(this.knex, 'inbound_webhooks', orgId, id, COLUMNS, 'Inbound webhook'));
+  }
+
+  async create(orgId: number, input: NewInboundWebhook) {
+    const now = this.clock.now();
+    const secret = input.secret ?? generatedSecret(input.provider);
+    const id = insertedId(
+      await this.knex('inbound_webhooks').insert({
+        organization_id: orgId,
+        provider: input.provider,
+        name: input.name,
+        secret: this.secrets.seal(secret),
+        is_active: input.is_active,
+        created_at: now,
+        updated_at: now,
+      }),
+    );
+    return this.show(await ownedRow(this.knex, 'inbound_webhooks', orgId, id, COLUMNS, 'Inbound webhook'), secret);
+  }
+
+  async update(orgId: number, id: number, input: InboundWebhookChanges) {
+    const { secret, ...fields } = input;
+    const changed = await this.knex('inbound_webhooks')
+      .where({ organization_id: orgId, id })
+      .update({
+        ...fields,
+        ...(secret !== undefined ? { secret: this.secrets.seal(secret) } : {}),
+        updated_at: this.clock.now(),
+      });
+    if (!changed) throw notFound('Inbound webhook', id);
+    return this.show(await ownedRow(this.knex, 'inbound_webhooks', orgId, id, COLUMNS, 'Inbound webhook'), secret);
+  }
+
+  async delete(orgId: number, id: number): Promise<void> {
+    await deleteOwnedRow(this.knex, 'inbound_webhooks', orgId, id, 'Inbound webhook');
+  }
+
+  /**
+   * The endpoint a request names (`?endpoint=`), or without one the provider's only active endpoint;
+   * null when there is none (or several to choose from).
+   */
+  async receiving(provider: string, endpointId: number | undefined): Promise<ReceivingEndpoint | null> {
+    const query = this.knex('inbound_webhooks')
+      .where({ provider })
+      .select('id', 'organization_id', 'secret', 'is_active');
+    const rows: Array<Record<string, unknown>> =
+      endpointId !== undefined
+        ? await query.andWhere({ id: endpointId })
+        : await query.andWhere({ is_active: true }).limit(2);
+    if (rows.length !== 1) return null;
+    const [row] = rows;
+    return {
+      id: toInt(row.id),
+      organizationId: toInt(row.organization_id),
+      secret: row.secret === null ? null : this.secrets.open(toText(row.secret)),
+      isActive: toBool(row.is_active),
+    };
+  }
+}

@@ -1,0 +1,62 @@
+import type { OutgoingIds, ProviderAdapter } from '@switchboard/provider-kit';
+
+export const PROVIDER_KEYS = ['provider_a', 'provider_b', 'provider_c', 'provider_d', 'provider_e'] as const;
+export type ProviderKey = (typeof PROVIDER_KEYS)[number];
+
+/** `plugins.campaign.options.providers`: the adapter package of each enabled provider. */
+export const providersOptionsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: Object.fromEntries(PROVIDER_KEYS.map((key) => [key, { type: 'string', minLength: 1 }])),
+} as const;
+
+/** The adapters built into this repository, enabled when the host names none. */
+export const BUILT_IN_PROVIDERS: Partial<Record<ProviderKey, string>> = {
+  provider_a: '@switchboard/provider-a',
+  provider_c: '@switchboard/provider-c',
+};
+
+/** The enabled provider adapters, by key. */
+export class ProviderAdapters {
+  constructor(private readonly adapters: Map<string, ProviderAdapter>) {}
+
+  get(key: string): ProviderAdapter | undefined {
+    return this.adapters.get(key);
+  }
+
+  keys(): string[] {
+    return [...this.adapters.keys()];
+  }
+
+  /** Every enabled adapter's headers: a mail relayed through any of them comes back linked to our ids. */
+  outgoingHeaders(ids: OutgoingIds): Record<string, string> {
+    const headers: Record<string, string> = {};
+    for (const adapter of this.adapters.values()) Object.assign(headers, adapter.outgoingHeaders(ids));
+    return headers;
+  }
+}
+
+/**
+ * Loads each named package from where the host installed it; a package that is missing or does not
+ * export an adapter of that key stops start-up with a message saying what to do.
+ */
+export function loadProviderAdapters(packages: Partial<Record<string, string>>): ProviderAdapters {
+  const adapters = new Map<string, ProviderAdapter>();
+  for (const [key, name] of Object.entries(packages)) {
+    if (!name) continue;
+    let loaded: { default?: ProviderAdapter } & Partial<ProviderAdapter>;
+    try {
+      loaded = require(require.resolve(name, { paths: [process.cwd(), __dirname] }));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
+      throw new Error(
+        `Provider adapter ${key}: package ${name} is not installed. Install it (npm install ${name}) or remove ${key} from plugins.campaign.options.providers`,
+      );
+    }
+    const adapter = (loaded.default ?? loaded) as ProviderAdapter;
+    if (adapter.key !== key || typeof adapter.verify !== 'function' || typeof adapter.normalize !== 'function')
+      throw new Error(`Provider adapter ${key}: package ${name} does not export the adapter of ${key}`);
+    adapters.set(key, adapter);
+  }
+  return new ProviderAdapters(adapters);
+}

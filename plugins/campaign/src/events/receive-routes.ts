@@ -1,0 +1,75 @@
+import { AppError, Clock, Locks, PluginApi, PluginContext, readRawBody, SERVICES } from '@switchboard/core';
+import { InboundRequest, isProviderError } from '@switchboard/provider-kit';
+import { CAMPAIGN_API_PREFIX } from '../shared/paths';
+import { envelopes, okSchema } from '../shared/envelope';
+import { InboundWebhooksService } from './inbound-webhooks/service';
+import { InboundEventRecorder } from './event-recorder';
+import { ProviderAdapters } from './provider-adapters';
+import { replayGuardOn } from './replay-guard';
+
+const receiptSchema = {
+  type: 'object',
+  required: ['received', 'recorded'],
+  properties: {
+    received: { type: 'integer', description: 'Events in the request' },
+    recorded: { type: 'integer', description: 'Events new to us (a retried event is recorded once)' },
+  },
+} as const;
+
+/**
+ * Where providers post their events: no API token, the endpoint's secret is the proof. The request is
+ * verified on its raw bytes, its events normalized by the provider's adapter, then recorded and applied
+ * (event-recorder.ts). A refusal writes nothing.
+ */
+export function receiveRoutes(api: PluginApi, ctx: PluginContext): void {
+  const adapters = ctx.container.resolve(ProviderAdapters);
+  const endpoints = ctx.container.resolve(InboundWebhooksService);
+  const recorder = ctx.container.resolve(InboundEventRecorder);
+  const clock = ctx.container.resolve<Clock>(SERVICES.Clock);
+  const replay = replayGuardOn(ctx.container.resolve<Locks>(SERVICES.Locks));
+  const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
+  api.group({ prefix: CAMPAIGN_API_PREFIX, tag: 'campaign', auth: 'none' }).post(
+    '/webhook/:provider',
+    {
+      summary: "Receive a provider's events (verified with the endpoint's secret)",
+      params: {
+        type: 'object',
+        required: ['provider'],
+        properties: { provider: { type: 'string', maxLength: 64 } },
+      },
+      query: {
+        type: 'object',
+        properties: { endpoint: { type: 'integer', minimum: 1, maximum: 4294967295 } },
+      },
+      response: { schema: okSchema(receiptSchema) },
+    },
+    async ({ params, query, ctx: http }) => {
+      const adapter = adapters.get(params.provider);
+      if (!adapter) throw new AppError('RESOURCE_NOT_FOUND', `Unknown provider ${params.provider}`);
+      const endpoint = await endpoints.receiving(params.provider, query.endpoint);
+      if (!endpoint)
+        throw new AppError(
+          'RESOURCE_NOT_FOUND',
+          query.endpoint !== undefined
+            ? `No ${params.provider} endpoint ${query.endpoint}`
+            : `No single active ${params.provider} endpoint: give ?endpoint=<id>`,
+        );
+      if (!endpoint.isActive) throw new AppError('INACTIVE', `Inbound webhook endpoint ${endpoint.id} is inactive`);
+      if (endpoint.secret === null) throw new AppError('SIGNATURE_INVALID', `Endpoint ${endpoint.id} has no secret`);
+      const request: InboundRequest = {
+        rawBody: await readRawBody(http),
+        headers: http.headers,
+        query: http.query as Record<string, string | undefined>,
+      };
+      try {
+        await adapter.verify(request, { secret: endpoint.secret }, { now: () => clock.now(), replay });
+        const events = adapter.normalize(request);
+        return envelope.ok(await recorder.record(endpoint, params.provider, events));
+      } catch (err) {
+        if (!isProviderError(err)) throw err;
+        if (err.kind === 'malformed') throw new AppError('BAD_REQUEST', err.message);
+        throw new AppError('SIGNATURE_INVALID', err.message);
+      }
+    },
+  );
+}

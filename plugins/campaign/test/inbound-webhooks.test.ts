@@ -1,0 +1,215 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import request from 'supertest';
+import { createTenant, describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
+import { campaignFixture, CampaignFixture } from './support';
+import { listOf, mailsOf, sendNow } from './sending-support';
+
+const signA = (secret: string, body: string, at = new Date()) => {
+  const timestamp = String(Math.floor(at.getTime() / 1000));
+  return {
+    'x-twilio-email-event-webhook-timestamp': timestamp,
+    'x-twilio-email-event-webhook-signature': crypto
+      .createHmac('sha256', secret)
+      .update(timestamp)
+      .update(body)
+      .digest('base64'),
+  };
+};
+
+describeEachBackend('campaign: inbound provider webhooks', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let message: number;
+  let ada: number;
+  let alan: number;
+  before(async () => {
+    sink = await smtpSink();
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url, PUBLIC_URL: 'http://hooks.test' });
+    f.engine.startWorkers();
+    const list = await listOf(f, ['ada@example.com', 'alan@example.com']);
+    message = await sendNow(f, [list]);
+    await waitFor(
+      async () => (await f.api().get(`/messages/${message}`).expect(200)).body.data.status === 'sent',
+      15_000,
+    );
+    const ids = (await f.api().get('/subscribers').expect(200)).body.data.map((s: { id: number }) => s.id);
+    [ada, alan] = ids;
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  const counters = async () =>
+    (await f.engine
+      .knex('messages')
+      .where({ id: message })
+      .first(
+        'count_delivered',
+        'count_read',
+        'count_clicked',
+        'count_bounced',
+        'count_stop',
+        'count_complained',
+      )) as Record<string, number>;
+  const events = async () => Number((await f.engine.knex('inbound_events').count({ n: '*' }))[0].n);
+  const post = (path: string, body: string, headers: Record<string, string>) =>
+    request(f.server)
+      .post(`/api/campaign${path}`)
+      .set({ 'content-type': 'application/json', ...headers })
+      .send(body);
+
+  it('manages endpoints: the secret shown once, sealed at rest, the url to give the provider', async () => {
+    const created = (await f.api().post('/inbound-webhooks', { provider: 'provider_a', name: 'SendGrid' }).expect(201))
+      .body.data;
+    expect(created).to.include({ provider: 'provider_a', name: 'SendGrid', has_secret: true, is_active: true });
+    expect(created.url).to.equal(`http://hooks.test/api/campaign/webhook/provider_a?endpoint=${created.id}`);
+    expect(created.secret).to.be.a('string').with.length.above(20);
+    const stored = await f.engine.knex('inbound_webhooks').where({ id: created.id }).first('secret');
+    expect(stored.secret).to.match(/^v1:/).and.not.contain(created.secret);
+    const read = (await f.api().get(`/inbound-webhooks/${created.id}`).expect(200)).body.data;
+    expect(read).to.not.have.property('secret');
+    expect((await f.api().get('/inbound-webhooks').expect(200)).body.data).to.have.length(1);
+    const renamed = (
+      await f.api().put(`/inbound-webhooks/${created.id}`, { name: 'SG', secret: 'a-new-secret' }).expect(200)
+    ).body.data;
+    expect(renamed).to.include({ name: 'SG', secret: 'a-new-secret' });
+    const postmark = (await f.api().post('/inbound-webhooks', { provider: 'provider_c', name: 'PM' }).expect(201)).body
+      .data;
+    expect(postmark.secret).to.match(/^switchboard:/);
+    await f.api().post('/inbound-webhooks', { provider: 'provider_z', name: 'Z' }).expect(422);
+    const other = await createTenant(f.engine);
+    await f.api(other).get(`/inbound-webhooks/${created.id}`).expect(404);
+    await f.api().delete(`/inbound-webhooks/${postmark.id}`).expect(200);
+    await f.api().delete(`/inbound-webhooks/${created.id}`).expect(200);
+  });
+
+  it('records a signed batch once, counts it on the message and moves the subscribers', async () => {
+    const endpoint = (
+      await f.api().post('/inbound-webhooks', { provider: 'provider_a', name: 'SG', secret: 'sg-secret-1' }).expect(201)
+    ).body.data;
+    const ids = (subscriber: number) => ({
+      campaign_message_id: String(message),
+      campaign_subscriber_id: String(subscriber),
+    });
+    const at = Math.floor(Date.now() / 1000);
+    const batch = JSON.stringify([
+      { event: 'delivered', email: 'ada@example.com', timestamp: at, sg_event_id: 'd1', ...ids(ada) },
+      { event: 'open', email: 'ada@example.com', timestamp: at, sg_event_id: 'o1', ...ids(ada) },
+      { event: 'open', email: 'ada@example.com', timestamp: at, sg_event_id: 'o2', ...ids(ada) },
+      {
+        event: 'click',
+        email: 'ada@example.com',
+        timestamp: at,
+        sg_event_id: 'c1',
+        url: 'https://a.example',
+        ...ids(ada),
+      },
+      { event: 'bounce', type: 'bounce', email: 'alan@example.com', timestamp: at, sg_event_id: 'b1', ...ids(alan) },
+      { event: 'deferred', email: 'alan@example.com', timestamp: at, sg_event_id: 'x1', ...ids(alan) },
+    ]);
+    const before = await counters();
+    const path = `/webhook/provider_a?endpoint=${endpoint.id}`;
+    const res = await post(path, batch, signA('sg-secret-1', batch)).expect(200);
+    expect(res.body.data).to.deep.equal({ received: 5, recorded: 5 });
+    const after = await counters();
+    expect(Number(after.count_delivered) - Number(before.count_delivered)).to.equal(1);
+    expect(Number(after.count_read) - Number(before.count_read), 'opens: once per recipient').to.equal(1);
+    expect(Number(after.count_clicked) - Number(before.count_clicked)).to.equal(1);
+    expect(Number(after.count_bounced) - Number(before.count_bounced)).to.equal(1);
+    expect((await f.api().get(`/subscribers/${alan}`).expect(200)).body.data.status).to.equal('bounced');
+    expect((await f.api().get(`/subscribers/${ada}`).expect(200)).body.data).to.include({
+      status: 'active',
+      messages_opened: 1,
+      messages_clicked: 1,
+    });
+    const stored = await f.engine.knex('inbound_events').where({ provider_event_id: 'click:c1' }).first();
+    expect(stored).to.include({
+      event_type: 'clicked',
+      webhook_endpoint_id: endpoint.id,
+      recipient: 'ada@example.com',
+    });
+    expect(Number(stored.message_id)).to.equal(message);
+    expect(JSON.parse(stored.payload)).to.include({ url: 'https://a.example' });
+
+    // The provider retries the same batch (signed anew): nothing changes.
+    const again = await post(path, batch, signA('sg-secret-1', batch)).expect(200);
+    expect(again.body.data).to.deep.equal({ received: 5, recorded: 0 });
+    expect(await counters()).to.deep.equal(after);
+    // Without ?endpoint: the provider's only active endpoint.
+    await post('/webhook/provider_a', batch, signA('sg-secret-1', batch)).expect(200);
+  });
+
+  it("refuses what is not the provider's, writing nothing: 401, 404, 403, 400, 413", async () => {
+    const endpoint = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_a', name: 'SG2', secret: 'sg-secret-2' })
+        .expect(201)
+    ).body.data;
+    const other = await createTenant(f.engine, { name: 'Other' });
+    const foreign = (
+      await f
+        .api(other)
+        .post('/inbound-webhooks', { provider: 'provider_a', name: 'Theirs', secret: 'their-secret' })
+        .expect(201)
+    ).body.data;
+    const body = JSON.stringify([{ event: 'delivered', email: 'ada@example.com', timestamp: 1, sg_event_id: 'r1' }]);
+    const count = await events();
+    const path = `/webhook/provider_a?endpoint=${endpoint.id}`;
+    const wrong = await post(path, body, signA('not-the-secret', body)).expect(401);
+    expect(wrong.body.error.code).to.equal('SIGNATURE_INVALID');
+    await post(path, body, {}).expect(401);
+    await post(path, body, signA('sg-secret-2', body, new Date(Date.now() - 3600_000))).expect(401);
+    // One organization's secret never opens another's endpoint.
+    await post(`/webhook/provider_a?endpoint=${foreign.id}`, body, signA('sg-secret-2', body)).expect(401);
+    await post('/webhook/provider_q', body, signA('sg-secret-2', body)).expect(404);
+    await post('/webhook/provider_a?endpoint=999999', body, signA('sg-secret-2', body)).expect(404);
+    // Two active provider_a endpoints now: without ?endpoint there is no telling which.
+    await post('/webhook/provider_a', body, signA('sg-secret-2', body)).expect(404);
+    const garbage = '{"not": "a batch"}';
+    const malformed = await post(path, garbage, signA('sg-secret-2', garbage)).expect(400);
+    expect(malformed.body.error.code).to.equal('BAD_REQUEST');
+    const huge = `[${'"x",'.repeat(300_000)}"x"]`;
+    await post(path, huge, signA('sg-secret-2', huge)).expect(413);
+    await f.api().put(`/inbound-webhooks/${endpoint.id}`, { is_active: false }).expect(200);
+    const inactive = await post(path, body, signA('sg-secret-2', body)).expect(403);
+    expect(inactive.body.error.code).to.equal('INACTIVE');
+    expect(await events()).to.equal(count);
+  });
+
+  it('provider_c: HTTP Basic, an unsubscribe by Postmark moves the subscriber and counts a stop', async () => {
+    const endpoint = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_c', name: 'PM', secret: 'pm:secret-pass' })
+        .expect(201)
+    ).body.data;
+    const fresh = (await f.api().post('/subscribers', { email: 'grace@example.com' }).expect(201)).body.data.id;
+    const body = JSON.stringify({
+      RecordType: 'SubscriptionChange',
+      MessageID: 'pm-1',
+      Recipient: 'grace@example.com',
+      ChangedAt: new Date().toISOString(),
+      SuppressSending: true,
+      SuppressionReason: 'ManualSuppression',
+      Metadata: { campaign_message_id: String(message), campaign_subscriber_id: String(fresh) },
+    });
+    const before = Number((await counters()).count_stop);
+    const basic = (secret: string) => ({ authorization: `Basic ${Buffer.from(secret).toString('base64')}` });
+    await post(`/webhook/provider_c?endpoint=${endpoint.id}`, body, basic('pm:wrong')).expect(401);
+    await post(`/webhook/provider_c?endpoint=${endpoint.id}`, body, basic('pm:secret-pass')).expect(200);
+    expect(Number((await counters()).count_stop)).to.equal(before + 1);
+    const grace = (await f.api().get(`/subscribers/${fresh}`).expect(200)).body.data;
+    expect(grace.status).to.equal('unsubscribed');
+    expect(grace.unsubscribed_at).to.be.a('string');
+  });
+
+  it("sends every mail with the enabled adapters' id headers", () => {
+    const [mail] = mailsOf(sink, message);
+    expect(mail.raw).to.match(/^X-SMTPAPI: .*"campaign_message_id":"\d+"/m);
+    // nodemailer capitalizes header names; Postmark's keys are read whatever their case.
+    expect(mail.raw).to.match(new RegExp(`^X-PM-Metadata-campaign_message_id: ${message}\\r?$`, 'im'));
+  });
+});
