@@ -12,7 +12,9 @@ import {
 import { verifySignature } from './signature';
 
 const EVENTS: Record<string, NormalizedEvent['type']> = {
+  // SendGrid says processed; the campaign spec names provider_a's sent.
   processed: 'sent',
+  sent: 'sent',
   delivered: 'delivered',
   open: 'opened',
   click: 'clicked',

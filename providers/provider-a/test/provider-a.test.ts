@@ -76,6 +76,22 @@ runAdapterContract({
         { type: 'clicked', url: 'http://www.example.com', providerMessageId: '_fjPjuJfRW-IPs5SuvYotg' },
       ],
     },
+    {
+      name: "the campaign spec's own names: sent, open, spamreport",
+      request: request(
+        Buffer.from(
+          JSON.stringify(
+            ['sent', 'open', 'spamreport'].map((event, i) => ({
+              event,
+              email: 'a@b.example',
+              timestamp: 1,
+              sg_event_id: `s${i}`,
+            })),
+          ),
+        ),
+      ),
+      events: [{ type: 'sent' }, { type: 'opened' }, { type: 'complained' }],
+    },
   ],
   echo: (headers) => {
     const { unique_args: args } = JSON.parse(headers['X-SMTPAPI']) as { unique_args: Record<string, string> };
