@@ -19,6 +19,7 @@ import { CAMPAIGN_API_PREFIX } from './shared/paths';
 import { SENDING_OPTIONS, SendingOptions, sendingOptionsSchema } from './sending/options';
 import { inboundWebhookRoutes } from './events/inbound-webhooks/routes';
 import { receiveRoutes } from './events/receive-routes';
+import { messageStatsRoutes } from './events/message-stats';
 import {
   BUILT_IN_PROVIDERS,
   loadProviderAdapters,
@@ -68,6 +69,7 @@ export default definePlugin({
     senderProfileRoutes(group, ctx);
     messageRoutes(group, ctx);
     messageDefaultsRoutes(group, ctx);
+    messageStatsRoutes(group, ctx);
     sendingRoutes(group, ctx);
     scheduleRoutes(group, ctx);
     changelogRoutes(group, ctx);

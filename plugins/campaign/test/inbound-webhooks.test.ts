@@ -139,6 +139,39 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     expect(await counters()).to.deep.equal(after);
     // Without ?endpoint: the provider's only active endpoint.
     await post('/webhook/provider_a', batch, signA('sg-secret-1', batch)).expect(200);
+
+    // Statistics: the summary is the counters GET /messages/{id} shows too; the timeline counts every event.
+    const stats = (await f.api().get(`/messages/${message}/stats`).expect(200)).body.data;
+    const shown = (await f.api().get(`/messages/${message}`).expect(200)).body.data;
+    expect(stats.summary).to.deep.equal({
+      sent: 2,
+      delivered: 1,
+      opened: 1,
+      clicked: 1,
+      unsubscribed: 0,
+      bounced: 1,
+      complained: 0,
+    });
+    expect(shown.stats).to.deep.include({ sent: 2, opened: 1, clicked: 1, unsubscribed: 0 });
+    expect(stats.rates).to.include({ delivery_rate: 50, open_rate: 50, bounce_rate: 50, complaint_rate: 0 });
+    const hour = new Date(Math.floor(at / 3600) * 3600_000).toISOString();
+    const day = `${hour.slice(0, 10)}T00:00:00.000Z`;
+    const counts = {
+      sent: 0,
+      delivered: 1,
+      opened: 2,
+      clicked: 1,
+      bounced: 1,
+      complained: 0,
+      unsubscribed: 0,
+      dropped: 0,
+    };
+    expect(stats.timeline.hourly).to.deep.equal([{ period_start: hour, ...counts }]);
+    expect(stats.timeline.daily).to.deep.equal([{ period_start: day, ...counts }]);
+    await f
+      .api(await createTenant(f.engine))
+      .get(`/messages/${message}/stats`)
+      .expect(404);
   });
 
   it("refuses what is not the provider's, writing nothing: 401, 404, 403, 400, 413", async () => {

@@ -4,11 +4,13 @@ import type { Knex } from 'knex';
  * Inbound provider webhooks: each organization's endpoints (provider, name, sealed secret) and the events
  * received at them. An event is recorded once per (organization, provider, provider event id): a
  * provider's retry of it finds its row and changes nothing. `receipt` names the request that wrote a row,
- * so a request applies the effects of exactly the events it recorded.
+ * so a request applies the effects of exactly the events it recorded. Each message's events per hour and
+ * day are counted as they arrive (its statistics' timeline).
  */
 export async function up(knex: Knex): Promise<void> {
   const mysql = knex.client.config.client === 'mysql2';
   // MySQL does not roll DDL back: a run that stopped halfway left tables to make again.
+  await knex.schema.dropTableIfExists('message_event_rollups');
   await knex.schema.dropTableIfExists('inbound_events');
   await knex.schema.dropTableIfExists('inbound_webhooks');
   await knex.schema.createTable('inbound_webhooks', (t) => {
@@ -43,9 +45,20 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['organization_id', 'provider', 'provider_event_id'], { indexName: 'inbound_events_once' });
     t.index(['message_id', 'event_type'], 'inbound_events_message_idx');
   });
+  // A message's events per hour and per day, kept as events are recorded: its timeline reads these.
+  await knex.schema.createTable('message_event_rollups', (t) => {
+    t.integer('message_id').unsigned().notNullable().references('id').inTable('messages').onDelete('CASCADE');
+    // h: an hour, d: a day (UTC)
+    t.string('period', 1).notNullable();
+    t.datetime('period_start', { precision: 3 }).notNullable();
+    t.string('event_type', 16).notNullable();
+    t.integer('events').unsigned().notNullable();
+    t.primary(['message_id', 'period', 'period_start', 'event_type']);
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTableIfExists('message_event_rollups');
   await knex.schema.dropTableIfExists('inbound_events');
   await knex.schema.dropTableIfExists('inbound_webhooks');
 }

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, SERVICES, toInt, transactionWithRetry } from '@switchboard/core';
+import { addToTimelines } from './timelines';
 import type { EventType, NormalizedEvent } from '@switchboard/provider-kit';
 import { SubscriberWriter } from '../audience/subscribers/writer';
 import { normalizeEmail } from '../shared/email';
@@ -22,6 +23,7 @@ interface RecordedEvent {
   subscriber_id: unknown;
   event_type: string;
   bounce: unknown;
+  event_at: unknown;
 }
 
 /** The status an event moves its subscriber to: a hard bounce bounced, an unsubscribe or complaint unsubscribed. */
@@ -78,10 +80,14 @@ export class InboundEventRecorder {
           .ignore();
       const mine: RecordedEvent[] = await trx('inbound_events')
         .where({ organization_id: orgId, provider, receipt })
-        .select('message_id', 'subscriber_id', 'event_type', 'bounce');
+        .select('message_id', 'subscriber_id', 'event_type', 'bounce', 'event_at');
       await this.countOnMessages(
         trx,
         mine.filter((e) => e.message_id !== null && e.subscriber_id !== null),
+      );
+      await addToTimelines(
+        trx,
+        mine.filter((e) => e.message_id !== null),
       );
       return mine;
     });
