@@ -22,7 +22,12 @@ describe('the shipped config/switchboard.json', () => {
 
   it('enables the provider adapters built into the repository', () => {
     expect(config.plugins[0].options).to.deep.equal({
-      providers: { provider_a: '@switchboard/provider-a', provider_c: '@switchboard/provider-c' },
+      providers: {
+        provider_a: '@switchboard/provider-a',
+        provider_b: '@switchboard/provider-b',
+        provider_c: '@switchboard/provider-c',
+        provider_e: '@switchboard/provider-e',
+      },
     });
   });
 

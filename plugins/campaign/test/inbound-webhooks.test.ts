@@ -239,9 +239,49 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     expect(grace.unsubscribed_at).to.be.a('string');
   });
 
+  it('provider_e: a Mailgun token is taken once, across the whole deployment (the locks)', async () => {
+    const endpoint = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_e', name: 'Brevo', secret: 'brevo-secret' })
+        .expect(201)
+    ).body.data;
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const token = crypto.randomBytes(25).toString('hex');
+    const body = JSON.stringify({
+      signature: {
+        timestamp,
+        token,
+        signature: crypto
+          .createHmac('sha256', 'brevo-secret')
+          .update(timestamp + token)
+          .digest('hex'),
+      },
+      'event-data': {
+        event: 'delivered',
+        email: 'ada@example.com',
+        ts_event: Number(timestamp),
+        'X-Mailin-custom': JSON.stringify({
+          campaign_message_id: String(message),
+          campaign_subscriber_id: String(ada),
+        }),
+      },
+    });
+    const before = Number((await counters()).count_delivered);
+    const path = `/webhook/provider_e?endpoint=${endpoint.id}`;
+    expect((await post(path, body, {}).expect(200)).body.data).to.deep.equal({ received: 1, recorded: 1 });
+    const replayed = await post(path, body, {}).expect(401);
+    expect(replayed.body.error.message).to.contain('used before');
+    expect(Number((await counters()).count_delivered)).to.equal(before + 1);
+  });
+
   it("sends every mail with the enabled adapters' id headers", () => {
     const [mail] = mailsOf(sink, message);
     expect(mail.raw).to.match(/^X-SMTPAPI: .*"campaign_message_id":"\d+"/m);
+    expect(mail.raw).to.match(
+      /^X-Mailgun-Variables: \{"campaign_message_id":"\d+","campaign_subscriber_id":"\d+"\}\r?$/m,
+    );
+    expect(mail.raw).to.match(/^X-Mailin-custom: \{"campaign_message_id":"\d+"/im);
     // nodemailer capitalizes header names; Postmark's keys are read whatever their case.
     expect(mail.raw).to.match(new RegExp(`^X-PM-Metadata-campaign_message_id: ${message}\\r?$`, 'im'));
   });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { loadProviderAdapters } from '../src/events/provider-adapters';
+import { BUILT_IN_PROVIDERS, loadProviderAdapters } from '../src/events/provider-adapters';
 
 describe('campaign: provider adapters named in the config', () => {
   it('loads each named package, its headers merged for outgoing mail', () => {
@@ -13,6 +13,15 @@ describe('campaign: provider adapters named in the config', () => {
       'X-PM-Metadata-campaign_subscriber_id',
       'X-SMTPAPI',
     ]);
+  });
+
+  it('loads the adapters built into the repository by default', () => {
+    const adapters = loadProviderAdapters(BUILT_IN_PROVIDERS);
+    expect(adapters.keys()).to.deep.equal(['provider_a', 'provider_b', 'provider_c', 'provider_e']);
+    expect(adapters.outgoingHeaders({ messageId: 1, subscriberId: 2 })).to.include({
+      'X-Mailgun-Variables': '{"campaign_message_id":"1","campaign_subscriber_id":"2"}',
+      'X-Mailin-custom': '{"campaign_message_id":"1","campaign_subscriber_id":"2"}',
+    });
   });
 
   it('stops start-up saying what to install when a package is missing, or is not that adapter', () => {

@@ -98,8 +98,8 @@ export function runAdapterContract(contract: AdapterContract): void {
       });
 
     for (const fixture of contract.fixtures)
-      it(`normalizes ${fixture.name}`, () => {
-        const events = adapter.normalize(fixture.request);
+      it(`normalizes ${fixture.name}`, async () => {
+        const events = await adapter.normalize(fixture.request);
         expect(events).to.have.length(fixture.events.length);
         events.forEach((event, i) => {
           const { occurredAt, ...fields } = fixture.events[i];
@@ -110,9 +110,9 @@ export function runAdapterContract(contract: AdapterContract): void {
         });
       });
 
-    it('gives every event of a request its own provider event id', () => {
+    it('gives every event of a request its own provider event id', async () => {
       for (const fixture of contract.fixtures.filter((f) => !f.idsRepeat)) {
-        const ids = adapter.normalize(fixture.request).map((e) => e.providerEventId);
+        const ids = (await adapter.normalize(fixture.request)).map((e) => e.providerEventId);
         expect(new Set(ids).size, fixture.name).to.equal(ids.length);
       }
     });
@@ -138,10 +138,10 @@ export function runAdapterContract(contract: AdapterContract): void {
       }
     });
 
-    it('hands our ids back through its outgoing headers', () => {
+    it('hands our ids back through its outgoing headers', async () => {
       const headers = adapter.outgoingHeaders({ messageId: 4711, subscriberId: 815 });
       expect(Object.keys(headers)).to.not.be.empty;
-      const events = adapter.normalize(contract.echo(headers));
+      const events = await adapter.normalize(contract.echo(headers));
       expect(events).to.not.be.empty;
       for (const event of events) expect(event).to.include({ messageId: 4711, subscriberId: 815 });
     });

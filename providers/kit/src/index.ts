@@ -3,3 +3,4 @@ export * from './errors';
 export * from './crypto';
 export * from './request';
 export * from './replay';
+export * from './mailgun-signature';

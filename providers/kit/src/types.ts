@@ -73,6 +73,7 @@ export interface ProviderAdapter {
   /** The key in webhook URLs: provider_a ... */
   key: string;
   verify(request: InboundRequest, endpoint: InboundEndpoint, context: VerifyContext): Promise<void>;
-  normalize(request: InboundRequest): NormalizedEvent[];
+  /** May be async: some bodies are read as streams (multipart forms). */
+  normalize(request: InboundRequest): NormalizedEvent[] | Promise<NormalizedEvent[]>;
   outgoingHeaders(ids: OutgoingIds): Record<string, string>;
 }

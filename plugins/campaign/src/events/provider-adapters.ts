@@ -13,7 +13,9 @@ export const providersOptionsSchema = {
 /** The adapters built into this repository, enabled when the host names none. */
 export const BUILT_IN_PROVIDERS: Partial<Record<ProviderKey, string>> = {
   provider_a: '@switchboard/provider-a',
+  provider_b: '@switchboard/provider-b',
   provider_c: '@switchboard/provider-c',
+  provider_e: '@switchboard/provider-e',
 };
 
 /** The enabled provider adapters, by key. */

@@ -63,7 +63,7 @@ export function receiveRoutes(api: PluginApi, ctx: PluginContext): void {
       };
       try {
         await adapter.verify(request, { secret: endpoint.secret }, { now: () => clock.now(), replay });
-        const events = adapter.normalize(request);
+        const events = await adapter.normalize(request);
         return envelope.ok(await recorder.record(endpoint, params.provider, events));
       } catch (err) {
         if (!isProviderError(err)) throw err;

@@ -1,0 +1,31 @@
+import { constantTimeEqual, hmacSha256 } from './crypto';
+import { badSignature, ProviderError } from './errors';
+import type { VerifyContext } from './types';
+
+/** How far a signed timestamp may be from now, either way (Mailgun's samples say 15 s; retries are re-signed). */
+export const MAILGUN_MAX_AGE_SECONDS = 300;
+
+/**
+ * Mailgun's webhook signature, used by more than one adapter: hex HMAC-SHA-256 keyed with the secret over
+ * the timestamp followed by the token, compared in constant time; a timestamp outside the window is stale
+ * and a token seen before (once the signature holds) is a replay.
+ */
+export async function verifyMailgunSignature(
+  fields: { timestamp?: unknown; token?: unknown; signature?: unknown },
+  secret: string,
+  context: VerifyContext,
+): Promise<void> {
+  const { token, signature } = fields;
+  const timestamp = typeof fields.timestamp === 'number' ? String(fields.timestamp) : fields.timestamp;
+  if (typeof timestamp !== 'string' || typeof token !== 'string' || typeof signature !== 'string' || !token)
+    throw badSignature('timestamp, token and signature are required');
+  if (
+    !/^\d{1,12}$/.test(timestamp) ||
+    Math.abs(context.now().getTime() / 1000 - Number(timestamp)) > MAILGUN_MAX_AGE_SECONDS
+  )
+    throw new ProviderError('stale', `The timestamp is more than ${MAILGUN_MAX_AGE_SECONDS} s from now`);
+  if (!constantTimeEqual(hmacSha256(secret, timestamp, token).toString('hex'), signature.toLowerCase()))
+    throw badSignature();
+  if (await context.replay.seen(`mailgun:${token}`, 2 * MAILGUN_MAX_AGE_SECONDS))
+    throw new ProviderError('replayed', 'This token was used before');
+}

@@ -1,0 +1,59 @@
+import {
+  malformed,
+  NormalizedEvent,
+  ourId,
+  ProviderAdapter,
+  text,
+  timeOf,
+  verifyMailgunSignature,
+} from '@switchboard/provider-kit';
+import { fieldsOf } from './fields';
+
+/** The legacy webhooks' events; Mailgun reports no soft bounce in them (it retries those itself). */
+const EVENTS: Record<string, Pick<NormalizedEvent, 'type' | 'bounce'>> = {
+  delivered: { type: 'delivered' },
+  opened: { type: 'opened' },
+  clicked: { type: 'clicked' },
+  bounced: { type: 'bounced', bounce: 'hard' },
+  dropped: { type: 'dropped' },
+  complained: { type: 'complained' },
+  unsubscribed: { type: 'unsubscribed' },
+};
+
+/** provider_b: Mailgun's legacy webhooks, form fields signed over their timestamp and token. */
+const providerB: ProviderAdapter = {
+  key: 'provider_b',
+
+  async verify(request, endpoint, context) {
+    await verifyMailgunSignature(await fieldsOf(request), endpoint.secret, context);
+  },
+
+  async normalize(request) {
+    const fields = await fieldsOf(request);
+    if (!fields.event || !fields.token) throw malformed('Expected the event and token fields');
+    const kind = EVENTS[fields.event];
+    if (!kind) return [];
+    const event: NormalizedEvent = {
+      ...kind,
+      recipient: text(fields.recipient),
+      messageId: ourId(fields.campaign_message_id),
+      subscriberId: ourId(fields.campaign_subscriber_id),
+      // Message-Id with brackets on delivery events, message-id without on opens and clicks.
+      providerMessageId: text(fields['Message-Id'] ?? fields['message-id'])?.replace(/^<|>$/g, '') ?? null,
+      // One token per webhook call; a retry of the call sends it again.
+      providerEventId: fields.token,
+      occurredAt: timeOf(fields.timestamp, new Date()),
+      raw: fields,
+    };
+    return [fields.url && kind.type === 'clicked' ? { ...event, url: fields.url } : event];
+  },
+
+  outgoingHeaders: ({ messageId, subscriberId }) => ({
+    'X-Mailgun-Variables': JSON.stringify({
+      campaign_message_id: String(messageId),
+      campaign_subscriber_id: String(subscriberId),
+    }),
+  }),
+};
+
+export default providerB;

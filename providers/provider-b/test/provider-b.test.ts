@@ -1,0 +1,128 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { hmacSha256, InboundRequest, memoryReplayGuard } from '@switchboard/provider-kit';
+import { runAdapterContract } from '@switchboard/provider-kit/contract';
+import providerB from '../src';
+
+type Fields = Record<string, string>;
+const sample = (n: number) =>
+  JSON.parse(
+    fs.readFileSync(path.join(__dirname, '../../test/fixtures', `provider_b_sample${n}.json`), 'utf8'),
+  ) as Fields;
+const urlencoded = (fields: Fields): InboundRequest => ({
+  rawBody: Buffer.from(new URLSearchParams(fields).toString()),
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  query: {},
+});
+function multipart(fields: Fields): InboundRequest {
+  const boundary = 'sb-boundary-1';
+  const parts = Object.entries(fields).map(
+    ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+  );
+  const file = `--${boundary}\r\nContent-Disposition: form-data; name="attachment-1"; filename="bounce.eml"\r\nContent-Type: message/rfc822\r\n\r\nSubject: x\r\n\r\nbody\r\n`;
+  return {
+    rawBody: Buffer.from(`${parts.join('')}${file}--${boundary}--\r\n`),
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    query: {},
+  };
+}
+const json = (fields: Fields): InboundRequest => ({
+  rawBody: Buffer.from(JSON.stringify(fields)),
+  headers: { 'content-type': 'application/json' },
+  query: {},
+});
+const signedFields = (fields: Fields, secret: string, at: Date): Fields => {
+  const timestamp = String(Math.floor(at.getTime() / 1000));
+  const token = crypto.randomBytes(25).toString('hex');
+  return { ...fields, timestamp, token, signature: hmacSha256(secret, timestamp, token).toString('hex') };
+};
+/** The contract's bodies are urlencoded fields; anything else (garbage) is sent as it is. */
+const fieldsOfBody = (body: Buffer): Fields | null => {
+  const text = body.toString('utf8');
+  return /^[\w%.-]+=/.test(text) ? Object.fromEntries(new URLSearchParams(text)) : null;
+};
+const without = (field: string) => (r: InboundRequest) => {
+  const fields = fieldsOfBody(r.rawBody)!;
+  delete fields[field];
+  return urlencoded(fields);
+};
+
+runAdapterContract({
+  adapter: providerB,
+  endpoint: { secret: 'TEST_WEBHOOK_SIGNING_KEY' },
+  sign: (body, endpoint, at) => {
+    const fields = fieldsOfBody(body);
+    return fields ? urlencoded(signedFields(fields, endpoint.secret, at)) : { ...urlencoded({}), rawBody: body };
+  },
+  body: urlencoded(sample(1)).rawBody,
+  removeEach: [without('timestamp'), without('token'), without('signature')],
+  // Mailgun signs the timestamp and the token, not the fields.
+  signsBody: false,
+  maxAgeSeconds: 300,
+  refusesReplay: true,
+  fixtures: [
+    {
+      name: 'a delivery (sample 1, urlencoded)',
+      request: urlencoded(sample(1)),
+      events: [
+        {
+          type: 'delivered',
+          recipient: 'recipient@example.com',
+          providerMessageId: '20160421175529.19495.89030.B3AE3728@example.com',
+          providerEventId: '06c96bafc3f42a66b9edd546347a2fe18dc23461fe80dc52f0',
+          occurredAt: '2016-04-21T17:55:30.000Z',
+        },
+      ],
+    },
+    { name: 'an open (sample 2, multipart)', request: multipart(sample(2)), events: [{ type: 'opened' }] },
+    {
+      name: 'a click (sample 3, JSON)',
+      request: json(sample(3)),
+      events: [
+        {
+          type: 'clicked',
+          url: 'https://example.com/signup',
+          providerMessageId: '20160421175529.19495.89030.B3AE3728@example.com',
+        },
+      ],
+    },
+    {
+      name: 'a bounce with our ids',
+      request: urlencoded({
+        event: 'bounced',
+        token: 't1',
+        timestamp: '1',
+        recipient: 'a@b.example',
+        campaign_message_id: '8',
+        campaign_subscriber_id: '9',
+      }),
+      events: [{ type: 'bounced', bounce: 'hard', messageId: 8, subscriberId: 9 }],
+    },
+  ],
+  echo: (headers) => {
+    const variables = JSON.parse(headers['X-Mailgun-Variables']) as Fields;
+    return urlencoded({ event: 'opened', token: 'echo', timestamp: '1', recipient: 'a@b.example', ...variables });
+  },
+});
+
+describe('provider_b: three encodings, one meaning', () => {
+  it('reads the same events from urlencoded, multipart and JSON bodies', async () => {
+    for (const n of [1, 2, 3]) {
+      const [a, b, c] = await Promise.all(
+        [urlencoded, multipart, json].map((encode) => providerB.normalize(encode(sample(n)))),
+      );
+      expect(b, `sample ${n} multipart`).to.deep.equal(a);
+      expect(c, `sample ${n} JSON`).to.deep.equal(a);
+    }
+  });
+
+  it('verifies the samples as Mailgun signed them with TEST_WEBHOOK_SIGNING_KEY, in each encoding', async () => {
+    for (const n of [1, 2, 3])
+      for (const encode of [urlencoded, multipart, json]) {
+        const context = { now: () => new Date(Number(sample(n).timestamp) * 1000), replay: memoryReplayGuard() };
+        await providerB.verify(encode(sample(n)), { secret: 'TEST_WEBHOOK_SIGNING_KEY' }, context);
+      }
+  });
+});

@@ -1,0 +1,108 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { hmacSha256, InboundRequest, memoryReplayGuard } from '@switchboard/provider-kit';
+import { runAdapterContract } from '@switchboard/provider-kit/contract';
+import providerE from '../src';
+
+const fixture = (name: string) => fs.readFileSync(path.join(__dirname, '../../test/fixtures', name));
+const request = (body: Buffer | string): InboundRequest => ({
+  rawBody: Buffer.from(body),
+  headers: { 'content-type': 'application/json' },
+  query: {},
+});
+
+/** The body with its signature made anew at `at`, a fresh token (garbage bodies are sent as they are). */
+function signed(body: Buffer, secret: string, at: Date): InboundRequest {
+  let envelope: Record<string, unknown>;
+  try {
+    envelope = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return request(body);
+  }
+  if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope)) return request(body);
+  const timestamp = String(Math.floor(at.getTime() / 1000));
+  const token = crypto.randomBytes(25).toString('hex');
+  const signature = hmacSha256(secret, timestamp, token).toString('hex');
+  return request(JSON.stringify({ ...envelope, signature: { timestamp, token, signature } }));
+}
+const without = (field: string) => (r: InboundRequest) => {
+  const envelope = JSON.parse(r.rawBody.toString('utf8')) as { signature: Record<string, unknown> };
+  delete envelope.signature[field];
+  return request(JSON.stringify(envelope));
+};
+const sample = (n: number) => fixture(`provider_e_sample${n}.json`);
+const eventData = { email: 'ada@example.com', ts_event: 1767225600, 'message-id': '<m1@relay.example>' };
+const envelopeOf = (data: Record<string, unknown>, token: string) =>
+  JSON.stringify({ signature: { timestamp: '1', token, signature: 'x' }, 'event-data': { ...eventData, ...data } });
+
+runAdapterContract({
+  adapter: providerE,
+  endpoint: { secret: 'TEST_WEBHOOK_SIGNING_KEY' },
+  sign: (body, endpoint, at) => signed(body, endpoint.secret, at),
+  body: sample(1),
+  removeEach: [without('timestamp'), without('token'), without('signature')],
+  // Mailgun signs the timestamp and the token, not the body.
+  signsBody: false,
+  maxAgeSeconds: 300,
+  refusesReplay: true,
+  fixtures: [
+    {
+      name: 'a delivery (sample 1)',
+      request: request(sample(1)),
+      events: [
+        {
+          type: 'delivered',
+          recipient: 'example@domain.com',
+          providerMessageId: '201798300811.5787683@relay.domain.com',
+          providerEventId: '3b0f1e5d9c2a4e7f8b6d1c0a9e8f7d6c5b4a3f2e1d0c9b8a7f',
+          messageId: null,
+          occurredAt: '2020-11-09T14:54:14.000Z',
+        },
+      ],
+    },
+    { name: 'an open (sample 2)', request: request(sample(2)), events: [{ type: 'opened' }] },
+    {
+      name: 'a click with its link (sample 3)',
+      request: request(sample(3)),
+      events: [{ type: 'clicked', url: 'https://example.com/pricing' }],
+    },
+    {
+      name: 'a hard bounce with our ids',
+      request: request(
+        envelopeOf(
+          { event: 'hard_bounce', 'X-Mailin-custom': '{"campaign_message_id":"5","campaign_subscriber_id":"6"}' },
+          't-hard',
+        ),
+      ),
+      events: [
+        { type: 'bounced', bounce: 'hard', messageId: 5, subscriberId: 6, providerMessageId: 'm1@relay.example' },
+      ],
+    },
+    {
+      name: 'a soft bounce',
+      request: request(envelopeOf({ event: 'soft_bounce' }, 't-soft')),
+      events: [{ type: 'bounced', bounce: 'soft' }],
+    },
+    {
+      name: 'click',
+      request: request(envelopeOf({ event: 'click', link: 'https://a.example' }, 't-click')),
+      events: [{ type: 'clicked', url: 'https://a.example' }],
+    },
+    {
+      name: 'unique_opened',
+      request: request(envelopeOf({ event: 'unique_opened' }, 't-open')),
+      events: [{ type: 'opened' }],
+    },
+    { name: 'spam', request: request(envelopeOf({ event: 'spam' }, 't-spam')), events: [{ type: 'complained' }] },
+    { name: 'deferred: no event', request: request(envelopeOf({ event: 'deferred' }, 't-def')), events: [] },
+  ],
+  echo: (headers) => request(envelopeOf({ event: 'opened', 'X-Mailin-custom': headers['X-Mailin-custom'] }, 't-echo')),
+});
+
+describe('provider_e: the samples as signed', () => {
+  it('verifies sample 1 with TEST_WEBHOOK_SIGNING_KEY at its own time', async () => {
+    const context = { now: () => new Date(1604933654 * 1000), replay: memoryReplayGuard() };
+    await providerE.verify(request(sample(1)), { secret: 'TEST_WEBHOOK_SIGNING_KEY' }, context);
+  });
+});
