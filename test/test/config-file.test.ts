@@ -26,6 +26,7 @@ describe('the shipped config/switchboard.json', () => {
         provider_a: '@switchboard/provider-a',
         provider_b: '@switchboard/provider-b',
         provider_c: '@switchboard/provider-c',
+        provider_d: '@switchboard/provider-d',
         provider_e: '@switchboard/provider-e',
       },
     });

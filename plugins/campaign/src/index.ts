@@ -19,6 +19,7 @@ import { CAMPAIGN_API_PREFIX } from './shared/paths';
 import { SENDING_OPTIONS, SendingOptions, sendingOptionsSchema } from './sending/options';
 import { inboundWebhookRoutes } from './events/inbound-webhooks/routes';
 import { receiveRoutes } from './events/receive-routes';
+import { fetchRemoteText, REMOTE_TEXT } from './events/remote-text';
 import { messageStatsRoutes } from './events/message-stats';
 import {
   BUILT_IN_PROVIDERS,
@@ -52,6 +53,7 @@ export default definePlugin({
   register(ctx) {
     const { providers } = ctx.options as { providers?: Record<string, string> };
     ctx.container.register(ProviderAdapters, { useValue: loadProviderAdapters(providers ?? BUILT_IN_PROVIDERS) });
+    ctx.container.register(REMOTE_TEXT, { useValue: fetchRemoteText });
     ctx.container.register(SENDING_OPTIONS, {
       useValue: (ctx.options as { sending?: SendingOptions }).sending ?? {
         pauseFailureRate: 0.5,

@@ -2,7 +2,9 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createTenant, describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
-import { campaignFixture, CampaignFixture } from './support';
+import { snsTestSigner, TEST_CERT_URL } from '@switchboard/provider-d/testing';
+import { campaignContainer, campaignFixture, CampaignFixture } from './support';
+import { REMOTE_TEXT } from '../src/events/remote-text';
 import { listOf, mailsOf, sendNow } from './sending-support';
 
 const signA = (secret: string, body: string, at = new Date()) => {
@@ -273,6 +275,63 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     const replayed = await post(path, body, {}).expect(401);
     expect(replayed.body.error.message).to.contain('used before');
     expect(Number((await counters()).count_delivered)).to.equal(before + 1);
+  });
+
+  it('provider_d: SNS messages of an allowed topic, the certificate read once, a confirmation visited', async () => {
+    const signer = snsTestSigner();
+    const visited: string[] = [];
+    campaignContainer(f.engine).register(REMOTE_TEXT, {
+      useValue: async (url: string) => {
+        visited.push(url);
+        return url === TEST_CERT_URL ? signer.certificate : 'confirmed';
+      },
+    });
+    const topic = 'arn:aws:sns:us-east-1:123456789012:ses-events';
+    const endpoint = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_d', name: 'SES', topic_arns: [topic] })
+        .expect(201)
+    ).body.data;
+    expect(endpoint.topic_arns).to.deep.equal([topic]);
+    await f
+      .api()
+      .post('/inbound-webhooks', { provider: 'provider_d', name: 'Bad', topic_arns: ['not-an-arn'] })
+      .expect(422);
+    const path = `/webhook/provider_d?endpoint=${endpoint.id}`;
+    const confirmation = signer.sign({
+      Type: 'SubscriptionConfirmation',
+      MessageId: crypto.randomUUID(),
+      Token: 'tok',
+      TopicArn: topic,
+      Message: 'You have chosen to subscribe',
+      SubscribeURL: 'https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription&Token=tok',
+      Timestamp: new Date().toISOString(),
+    });
+    const confirmed = await post(path, JSON.stringify(confirmation), { 'content-type': 'text/plain' }).expect(200);
+    expect(confirmed.body.data).to.deep.equal({ received: 0, recorded: 0, confirmed: true });
+    expect(visited).to.include('https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription&Token=tok');
+    const delivery = signer.sign({
+      Type: 'Notification',
+      MessageId: crypto.randomUUID(),
+      TopicArn: topic,
+      Timestamp: new Date().toISOString(),
+      Message: JSON.stringify({
+        eventType: 'Delivery',
+        mail: {
+          messageId: 'ses-1',
+          tags: { campaign_message_id: [String(message)], campaign_subscriber_id: [String(ada)] },
+        },
+        delivery: { timestamp: new Date().toISOString(), recipients: ['ada@example.com'] },
+      }),
+    });
+    const before = Number((await counters()).count_delivered);
+    const res = await post(path, JSON.stringify(delivery), { 'content-type': 'text/plain' }).expect(200);
+    expect(res.body.data).to.deep.equal({ received: 1, recorded: 1 });
+    expect(Number((await counters()).count_delivered)).to.equal(before + 1);
+    expect(visited.filter((url) => url === TEST_CERT_URL)).to.have.length.at.most(1);
+    const foreign = signer.sign({ ...delivery, TopicArn: 'arn:aws:sns:us-east-1:123456789012:other' });
+    await post(path, JSON.stringify(foreign), { 'content-type': 'text/plain' }).expect(401);
   });
 
   it("sends every mail with the enabled adapters' id headers", () => {

@@ -17,7 +17,7 @@ describe('campaign: provider adapters named in the config', () => {
 
   it('loads the adapters built into the repository by default', () => {
     const adapters = loadProviderAdapters(BUILT_IN_PROVIDERS);
-    expect(adapters.keys()).to.deep.equal(['provider_a', 'provider_b', 'provider_c', 'provider_e']);
+    expect(adapters.keys()).to.deep.equal(['provider_a', 'provider_b', 'provider_c', 'provider_d', 'provider_e']);
     expect(adapters.outgoingHeaders({ messageId: 1, subscriberId: 2 })).to.include({
       'X-Mailgun-Variables': '{"campaign_message_id":"1","campaign_subscriber_id":"2"}',
       'X-Mailin-custom': '{"campaign_message_id":"1","campaign_subscriber_id":"2"}',

@@ -76,4 +76,9 @@ export interface ProviderAdapter {
   /** May be async: some bodies are read as streams (multipart forms). */
   normalize(request: InboundRequest): NormalizedEvent[] | Promise<NormalizedEvent[]>;
   outgoingHeaders(ids: OutgoingIds): Record<string, string>;
+  /**
+   * For providers whose subscriptions are confirmed by a visit (SNS): the URL the host must GET for a
+   * verified request that asks for it, else null.
+   */
+  subscriptionUrl?(request: InboundRequest): string | null;
 }

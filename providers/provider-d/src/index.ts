@@ -98,6 +98,8 @@ const providerD: ProviderAdapter = {
   outgoingHeaders: ({ messageId, subscriberId }) => ({
     'X-SES-MESSAGE-TAGS': `campaign_message_id=${messageId}, campaign_subscriber_id=${subscriberId}`,
   }),
+
+  subscriptionUrl: (request) => subscribeUrlToConfirm(request),
 };
 
 /**

@@ -3,7 +3,7 @@ import { badSignature, InboundEndpoint, ProviderError, VerifyContext } from '@sw
 
 const SNS_HOST = /^sns\.[a-z0-9-]{3,}\.amazonaws\.com(\.cn)?$/i;
 /** The fields each message type signs, in this order (absent ones skipped). */
-const SIGNED: Record<string, string[]> = {
+export const SIGNED_FIELDS: Record<string, string[]> = {
   Notification: ['Message', 'MessageId', 'Subject', 'Timestamp', 'TopicArn', 'Type'],
   SubscriptionConfirmation: ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'],
   UnsubscribeConfirmation: ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'],
@@ -49,7 +49,7 @@ export async function verifySnsSignature(
   endpoint: InboundEndpoint,
   context: VerifyContext,
 ): Promise<void> {
-  const fields = SIGNED[String(envelope.Type)];
+  const fields = SIGNED_FIELDS[String(envelope.Type)];
   const version = envelope.SignatureVersion;
   if (!fields || (version !== '1' && version !== '2') || typeof envelope.Signature !== 'string' || !envelope.Signature)
     throw badSignature('Type, SignatureVersion (1 or 2) and Signature are required');

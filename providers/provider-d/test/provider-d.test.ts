@@ -1,47 +1,15 @@
 import crypto from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { InboundRequest, isProviderError, memoryReplayGuard } from '@switchboard/provider-kit';
 import { runAdapterContract } from '@switchboard/provider-kit/contract';
 import providerD, { subscribeUrlToConfirm } from '../src';
+import { snsTestSigner, TEST_CERT_URL } from '../src/testing';
 
-/** A key pair and a self-signed certificate of our own, standing in for Amazon's. */
-function testCertificate(): { privateKey: string; certificate: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sns-cert-'));
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '2',
-        '-subj',
-        '/CN=sns.test',
-        '-keyout',
-        path.join(dir, 'key.pem'),
-        '-out',
-        path.join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    return {
-      privateKey: fs.readFileSync(path.join(dir, 'key.pem'), 'utf8'),
-      certificate: fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8'),
-    };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const { privateKey, certificate } = testCertificate();
-const CERT_URL = 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-test.pem';
+const signer = snsTestSigner();
+const { certificate } = signer;
+const CERT_URL = TEST_CERT_URL;
 const TOPIC = 'arn:aws:sns:us-east-1:123456789012:ses-events';
 const fetched: string[] = [];
 const context = {
@@ -60,20 +28,8 @@ const request = (body: unknown): InboundRequest => ({
   headers: { 'content-type': 'text/plain; charset=UTF-8' },
   query: {},
 });
-const SIGNED: Record<string, string[]> = {
-  Notification: ['Message', 'MessageId', 'Subject', 'Timestamp', 'TopicArn', 'Type'],
-  SubscriptionConfirmation: ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'],
-};
-/** The envelope signed as SNS does, with our key (version 2 unless told). */
-function signEnvelope(envelope: Record<string, unknown>, version = '2', key = privateKey): Record<string, unknown> {
-  const signed: Record<string, unknown> = { ...envelope, SignatureVersion: version, SigningCertURL: CERT_URL };
-  const text = (SIGNED[String(signed.Type)] ?? [])
-    .filter((name) => typeof signed[name] === 'string')
-    .map((name) => `${name}\n${signed[name] as string}\n`)
-    .join('');
-  const signature = crypto.sign(version === '1' ? 'sha1' : 'sha256', Buffer.from(text), key).toString('base64');
-  return { ...signed, Signature: signature };
-}
+const signEnvelope = (envelope: Record<string, unknown>, version: '1' | '2' = '2', key?: string) =>
+  signer.sign(envelope, version, key);
 const endpoint = { secret: 'unused', options: { topicArns: [TOPIC] } };
 const notification = (event: Record<string, unknown>, id = crypto.randomUUID()) => ({
   Type: 'Notification',

@@ -21,6 +21,8 @@ export async function up(knex: Knex): Promise<void> {
     // Sealed with the application key (core SecretBox); null: no secret.
     t.text('secret').nullable();
     t.boolean('is_active').notNullable().defaultTo(true);
+    // What some providers need besides the secret, as JSON: provider_d's allowed SNS topics.
+    t.text('options').nullable();
     t.datetime('created_at', { precision: 3 }).notNullable();
     t.datetime('updated_at', { precision: 3 }).notNullable();
     t.index(['organization_id', 'provider'], 'inbound_webhooks_org_provider_idx');

@@ -15,6 +15,7 @@ export const BUILT_IN_PROVIDERS: Partial<Record<ProviderKey, string>> = {
   provider_a: '@switchboard/provider-a',
   provider_b: '@switchboard/provider-b',
   provider_c: '@switchboard/provider-c',
+  provider_d: '@switchboard/provider-d',
   provider_e: '@switchboard/provider-e',
 };
 

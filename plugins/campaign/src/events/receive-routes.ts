@@ -6,6 +6,7 @@ import { InboundWebhooksService } from './inbound-webhooks/service';
 import { InboundEventRecorder } from './event-recorder';
 import { ProviderAdapters } from './provider-adapters';
 import { replayGuardOn } from './replay-guard';
+import { REMOTE_TEXT, RemoteText } from './remote-text';
 
 const receiptSchema = {
   type: 'object',
@@ -13,6 +14,7 @@ const receiptSchema = {
   properties: {
     received: { type: 'integer', description: 'Events in the request' },
     recorded: { type: 'integer', description: 'Events new to us (a retried event is recorded once)' },
+    confirmed: { type: 'boolean', description: 'A subscription confirmation was visited (provider_d)' },
   },
 } as const;
 
@@ -62,7 +64,18 @@ export function receiveRoutes(api: PluginApi, ctx: PluginContext): void {
         query: http.query as Record<string, string | undefined>,
       };
       try {
-        await adapter.verify(request, { secret: endpoint.secret }, { now: () => clock.now(), replay });
+        // Resolved per request, so that tests can stand in for the network.
+        const fetchText = (url: string) => ctx.container.resolve<RemoteText>(REMOTE_TEXT)(url);
+        await adapter.verify(
+          request,
+          { secret: endpoint.secret, options: { ...endpoint.options } },
+          { now: () => clock.now(), replay, fetchText },
+        );
+        const confirmation = adapter.subscriptionUrl?.(request);
+        if (confirmation) {
+          await fetchText(confirmation);
+          return envelope.ok({ received: 0, recorded: 0, confirmed: true });
+        }
         const events = await adapter.normalize(request);
         return envelope.ok(await recorder.record(endpoint, params.provider, events));
       } catch (err) {

@@ -2,10 +2,18 @@ import { Shape, timestamp, Validated } from '@switchboard/core';
 import { PROVIDER_KEYS } from '../provider-adapters';
 
 const secret = { type: 'string', minLength: 8, maxLength: 4096 } as const;
+const topicArns = {
+  type: 'array',
+  description: 'provider_d: the SNS topics whose messages this endpoint takes',
+  maxItems: 20,
+  uniqueItems: true,
+  items: { type: 'string', pattern: '^arn:aws[a-z-]*:sns:[a-z0-9-]+:\\d{12}:[A-Za-z0-9_-]{1,256}$' },
+} as const;
 const properties = {
   name: { type: 'string', minLength: 1, maxLength: 191 },
   secret,
   is_active: { type: 'boolean' },
+  topic_arns: topicArns,
 } as const;
 
 export const createInboundWebhookBody = {
@@ -29,7 +37,18 @@ export const updateInboundWebhookBody = {
 /** An endpoint as responses show it: its secret only in the answer to its creation or a new secret. */
 export const inboundWebhookSchema = {
   type: 'object',
-  required: ['id', 'organization_id', 'provider', 'name', 'url', 'has_secret', 'is_active', 'created_at', 'updated_at'],
+  required: [
+    'id',
+    'organization_id',
+    'provider',
+    'name',
+    'url',
+    'has_secret',
+    'is_active',
+    'topic_arns',
+    'created_at',
+    'updated_at',
+  ],
   properties: {
     id: { type: 'integer' },
     organization_id: { type: 'integer' },
@@ -39,6 +58,7 @@ export const inboundWebhookSchema = {
     secret: { type: 'string', description: 'Only when created or given a new secret; stored sealed' },
     has_secret: { type: 'boolean' },
     is_active: { type: 'boolean' },
+    topic_arns: { type: 'array', items: { type: 'string' } },
     created_at: timestamp,
     updated_at: timestamp,
   },

@@ -8,6 +8,7 @@ import {
   insertedId,
   notFound,
   ownedRow,
+  parseJson,
   SecretBox,
   SERVICES,
   toBool,
@@ -18,7 +19,25 @@ import {
 import { CAMPAIGN_API_PREFIX } from '../../shared/paths';
 import type { InboundWebhook, InboundWebhookChanges, NewInboundWebhook } from './schemas';
 
-const COLUMNS = ['id', 'organization_id', 'provider', 'name', 'secret', 'is_active', 'created_at', 'updated_at'];
+const COLUMNS = [
+  'id',
+  'organization_id',
+  'provider',
+  'name',
+  'secret',
+  'is_active',
+  'options',
+  'created_at',
+  'updated_at',
+];
+
+/** What a provider needs besides the secret, as stored (provider_d's topics). */
+interface EndpointOptions {
+  topicArns?: string[];
+}
+const optionsOf = (row: Record<string, unknown>) => parseJson<EndpointOptions>(row.options, {});
+const storedOptions = (topicArns: string[] | undefined) =>
+  topicArns !== undefined ? { options: JSON.stringify({ topicArns }) } : {};
 
 /** An endpoint as the receiving side needs it: its secret opened. */
 export interface ReceivingEndpoint {
@@ -26,6 +45,7 @@ export interface ReceivingEndpoint {
   organizationId: number;
   secret: string | null;
   isActive: boolean;
+  options: EndpointOptions;
 }
 
 /**
@@ -59,6 +79,7 @@ export class InboundWebhooksService {
       ...(plainSecret !== undefined ? { secret: plainSecret } : {}),
       has_secret: row.secret !== null && row.secret !== undefined,
       is_active: toBool(row.is_active),
+      topic_arns: optionsOf(row).topicArns ?? [],
       created_at: toIsoRequired(row.created_at),
       updated_at: toIsoRequired(row.updated_at),
     };
@@ -83,6 +104,7 @@ export class InboundWebhooksService {
         name: input.name,
         secret: this.secrets.seal(secret),
         is_active: input.is_active,
+        ...storedOptions(input.topic_arns),
         created_at: now,
         updated_at: now,
       }),
@@ -91,11 +113,12 @@ export class InboundWebhooksService {
   }
 
   async update(orgId: number, id: number, input: InboundWebhookChanges) {
-    const { secret, ...fields } = input;
+    const { secret, topic_arns: topicArns, ...fields } = input;
     const changed = await this.knex('inbound_webhooks')
       .where({ organization_id: orgId, id })
       .update({
         ...fields,
+        ...storedOptions(topicArns),
         ...(secret !== undefined ? { secret: this.secrets.seal(secret) } : {}),
         updated_at: this.clock.now(),
       });
@@ -114,7 +137,7 @@ export class InboundWebhooksService {
   async receiving(provider: string, endpointId: number | undefined): Promise<ReceivingEndpoint | null> {
     const query = this.knex('inbound_webhooks')
       .where({ provider })
-      .select('id', 'organization_id', 'secret', 'is_active');
+      .select('id', 'organization_id', 'secret', 'is_active', 'options');
     const rows: Array<Record<string, unknown>> =
       endpointId !== undefined
         ? await query.andWhere({ id: endpointId })
@@ -126,6 +149,7 @@ export class InboundWebhooksService {
       organizationId: toInt(row.organization_id),
       secret: row.secret === null ? null : this.secrets.open(toText(row.secret)),
       isActive: toBool(row.is_active),
+      options: optionsOf(row),
     };
   }
 }
