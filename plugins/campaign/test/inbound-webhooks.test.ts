@@ -176,6 +176,34 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
       .expect(404);
   });
 
+  it('counts a batch once when a provider delivers it several times at once', async () => {
+    const endpoint = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_a', name: 'Racing', secret: 'race-secret' })
+        .expect(201)
+    ).body.data;
+    const at = Math.floor(Date.now() / 1000);
+    const batch = JSON.stringify(
+      Array.from({ length: 20 }, (_, i) => ({
+        event: 'delivered',
+        email: 'ada@example.com',
+        timestamp: at,
+        sg_event_id: `race-${i}`,
+        campaign_message_id: String(message),
+        campaign_subscriber_id: String(ada),
+      })),
+    );
+    const before = Number((await counters()).count_delivered);
+    const path = `/webhook/provider_a?endpoint=${endpoint.id}`;
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => post(path, batch, signA('race-secret', batch)).expect(200)),
+    );
+    expect(answers.reduce((sum, res) => sum + Number(res.body.data.recorded), 0)).to.equal(20);
+    expect(Number((await counters()).count_delivered)).to.equal(before + 20);
+    await f.api().delete(`/inbound-webhooks/${endpoint.id}`).expect(200);
+  });
+
   it("refuses what is not the provider's, writing nothing: 401, 404, 403, 400, 413", async () => {
     const endpoint = (
       await f
