@@ -128,6 +128,35 @@ describeEachBackend('switchboard CLI', (backend) => {
     expect(loose.stderr).to.contain('--org must be an organization id');
   });
 
+  it("rebuilds a message's statistics from its records with campaign:stats-rebuild", async () => {
+    const campaignEnv = { ...env(), PLUGINS: 'campaign' };
+    const engine = await createTestEngine(backend(), { plugins: [campaign] });
+    const server = engine.http().listen(0);
+    try {
+      const tenant = await createTenant(engine);
+      const api = apiClient(server, '/api/campaign', tenant);
+      const message = (await api.post('/messages', { name: 'M', subject: 'S' }).expect(201)).body.data.id;
+      // Counters that no record supports: the rebuild takes them back to what the records say.
+      await engine.knex('messages').where({ id: message }).update({ count_delivered: 7, count_read: 3 });
+      const args = ['campaign:stats-rebuild', '--org', String(tenant.organizationId), '--message', String(message)];
+      const rebuilt = await runJson(args, campaignEnv);
+      expect(rebuilt).to.include({ count_delivered: 0, count_read: 0, count_stop: 0 });
+      expect((await api.get(`/messages/${message}/stats`).expect(200)).body.data.summary).to.include({
+        delivered: 0,
+        opened: 0,
+      });
+      const missing = await runCli(
+        ['campaign:stats-rebuild', '--org', String(tenant.organizationId), '--message', '999999'],
+        campaignEnv,
+      );
+      expect(missing.code).to.equal(1);
+      expect(missing.stderr).to.contain('Message 999999 not found');
+    } finally {
+      server.close();
+      await engine.close();
+    }
+  });
+
   it('stops start-up with a message saying what to fix when a plugin is missing', async () => {
     const run = await runCli(['migrate:status'], { ...env(), PLUGINS: 'users-projects,no-such-plugin' });
     expect(run.code).to.equal(1);

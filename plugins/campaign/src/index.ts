@@ -20,6 +20,7 @@ import { SENDING_OPTIONS, SendingOptions, sendingOptionsSchema } from './sending
 import { inboundWebhookRoutes } from './events/inbound-webhooks/routes';
 import { receiveRoutes } from './events/receive-routes';
 import { fetchRemoteText, REMOTE_TEXT } from './events/remote-text';
+import { processStatsRebuilds, statsRebuildCommands } from './events/stats-rebuild-commands';
 import { messageStatsRoutes } from './events/message-stats';
 import {
   BUILT_IN_PROVIDERS,
@@ -84,7 +85,11 @@ export default definePlugin({
   jobs(queues, ctx) {
     processConfirmationMails(queues, ctx);
     processSendRanges(queues, ctx);
+    processStatsRebuilds(queues, ctx);
   },
   recurring: (ctx) => [sendWatchdogTask(ctx), searchCompactionTask(ctx)],
-  commands: searchCompactionCommands,
+  commands(program, context) {
+    searchCompactionCommands(program, context);
+    statsRebuildCommands(program, context);
+  },
 });

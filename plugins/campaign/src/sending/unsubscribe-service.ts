@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { AppError, SERVICES } from '@switchboard/core';
 import { SubscriberWriter } from '../audience/subscribers/writer';
 import { UnsubscribeLinks } from './unsubscribe-links';
+import { recordLinkUnsubscribe } from '../events/own-events';
 
 const invalid = () => new AppError('RESOURCE_NOT_FOUND', 'This unsubscribe link is not valid');
 
@@ -41,6 +42,8 @@ export class UnsubscribeService {
         await trx('messages')
           .where({ organization_id: ids.organizationId, id: ids.messageId })
           .increment('count_stop', 1);
+        // Its record, so that the message's statistics rebuild from records alone.
+        await recordLinkUnsubscribe(trx, ids, new Date());
       },
     );
     return { email };
