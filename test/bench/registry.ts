@@ -1,5 +1,5 @@
 import type { Benchmark } from '@switchboard/core/testing';
-import { audienceBenchmark, sendBenchmark } from '@switchboard/plugin-campaign/bench';
+import { audienceBenchmark, ingestBenchmark, sendBenchmark } from '@switchboard/plugin-campaign/bench';
 import { apiBenchmark } from './api';
 
 /** Every benchmark by name; a plugin's own live in its package (`bench/`). */
@@ -7,4 +7,5 @@ export const benchmarks: Record<string, Benchmark> = {
   api: apiBenchmark,
   audience: audienceBenchmark,
   send: sendBenchmark,
+  ingest: ingestBenchmark,
 };

@@ -1,2 +1,3 @@
 export { audienceBenchmark } from './audience';
 export { sendBenchmark } from './send';
+export { ingestBenchmark } from './ingest';

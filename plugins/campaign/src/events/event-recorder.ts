@@ -171,12 +171,12 @@ export class InboundEventRecorder {
         .select('r.send_id', 'r.subscriber_id', 's.message_id');
       const pairs = new Set(wanted.map((e) => `${toInt(e.message_id)}.${toInt(e.subscriber_id)}`));
       const counted = new Set<string>();
+      const marked = new Map<number, number[]>();
       for (const r of fresh as Array<Record<string, unknown>>) {
         const pair = `${toInt(r.message_id)}.${toInt(r.subscriber_id)}`;
         if (!pairs.has(pair)) continue;
-        await trx('send_recipients')
-          .where({ send_id: r.send_id, subscriber_id: r.subscriber_id })
-          .update({ [column]: this.clock.now() });
+        const sendId = toInt(r.send_id);
+        (marked.get(sendId) ?? marked.set(sendId, []).get(sendId)!).push(toInt(r.subscriber_id));
         if (counted.has(pair)) continue;
         counted.add(pair);
         const [message, subscriber] =
@@ -184,12 +184,24 @@ export class InboundEventRecorder {
         add('messages', toInt(r.message_id), message);
         add('subscribers', toInt(r.subscriber_id), subscriber);
       }
+      // A statement per send, not per recipient.
+      for (const [sendId, subscribers] of marked)
+        await trx('send_recipients')
+          .where('send_id', sendId)
+          .whereIn('subscriber_id', subscribers)
+          .whereNull(column)
+          .update({ [column]: this.clock.now() });
     }
+    // A statement per table, column and amount: the ids that add the same.
+    const grouped = new Map<string, number[]>();
     for (const [key, n] of increments) {
       const [table, id, column] = key.split('\u0000');
-      await trx(table)
-        .where({ id: Number(id) })
-        .increment(column, n);
+      const group = `${table}\u0000${column}\u0000${n}`;
+      (grouped.get(group) ?? grouped.set(group, []).get(group)!).push(Number(id));
+    }
+    for (const [group, ids] of grouped) {
+      const [table, column, n] = group.split('\u0000');
+      await trx(table).whereIn('id', ids).increment(column, Number(n));
     }
   }
 }
