@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { createMailer } from '../src/mail/mailer';
+import { createMailer, relayIdOf } from '../src/mail/mailer';
+import { smtpSink } from '../src/testing/smtp-sink';
 
 describe('mailer without SMTP_URL', () => {
   it('writes each mail as an .eml file in the outbox folder', async () => {
@@ -29,5 +30,38 @@ describe('mailer without SMTP_URL', () => {
       mailer.close();
       fs.rmSync(outboxDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('mailer over SMTP', () => {
+  it('returns the id the relay named in its answer, and none when it named none', async () => {
+    let answer = 'Ok: queued as 4C1F3A0E21';
+    const sink = await smtpSink({ answer: () => answer });
+    const mailer = createMailer({ smtpUrl: sink.url, outboxDir: os.tmpdir() });
+    const mail = { from: 'news@example.com', to: 'ada@example.com', subject: 'S', text: 'T' };
+    try {
+      expect((await mailer.send(mail)).relayId).to.equal('4C1F3A0E21');
+      answer = 'OK: message queued';
+      const plain = await mailer.send(mail);
+      expect(plain).to.not.have.property('relayId');
+      expect(plain.messageId).to.match(/^<.+@.+>$/);
+      expect(sink.mails).to.have.length(2);
+    } finally {
+      mailer.close();
+      await sink.close();
+    }
+  });
+
+  it('reads relay ids of the common answers', () => {
+    expect(relayIdOf('250 2.0.0 Ok: queued as 4C1F3A0E21')).to.equal('4C1F3A0E21');
+    expect(relayIdOf('250 Ok: queued as <14c5d75ce93.dfd.64b469@ismtpd-555>')).to.equal(
+      '14c5d75ce93.dfd.64b469@ismtpd-555',
+    );
+    expect(relayIdOf('250 Ok 0100018b9c4e5f6a-1b2c3d4e-5f60-4a1b-9c8d-7e6f5a4b3c2d-000000')).to.equal(
+      '0100018b9c4e5f6a-1b2c3d4e-5f60-4a1b-9c8d-7e6f5a4b3c2d-000000',
+    );
+    expect(relayIdOf('250 Great success')).to.equal(undefined);
+    expect(relayIdOf('250 OK: message queued')).to.equal(undefined);
+    expect(relayIdOf('')).to.equal(undefined);
   });
 });

@@ -15,8 +15,14 @@ export interface MailMessage {
   messageId?: string;
 }
 
+export interface SentMail {
+  messageId: string;
+  /** The id the SMTP relay gave the mail in its answer ("250 Ok: queued as …"), when it named one. */
+  relayId?: string;
+}
+
 export interface Mailer {
-  send(message: MailMessage): Promise<{ messageId: string }>;
+  send(message: MailMessage): Promise<SentMail>;
   close(): void;
 }
 
@@ -79,7 +85,8 @@ export function createMailer(options: MailerOptions): Mailer {
     return {
       async send(message) {
         const info = await transport.sendMail(withDkim(message, options.dkim ?? []));
-        return { messageId: info.messageId };
+        const relayId = relayIdOf(String(info.response ?? ''));
+        return relayId ? { messageId: info.messageId, relayId } : { messageId: info.messageId };
       },
       close: () => transport.close(),
     };
@@ -95,6 +102,21 @@ export function createMailer(options: MailerOptions): Mailer {
     },
     close: () => transport.close(),
   };
+}
+
+/**
+ * The id in a relay's 250 answer: the word after "queued as" (Postfix, SendGrid, Postmark), else a last
+ * word that looks like an id, with a digit and 8 or more characters (SES: "250 Ok 0100018b…"). An
+ * answer such as "250 OK: message queued" names none.
+ */
+export function relayIdOf(response: string): string | undefined {
+  const queued = /queued as\s+<?([^\s<>]+)>?/i.exec(response);
+  if (queued) return queued[1].slice(0, 191);
+  const last = response.trim().split(/\s+/).pop() ?? '';
+  const word = last.replace(/^<|>$/g, '');
+  return /^250\b/.test(response) && word.length >= 8 && /\d/.test(word) && /^[\w.@=+-]+$/.test(word)
+    ? word.slice(0, 191)
+    : undefined;
 }
 
 /**

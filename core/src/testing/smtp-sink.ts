@@ -6,6 +6,8 @@ export interface SinkMail {
   /** RCPT TO addresses. */
   to: string[];
   raw: string;
+  /** The text of the sink's 250 answer to this mail. */
+  answer: string;
   parse(): Promise<ParsedMail>;
 }
 
@@ -25,6 +27,8 @@ export interface SmtpSinkOptions {
   discard?: boolean;
   /** Wait this long before accepting each mail (a slow server: a send takes a while). */
   delayMs?: number;
+  /** The text of the 250 answer to a mail (a relay's "Ok: queued as <id>"); default "OK: message queued". */
+  answer?(raw: string): string;
 }
 
 /** An in-test SMTP server on loopback that takes every mail (no auth, no TLS) and keeps it. */
@@ -54,15 +58,16 @@ export async function smtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink 
       stream.on('end', async () => {
         if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
         sink.accepted++;
-        if (!options.discard) {
-          const raw = Buffer.concat(chunks).toString('utf8');
+        const raw = options.discard ? '' : Buffer.concat(chunks).toString('utf8');
+        const answer = options.answer?.(raw) ?? 'OK: message queued';
+        if (!options.discard)
           mails.push({
             to: session.envelope.rcptTo.map((r) => r.address),
             raw,
+            answer,
             parse: () => simpleParser(raw),
           });
-        }
-        callback();
+        callback(null, answer);
       });
     },
   });

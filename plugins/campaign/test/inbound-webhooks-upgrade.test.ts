@@ -6,7 +6,7 @@ describeEachBackend('campaign: upgrading to 1.9 (inbound webhooks)', (backend) =
   let at: Awaited<ReturnType<typeof campaignAtVersion>> | undefined;
   after(async () => at?.close());
 
-  it('keeps a 1.8 database, adds endpoints and event records; rolls back without touching the rest', async () => {
+  it('keeps a 1.8 database, adds endpoints, event records and relay ids; rolls back without touching the rest', async () => {
     at = await campaignAtVersion(backend(), '1.8');
     const { engine, api } = at;
     const knex = engine.knex;
@@ -15,7 +15,10 @@ describeEachBackend('campaign: upgrading to 1.9 (inbound webhooks)', (backend) =
     expect(await knex.schema.hasTable('inbound_webhooks')).to.equal(false);
 
     const applied = await engine.migrator().latest({ plugin: 'campaign', to: '1.9' });
-    expect(applied).to.deep.equal([{ plugin: 'campaign', applied: ['1.9/01-inbound-webhooks'] }]);
+    expect(applied).to.deep.equal([
+      { plugin: 'campaign', applied: ['1.9/01-inbound-webhooks', '1.9/02-send-relay-ids'] },
+    ]);
+    expect(await knex.schema.hasTable('send_relay_ids')).to.equal(true);
     const endpoint = (await api.post('/inbound-webhooks', { provider: 'provider_c', name: 'PM' }).expect(201)).body
       .data;
     expect(endpoint.has_secret).to.equal(true);
@@ -23,6 +26,7 @@ describeEachBackend('campaign: upgrading to 1.9 (inbound webhooks)', (backend) =
     await engine.migrator().rollback({ plugin: 'campaign', to: '1.8' });
     expect(await knex.schema.hasTable('inbound_webhooks')).to.equal(false);
     expect(await knex.schema.hasTable('inbound_events')).to.equal(false);
+    expect(await knex.schema.hasTable('send_relay_ids')).to.equal(false);
     await api.get(`/subscribers/${subscriber}`).expect(200);
     await api.get(`/messages/${message}`).expect(200);
   });

@@ -26,7 +26,8 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
   let ada: number;
   let alan: number;
   before(async () => {
-    sink = await smtpSink();
+    // A relay that names the id it gave each mail, as SendGrid, Postmark and SES do.
+    sink = await smtpSink({ answer: () => `Ok: queued as relay-${crypto.randomUUID()}` });
     f = await campaignFixture(backend(), { SMTP_URL: sink.url, PUBLIC_URL: 'http://hooks.test' });
     f.engine.startWorkers();
     const list = await listOf(f, ['ada@example.com', 'alan@example.com']);
@@ -303,6 +304,94 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     const replayed = await post(path, body, {}).expect(401);
     expect(replayed.body.error.message).to.contain('used before');
     expect(Number((await counters()).count_delivered)).to.equal(before + 1);
+  });
+
+  it("links events without our ids through the mail's id: the one the relay gave it, or our Message-ID", async () => {
+    const mails = mailsOf(sink, message);
+    const adaMail = mails.find((m) => m.to.includes('ada@example.com'))!;
+    const alanMail = mails.find((m) => m.to.includes('alan@example.com'))!;
+    const relayId = /queued as (\S+)/.exec(adaMail.answer)![1];
+    const ourMailId = /^Message-ID: <([^>]+)>/im.exec(alanMail.raw)![1];
+    const postmark = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_c', name: 'PM-link', secret: 'pm:link-secret' })
+        .expect(201)
+    ).body.data;
+    const basic = { authorization: `Basic ${Buffer.from('pm:link-secret').toString('base64')}` };
+    const delivery = (messageId: string, recipient: string) =>
+      JSON.stringify({
+        RecordType: 'Delivery',
+        MessageID: messageId,
+        Recipient: recipient,
+        DeliveredAt: new Date().toISOString(),
+      });
+    const stored = (providerMessageId: string) =>
+      f.engine
+        .knex('inbound_events')
+        .where({ provider_message_id: providerMessageId })
+        .first('message_id', 'subscriber_id');
+    // The address is not a subscriber's (forwarded): only the relay's id links the event.
+    await post(`/webhook/provider_c?endpoint=${postmark.id}`, delivery(relayId, 'fwd@elsewhere.example'), basic).expect(
+      200,
+    );
+    const byRelay = await stored(relayId);
+    expect([Number(byRelay.message_id), Number(byRelay.subscriber_id)]).to.deep.equal([message, ada]);
+
+    const brevo = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_e', name: 'Brevo-link', secret: 'brevo-link' })
+        .expect(201)
+    ).body.data;
+    const signedE = (data: Record<string, unknown>) => {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const token = crypto.randomBytes(25).toString('hex');
+      const signature = crypto
+        .createHmac('sha256', 'brevo-link')
+        .update(timestamp + token)
+        .digest('hex');
+      return JSON.stringify({ signature: { timestamp, token, signature }, 'event-data': data });
+    };
+    const ts = Math.floor(Date.now() / 1000);
+    await post(
+      `/webhook/provider_e?endpoint=${brevo.id}`,
+      signedE({ event: 'opened', email: 'alias@elsewhere.example', ts_event: ts, 'message-id': `<${ourMailId}>` }),
+      {},
+    ).expect(200);
+    const byOurs = await stored(ourMailId);
+    expect([Number(byOurs.message_id), Number(byOurs.subscriber_id)]).to.deep.equal([message, alan]);
+    // Our form with another host names no mail we sent: nothing is linked.
+    const forged = ourMailId.replace(/@.*$/, '@forged.example');
+    await post(
+      `/webhook/provider_e?endpoint=${brevo.id}`,
+      signedE({ event: 'opened', email: 'alias2@elsewhere.example', ts_event: ts, 'message-id': forged }),
+      {},
+    ).expect(200);
+    expect(await stored(forged)).to.deep.include({ message_id: null, subscriber_id: null });
+
+    // Another organization's endpoint learns nothing from our relay ids.
+    const other = await createTenant(f.engine, { name: 'Linker' });
+    const theirs = (
+      await f
+        .api(other)
+        .post('/inbound-webhooks', { provider: 'provider_c', name: 'T', secret: 'them:their-pass' })
+        .expect(201)
+    ).body.data;
+    const foreignBody = JSON.stringify({
+      RecordType: 'Open',
+      MessageID: relayId,
+      Recipient: 'x@y.example',
+      ReceivedAt: new Date().toISOString(),
+    });
+    await post(`/webhook/provider_c?endpoint=${theirs.id}`, foreignBody, {
+      authorization: `Basic ${Buffer.from('them:their-pass').toString('base64')}`,
+    }).expect(200);
+    const foreign = await f.engine
+      .knex('inbound_events')
+      .where({ provider_message_id: relayId, event_type: 'opened' })
+      .first('message_id', 'subscriber_id', 'organization_id');
+    expect(foreign).to.deep.include({ message_id: null, subscriber_id: null });
   });
 
   it('provider_d: SNS messages of an allowed topic, the certificate read once, a confirmation visited', async () => {

@@ -55,6 +55,8 @@ export interface Outcome {
   id: number;
   state: 'sent' | 'failed' | 'skipped' | 'queued';
   mailId?: string;
+  /** The relay's id of the mail (core Mailer), for provider events that carry only that. */
+  relayId?: string;
   error?: string;
 }
 
@@ -297,6 +299,19 @@ export class SendStore {
         });
       if (count('failed')) await this.pauseIfFailing(trx, send.id, outcomes.find((o) => o.error)?.error ?? null);
       const sent = outcomes.filter((o) => o.state === 'sent');
+      const relayed = sent.filter((o) => o.relayId);
+      if (relayed.length)
+        await trx('send_relay_ids')
+          .insert(
+            relayed.map((o) => ({
+              organization_id: send.organization_id,
+              relay_id: o.relayId,
+              send_id: send.id,
+              subscriber_id: o.id,
+            })),
+          )
+          .onConflict(['organization_id', 'relay_id'])
+          .ignore();
       if (send.test_mode || !sent.length) return;
       await trx('messages').where({ id: send.message_id }).increment('count_sent', sent.length);
       await trx('subscribers')

@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import { GroupCommit } from '../src/db/group-commit';
+
+/** A promise and the function that settles it, to hold a run in flight. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+describe('GroupCommit', () => {
+  it('starts the first item at once and runs the items that came meanwhile together', async () => {
+    const runs: number[][] = [];
+    const first = gate();
+    const group = new GroupCommit<number, number>(async (items) => {
+      runs.push(items);
+      if (runs.length === 1) await first.opened;
+      return items.map((n) => n * 10);
+    });
+    const answers = [1, 2, 3, 4].map((n) => group.submit(n));
+    expect(runs).to.deep.equal([[1]]);
+    first.open();
+    expect(await Promise.all(answers)).to.deep.equal([10, 20, 30, 40]);
+    expect(runs).to.deep.equal([[1], [2, 3, 4]]);
+  });
+
+  it('keeps runs within their weight and runs as many at once as allowed', async () => {
+    const runs: string[][] = [];
+    let inFlight = 0;
+    let most = 0;
+    const group = new GroupCommit<string, number>(
+      async (items) => {
+        runs.push(items);
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight--;
+        return items.map((s) => s.length);
+      },
+      { concurrency: 2, maxWeight: 5, weight: (s) => s.length },
+    );
+    const answers = await Promise.all(['aaa', 'bb', 'cc', 'dddddddd', 'e', 'f'].map((s) => group.submit(s)));
+    expect(answers).to.deep.equal([3, 2, 2, 8, 1, 1]);
+    expect(most).to.equal(2);
+    // 'aaa' and 'bb' start alone (two runs free); then 'cc' (a heavy item runs alone), 'dddddddd', 'e'+'f'.
+    expect(runs).to.deep.equal([['aaa'], ['bb'], ['cc'], ['dddddddd'], ['e', 'f']]);
+  });
+
+  it('runs each item of a failed run alone, so one bad item fails only itself', async () => {
+    const first = gate();
+    let started = false;
+    const group = new GroupCommit<number, number>(async (items) => {
+      if (!started) {
+        started = true;
+        await first.opened;
+      }
+      if (items.includes(13)) throw new Error(`unlucky ${items.join(',')}`);
+      return items;
+    });
+    const answers = [1, 12, 13, 14].map((n) => group.submit(n).catch((err: Error) => err.message));
+    first.open();
+    expect(await Promise.all(answers)).to.deep.equal([1, 12, 'unlucky 13', 14]);
+  });
+});

@@ -1,0 +1,138 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { SERVICES, toInt } from '@switchboard/core';
+import type { NormalizedEvent } from '@switchboard/provider-kit';
+import { normalizeEmail } from '../shared/email';
+
+/** An event and the organization whose endpoint received it. */
+export interface ReceivedEvent {
+  organizationId: number;
+  event: NormalizedEvent;
+}
+
+/** Our Message-ID (sending/send-worker.ts): send id, subscriber id and message id, then our host. */
+const OUR_MAIL_ID = /^(\d{1,10})\.(\d{1,10})\.(\d{1,10})@/;
+const CHUNK = 500;
+
+const chunks = <T>(all: T[]): T[][] =>
+  Array.from({ length: Math.ceil(all.length / CHUNK) }, (_, i) => all.slice(i * CHUNK, (i + 1) * CHUNK));
+const orgKey = (organizationId: number, value: string | number) => `${organizationId}\u0000${value}`;
+
+/**
+ * Finds the message and subscriber of each event, within the organization that received it (another
+ * organization's ids are dropped): our ids where the mail carried them back, else the mail the
+ * provider's message id names (our Message-ID, or the id the relay answered the send with), else the
+ * subscriber of the recipient address. A query per kind of link for all the events together.
+ */
+@injectable()
+export class EventLinker {
+  constructor(@inject(SERVICES.Knex) private readonly knex: Knex) {}
+
+  async link(received: ReceivedEvent[]): Promise<ReceivedEvent[]> {
+    const messages = await this.owned(
+      'messages',
+      received.map((r) => [r.organizationId, r.event.messageId]),
+    );
+    const subscribers = await this.owned(
+      'subscribers',
+      received.map((r) => [r.organizationId, r.event.subscriberId]),
+    );
+    let linked = received.map(({ organizationId, event }) => ({
+      organizationId,
+      event: {
+        ...event,
+        messageId:
+          event.messageId !== null && messages.has(orgKey(organizationId, event.messageId)) ? event.messageId : null,
+        subscriberId:
+          event.subscriberId !== null && subscribers.has(orgKey(organizationId, event.subscriberId))
+            ? event.subscriberId
+            : null,
+      },
+    }));
+    linked = await this.byMail(linked);
+    return this.byAddress(linked);
+  }
+
+  /** The ids of `table` among those named that belong to the organization naming them. */
+  private async owned(table: string, named: Array<[number, number | null]>): Promise<Set<string>> {
+    const ids = [...new Set(named.filter(([, id]) => id !== null).map(([, id]) => id!))];
+    const found = new Set<string>();
+    for (const part of chunks(ids))
+      for (const r of await this.knex(table).whereIn('id', part).select('id', 'organization_id'))
+        found.add(orgKey(toInt(r.organization_id), toInt(r.id)));
+    return found;
+  }
+
+  /** Events without our ids, linked through the provider's message id to the mail it names. */
+  private async byMail(received: ReceivedEvent[]): Promise<ReceivedEvent[]> {
+    const wanting = received.filter(
+      (r) => (r.event.messageId === null || r.event.subscriberId === null) && r.event.providerMessageId,
+    );
+    if (!wanting.length) return received;
+    const mails = new Map<string, { messageId: number; subscriberId: number }>();
+    const ours = wanting.filter((r) => OUR_MAIL_ID.test(r.event.providerMessageId!));
+    const pairs = ours.map((r) => {
+      const [, send, subscriber] = OUR_MAIL_ID.exec(r.event.providerMessageId!)!;
+      return [Number(send), Number(subscriber)];
+    });
+    for (const part of chunks(pairs))
+      for (const r of await this.knex('send_recipients as r')
+        .join('message_sends as s', 's.id', 'r.send_id')
+        .whereIn(['r.send_id', 'r.subscriber_id'], part)
+        .select('s.organization_id', 's.message_id', 'r.subscriber_id', 'r.mail_id'))
+        if (r.mail_id !== null)
+          mails.set(orgKey(toInt(r.organization_id), String(r.mail_id)), {
+            messageId: toInt(r.message_id),
+            subscriberId: toInt(r.subscriber_id),
+          });
+    const relayed = wanting.filter((r) => !OUR_MAIL_ID.test(r.event.providerMessageId!));
+    const organizations = [...new Set(relayed.map((r) => r.organizationId))];
+    for (const part of chunks([...new Set(relayed.map((r) => r.event.providerMessageId!))]))
+      for (const r of await this.knex('send_relay_ids as x')
+        .join('message_sends as s', 's.id', 'x.send_id')
+        .whereIn('x.organization_id', organizations)
+        .whereIn('x.relay_id', part)
+        .select('x.organization_id', 'x.relay_id', 's.message_id', 'x.subscriber_id'))
+        mails.set(orgKey(toInt(r.organization_id), String(r.relay_id)), {
+          messageId: toInt(r.message_id),
+          subscriberId: toInt(r.subscriber_id),
+        });
+    return received.map((r) => {
+      const mail = r.event.providerMessageId ? mails.get(orgKey(r.organizationId, r.event.providerMessageId)) : null;
+      if (!mail) return r;
+      return {
+        ...r,
+        event: {
+          ...r.event,
+          messageId: r.event.messageId ?? mail.messageId,
+          subscriberId: r.event.subscriberId ?? mail.subscriberId,
+        },
+      };
+    });
+  }
+
+  /** Events still without a subscriber, linked to the subscriber of their recipient address. */
+  private async byAddress(received: ReceivedEvent[]): Promise<ReceivedEvent[]> {
+    const wanting = received.filter((r) => r.event.subscriberId === null && r.event.recipient);
+    if (!wanting.length) return received;
+    const organizations = [...new Set(wanting.map((r) => r.organizationId))];
+    const byEmail = new Map<string, number>();
+    for (const part of chunks([...new Set(wanting.map((r) => normalizeEmail(r.event.recipient!)))]))
+      for (const r of await this.knex('subscribers')
+        .whereIn('organization_id', organizations)
+        .whereIn('email', part)
+        .select('id', 'email', 'organization_id'))
+        byEmail.set(orgKey(toInt(r.organization_id), String(r.email)), toInt(r.id));
+    return received.map((r) =>
+      r.event.subscriberId === null && r.event.recipient
+        ? {
+            ...r,
+            event: {
+              ...r.event,
+              subscriberId: byEmail.get(orgKey(r.organizationId, normalizeEmail(r.event.recipient))) ?? null,
+            },
+          }
+        : r,
+    );
+  }
+}
