@@ -7,12 +7,14 @@ describe('the shipped config/switchboard.json', () => {
   const config = loadConfig({ env: {}, file: path.join(repoRoot, 'config/switchboard.json') });
 
   it('enables the built plugins and keeps the limits the specs state', () => {
-    expect(config.plugins.map((p) => p.id)).to.deep.equal(['campaign', 'users-projects']);
-    expect(config.plugins[1].rateLimits).to.deep.equal({
+    expect(config.plugins.map((p) => p.id)).to.deep.equal(['campaign', 'server-monitor', 'users-projects']);
+    expect(config.plugins[2].rateLimits).to.deep.equal({
       windowSeconds: 60,
       perToken: { overall: 100 },
       perAddress: 10,
     });
+    // The spec's routes carry their own key and no token: they are not rate limited by token.
+    expect(config.plugins[1].rateLimits).to.equal(undefined);
     expect(config.plugins[0].rateLimits).to.deep.equal({
       windowSeconds: 3600,
       perToken: { overall: 1000, GET: 500, POST: 100, DELETE: 50 },

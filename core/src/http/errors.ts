@@ -4,6 +4,8 @@ export const ERROR_STATUS = {
   AUTH_INVALID_TOKEN: 401,
   /** A signed request (an inbound webhook) whose signature does not hold. */
   SIGNATURE_INVALID: 401,
+  /** Nothing to do for want of a paid, active subscription (server monitor: 402). */
+  PAYMENT_REQUIRED: 402,
   AUTH_INSUFFICIENT_PERMISSIONS: 403,
   QUOTA_EXCEEDED: 403,
   /** A request to something switched off (an inactive inbound webhook endpoint). */

@@ -1,0 +1,53 @@
+import type { Knex } from 'knex';
+import { parseJson, toBool, toInt } from '@switchboard/core';
+
+export interface Administrator {
+  user_id: number;
+  email_enabled: boolean;
+  sms_enabled: boolean;
+}
+
+export interface Recipient {
+  channel: 'email' | 'sms';
+  address: string;
+}
+
+/** An organization's notification setting; without one, every administrator is alerted by e-mail. */
+export async function administratorsOf(
+  knex: Knex | Knex.Transaction,
+  organizationId: number,
+): Promise<{ administrators: Administrator[]; otherEmails: string[] }> {
+  const setting = await knex('monitor_notification_settings')
+    .where({ organization_id: organizationId })
+    .first('administrators', 'other_emails');
+  if (setting)
+    return {
+      administrators: parseJson<Administrator[]>(setting.administrators, []),
+      otherEmails: parseJson<string[]>(setting.other_emails, []),
+    };
+  const admins = await knex('users').where({ organization_id: organizationId, role: 'admin' }).pluck('id');
+  return {
+    administrators: admins.map((id: unknown) => ({ user_id: toInt(id), email_enabled: true, sms_enabled: false })),
+    otherEmails: [],
+  };
+}
+
+/** Who an alert goes to, by channel: the administrators' flags, their users' addresses and phones. */
+export async function recipientsOf(knex: Knex | Knex.Transaction, organizationId: number): Promise<Recipient[]> {
+  const { administrators, otherEmails } = await administratorsOf(knex, organizationId);
+  const ids = administrators.filter((a) => a.email_enabled || a.sms_enabled).map((a) => a.user_id);
+  const users = ids.length
+    ? await knex('users').where({ organization_id: organizationId }).whereIn('id', ids).select('id', 'email', 'phone')
+    : [];
+  const byId = new Map(users.map((u: Record<string, unknown>) => [toInt(u.id), u]));
+  const recipients: Recipient[] = [];
+  for (const a of administrators) {
+    const user = byId.get(a.user_id);
+    if (!user) continue;
+    if (toBool(a.email_enabled)) recipients.push({ channel: 'email', address: String(user.email) });
+    if (toBool(a.sms_enabled) && user.phone) recipients.push({ channel: 'sms', address: String(user.phone) });
+  }
+  for (const email of otherEmails) recipients.push({ channel: 'email', address: email });
+  const seen = new Set<string>();
+  return recipients.filter((r) => !seen.has(`${r.channel}:${r.address}`) && seen.add(`${r.channel}:${r.address}`));
+}

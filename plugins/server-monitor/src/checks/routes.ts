@@ -1,0 +1,46 @@
+import { AppError, ApiGroup, PluginContext } from '@switchboard/core';
+import { keyParam, requireKey, successSchema } from '../shared/api';
+import { CHECK_TYPES, CheckType } from '../shared/plans';
+import { CheckDispatcher, Dispatch } from './dispatcher';
+
+export const dispatchOutput = (d: Dispatch) =>
+  `Dispatched ${d.dispatched} server checks (${d.newServers} new servers); ` +
+  `${d.alreadyCurrent} already checked or queued this period`;
+
+export const dispatchMessage = (type: CheckType, d: Dispatch) =>
+  d.busy ? `A dispatch of ${type} server checks is already running` : `Server checks queued for ${type} servers`;
+
+/** An unexpected failure of an operation: the spec's 500, its detail in `error`. */
+export async function failingAs<T>(message: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw new AppError('INTERNAL_ERROR', message, undefined, { error: (err as Error).message ?? String(err) });
+  }
+}
+
+/** GET /check/{all|premium|free}/{api_key}: a check job per server of the plans (after heartbeats and ssl). */
+export function checkRoutes(group: ApiGroup, ctx: PluginContext): void {
+  const dispatcher = ctx.container.resolve(CheckDispatcher);
+  group.get(
+    '/check/:type/:key',
+    {
+      summary: 'Queue a check of every server of all, premium-plan or free-plan organizations',
+      params: {
+        type: 'object',
+        required: ['type', 'key'],
+        properties: { type: { type: 'string', maxLength: 64 }, key: keyParam },
+      },
+      response: { schema: successSchema({ output: { type: 'string' } }, ['output']) },
+    },
+    async ({ params }) => {
+      requireKey(ctx.config, params.key);
+      if (!(CHECK_TYPES as readonly string[]).includes(params.type))
+        throw new AppError('BAD_REQUEST', `Invalid type "${params.type}": the type must be all, premium or free`);
+      const type = params.type as CheckType;
+      const dispatch = await failingAs('Failed to initiate server check', () => dispatcher.dispatch(type));
+      return { success: true, message: dispatchMessage(type, dispatch), output: dispatchOutput(dispatch) };
+    },
+  );
+}

@@ -1,0 +1,23 @@
+import { AppError, ApiGroup, PluginContext } from '@switchboard/core';
+import { keyHolds } from './api';
+
+/**
+ * Any other GET under the prefix: the spec puts the key last on every route, so a path without a valid
+ * key last is refused as the spec says (403 Invalid API key); with one, there is no such route (404).
+ * Registered after every other route.
+ */
+export function fallbackRoutes(group: ApiGroup, ctx: PluginContext): void {
+  group.get(
+    '/*rest',
+    {
+      summary: 'Any other path: 403 Invalid API key without the key as its last segment, else 404',
+      response: { schema: { type: 'object' } },
+    },
+    async ({ ctx: http }) => {
+      const last = http.path.split('/').pop();
+      if (!keyHolds(ctx.config, last ? decodeURIComponent(last) : undefined))
+        throw new AppError('AUTH_INSUFFICIENT_PERMISSIONS', 'Invalid API key');
+      throw new AppError('RESOURCE_NOT_FOUND', `No route for GET ${http.path.replace(/[^/]+$/, '{api_key}')}`);
+    },
+  );
+}

@@ -1,0 +1,135 @@
+import { expect } from 'chai';
+import { JobQueues, SERVICES } from '@switchboard/core';
+import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
+import { addServer, monitorFixture, MonitorFixture, organization } from './support';
+import { Farm, httpFarm } from './farm';
+
+describeEachBackend('server-monitor: checks', (backend) => {
+  let f: MonitorFixture;
+  let farm: Farm;
+  let sink: SmtpSink;
+  const clock = new ManualClock(new Date());
+  before(async () => {
+    farm = await httpFarm();
+    sink = await smtpSink();
+    f = await monitorFixture(backend(), { clock, env: { SMTP_URL: sink.url } });
+  });
+  after(async () => {
+    await f?.close();
+    await farm?.close();
+    await sink?.close();
+  });
+
+  const server = (id: number) => f.engine.knex('monitor_servers').where({ id }).first();
+
+  it('refuses a wrong, absent or unset key with 403 Invalid API key, an unknown type with 400', async () => {
+    const denied = { success: false, message: 'Invalid API key' };
+    expect((await f.call('/check/premium', 'wrong-key').expect(403)).body).to.deep.equal(denied);
+    expect((await f.call('/check', 'premium').expect(403)).body).to.deep.equal(denied);
+    expect((await f.call('/worker-status', '').expect(403)).body).to.deep.equal(denied);
+    const bad = await f.call('/check/weekly').expect(400);
+    expect(bad.body.success).to.equal(false);
+    expect(bad.body.message).to.contain('all, premium or free');
+    expect((await f.call('/no/such/route').expect(404)).body.success).to.equal(false);
+
+    const unset = await monitorFixture(backend(), { env: { SERVER_MONITOR_API_KEY: '' } });
+    try {
+      expect((await unset.call('/check/all', '').expect(403)).body).to.deep.equal(denied);
+      expect((await unset.call('/check/all').expect(403)).body).to.deep.equal(denied);
+    } finally {
+      await unset.close();
+    }
+  });
+
+  it('answers 402 without an active subscription of the plans, 404 without servers', async () => {
+    await organization(f.engine, { plan: 'free', subscription: 'inactive' });
+    expect((await f.call('/check/free').expect(402)).body).to.deep.equal({
+      success: false,
+      message: 'No active subscriptions found',
+    });
+    await organization(f.engine, { plan: 'free' });
+    expect((await f.call('/check/free').expect(404)).body).to.deep.equal({
+      success: false,
+      message: 'No servers found for active subscriptions',
+    });
+  });
+
+  it('checks every premium server for real, logs status changes, alerts a confirmed outage once', async () => {
+    const org = await organization(f.engine, { plan: 'pro', admin: 'ops@acme.test' });
+    const idle = await organization(f.engine, { plan: 'enterprise', subscription: 'inactive' });
+    const ok = await addServer(f.engine, org, `${farm.url}/status/200`);
+    const failing = await addServer(f.engine, org, `${farm.url}/switch/a`);
+    const moved = await addServer(f.engine, org, `${farm.url}/redirect`, { status: null });
+    const selfSigned = await addServer(f.engine, org, `${farm.httpsUrl}/status/204`);
+    const unreachable = await addServer(f.engine, org, 'http://127.0.0.1:9/', { title: 'Nobody home' });
+    const notChecked = await addServer(f.engine, idle, `${farm.url}/status/200`);
+    farm.set('a', 503);
+    f.engine.startWorkers();
+
+    const first = (await f.call('/check/premium').expect(200)).body;
+    expect(first).to.deep.equal({
+      success: true,
+      message: 'Server checks queued for premium servers',
+      output: 'Dispatched 5 server checks (5 new servers); 0 already checked or queued this period',
+    });
+    await waitFor(async () => (await f.engine.knex('monitor_check_results').count({ n: '*' }))[0].n == 5, 15_000);
+    expect(await server(ok)).to.include({ status: '200' });
+    expect(await server(failing)).to.include({ status: '503' });
+    expect(await server(moved)).to.include({ status: '200' });
+    expect(await server(selfSigned)).to.include({ status: '204' });
+    expect(await server(unreachable)).to.include({ status: 'unreachable' });
+    expect((await server(notChecked)).last_checked_at).to.equal(null);
+    // A new failure is tried twice before it counts; an answer once.
+    expect(farm.hits.get('/switch/a')).to.equal(2);
+    expect(farm.hits.get('/status/204')).to.equal(1);
+
+    const logs = await f.engine.knex('monitor_logs').where({ server_id: failing }).select();
+    expect(logs).to.have.length(1);
+    expect(logs[0]).to.include({ original_status: '200', updated_status: '503' });
+    expect(logs[0].note).to.contain('answered 503');
+    expect(await f.engine.knex('monitor_logs').where({ server_id: ok }).count({ n: '*' })).to.deep.equal([{ n: 0 }]);
+
+    await waitFor(() => sink.to('ops@acme.test').length === 2, 10_000);
+    const subjects = await Promise.all(sink.to('ops@acme.test').map(async (m) => (await m.parse()).subject));
+    expect(subjects.sort()).to.deep.equal([`DOWN: Nobody home`, `DOWN: Server ${farm.url}/switch/a`]);
+
+    // The same minute again: nothing is checked twice.
+    const again = (await f.call('/check/premium').expect(200)).body;
+    expect(again.output).to.equal(
+      'Dispatched 0 server checks (0 new servers); 5 already checked or queued this period',
+    );
+
+    // A minute later the server answers again: a recovery notice, and the outage is over.
+    farm.set('a', 200);
+    clock.advance(60_000);
+    const next = (await f.call('/check/all').expect(200)).body;
+    expect(next.output).to.contain('Dispatched 5 server checks (0 new servers)');
+    await waitFor(async () => (await f.engine.knex('monitor_check_results').count({ n: '*' }))[0].n == 10, 15_000);
+    expect(await server(failing)).to.include({ status: '200' });
+    await waitFor(() => sink.to('ops@acme.test').length === 3, 10_000);
+    const recovery = await sink.to('ops@acme.test')[2].parse();
+    expect(recovery.subject).to.equal(`UP again: Server ${farm.url}/switch/a`);
+    // Still down: no second alert for the same outage.
+    expect(farm.hits.get('/switch/a')).to.equal(3);
+    expect(await f.engine.knex('monitor_alerts').where({ server_id: unreachable }).count({ n: '*' })).to.deep.equal([
+      { n: 1 },
+    ]);
+  });
+
+  it('answers 500 with the detail when checks cannot be queued', async () => {
+    const queue = f.engine.container.resolve<JobQueues>(SERVICES.Queues).get('servermonitor.check-free');
+    const add = queue.add;
+    const org = await organization(f.engine, { plan: 'free' });
+    await addServer(f.engine, org, `${farm.url}/status/200`);
+    queue.add = () => Promise.reject(new Error('the queue is down'));
+    try {
+      expect((await f.call('/check/free').expect(500)).body).to.deep.equal({
+        success: false,
+        message: 'Failed to initiate server check',
+        error: 'the queue is down',
+      });
+    } finally {
+      queue.add = add;
+    }
+  });
+});

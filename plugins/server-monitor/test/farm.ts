@@ -1,0 +1,81 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+
+/** A self-signed certificate for localhost valid `days` days, made with the openssl command. */
+export function selfSigned(days: number): { key: string; cert: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'farm-cert-'));
+  try {
+    const args = ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', String(days), '-subj', '/CN=localhost'];
+    execFileSync('openssl', [...args, '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], {
+      stdio: 'ignore',
+    });
+    return {
+      key: fs.readFileSync(path.join(dir, 'key.pem'), 'utf8'),
+      cert: fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8'),
+    };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface Farm {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** https://localhost:PORT, a self-signed certificate. */
+  httpsUrl: string;
+  /** What `/switch/<name>` answers from now on (default 200). */
+  set(name: string, status: number): void;
+  /** Requests seen per path. */
+  hits: Map<string, number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Servers to check, on loopback: `/status/<code>` answers that code, `/slow/<ms>` answers 200 after a
+ * while, `/redirect` sends to `/status/200`, `/switch/<name>` answers what the test set.
+ */
+export async function httpFarm(options: { certificateDays?: number } = {}): Promise<Farm> {
+  const switches = new Map<string, number>();
+  const hits = new Map<string, number>();
+  const handler: http.RequestListener = (req, res) => {
+    const url = req.url ?? '/';
+    hits.set(url, (hits.get(url) ?? 0) + 1);
+    const [, kind, arg] = url.split('/');
+    const answer = (status: number) => {
+      res.writeHead(status, { 'content-type': 'text/plain' });
+      res.end(`${status}\n`);
+    };
+    if (kind === 'status') return answer(Number(arg) || 200);
+    if (kind === 'slow') return void setTimeout(() => answer(200), Number(arg) || 0);
+    if (kind === 'redirect') {
+      res.writeHead(302, { location: '/status/200' });
+      return void res.end();
+    }
+    if (kind === 'switch') return answer(switches.get(arg) ?? 200);
+    answer(404);
+  };
+  const plain = http.createServer(handler);
+  const secure = https.createServer(selfSigned(options.certificateDays ?? 30), handler);
+  const listen = (server: http.Server) =>
+    new Promise<number>((resolve) =>
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+    );
+  const [port, securePort] = [await listen(plain), await listen(secure)];
+  return {
+    url: `http://127.0.0.1:${port}`,
+    httpsUrl: `https://localhost:${securePort}`,
+    set: (name, status) => switches.set(name, status),
+    hits,
+    async close() {
+      for (const server of [plain, secure]) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import type { Server } from 'node:http';
+import request from 'supertest';
+import type { Clock, Engine } from '@switchboard/core';
+import { createTestEngine, TestBackend } from '@switchboard/core/testing';
+import usersProjects from '@switchboard/plugin-users-projects';
+import monitor from '../src';
+import { DEFAULT_CHECK_OPTIONS } from '../src/checks/options';
+
+export const API_KEY = 'monitor-test-key-0123456789';
+
+export interface MonitorFixture {
+  engine: Engine;
+  server: Server;
+  /** GET /api/servermonitor<path>/<API_KEY> */
+  call(path: string, key?: string): request.Test;
+  close(): Promise<void>;
+}
+
+/** An engine with users-projects and server-monitor, the API key set, checks quick to confirm. */
+export async function monitorFixture(
+  backend: TestBackend,
+  options: { env?: Record<string, string>; clock?: Clock } = {},
+): Promise<MonitorFixture> {
+  const engine = await createTestEngine(backend, {
+    plugins: [usersProjects, monitor],
+    env: { SERVER_MONITOR_API_KEY: API_KEY, RATE_LIMIT_SCALE: '1000', ...options.env },
+    clock: options.clock,
+    overrides: {
+      plugins: [
+        { id: 'users-projects', package: '@switchboard/plugin-users-projects', options: {} },
+        {
+          id: 'server-monitor',
+          package: '@switchboard/plugin-server-monitor',
+          options: { checks: { ...DEFAULT_CHECK_OPTIONS, timeoutMs: 2_000, confirmDelayMs: 50, concurrency: 20 } },
+        },
+      ],
+    },
+  });
+  const server = engine.http().listen(0);
+  return {
+    engine,
+    server,
+    call: (path, key = API_KEY) => request(server).get(`/api/servermonitor${path}/${encodeURIComponent(key)}`),
+    async close() {
+      server.close();
+      await engine.close();
+    },
+  };
+}
+
+let orgs = 0;
+
+/** An organization (plan, subscription) with one administrator whose address is given. */
+export async function organization(
+  engine: Engine,
+  options: { plan?: string; subscription?: string; admin?: string; phone?: string } = {},
+): Promise<number> {
+  const now = new Date();
+  const [id] = await engine.knex('organizations').insert({
+    name: `Org ${++orgs}`,
+    selected_plan: options.plan ?? 'pro',
+    subscription_status: options.subscription ?? 'active',
+    created_at: now,
+    updated_at: now,
+  });
+  if (options.admin)
+    await engine.knex('users').insert({
+      organization_id: id,
+      name: 'Admin',
+      email: options.admin,
+      role: 'admin',
+      phone: options.phone ?? null,
+      created_at: now,
+      updated_at: now,
+    });
+  return Number(id);
+}
+
+/** A server as an import makes it. */
+export async function addServer(
+  engine: Engine,
+  organizationId: number,
+  endpoint: string,
+  fields: Record<string, unknown> = {},
+): Promise<number> {
+  const now = new Date();
+  const [id] = await engine.knex('monitor_servers').insert({
+    organization_id: organizationId,
+    title: `Server ${endpoint}`,
+    endpoint,
+    status: '200',
+    created_at: now,
+    updated_at: now,
+    ...fields,
+  });
+  return Number(id);
+}
