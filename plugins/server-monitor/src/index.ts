@@ -11,6 +11,9 @@ import { AlertService } from './alerts/alert-service';
 import { ALERT_JOB } from './alerts/jobs';
 import { SMS_SENDER, smsSenderOf } from './alerts/sms';
 import { TIERS } from './shared/plans';
+import { heartbeatRoutes } from './heartbeats/routes';
+import { HeartbeatService } from './heartbeats/service';
+import { heartbeatCommands } from './heartbeats/commands';
 
 const pkg = require('../../package.json') as { version: string };
 
@@ -43,6 +46,8 @@ export default definePlugin<MonitorOptions>({
   },
   routes(api, ctx) {
     const group = monitorGroup(api);
+    // Before check/{type}: check/heartbeats and check/ssl are routes of their own.
+    heartbeatRoutes(group, ctx as PluginContext);
     checkRoutes(group, ctx as PluginContext);
     fallbackRoutes(group, ctx as PluginContext);
   },
@@ -56,11 +61,17 @@ export default definePlugin<MonitorOptions>({
   recurring(ctx) {
     const dispatcher = ctx.container.resolve(CheckDispatcher);
     const alerts = ctx.container.resolve(AlertService);
+    const heartbeats = ctx.container.resolve(HeartbeatService);
     return [
       recurring('servermonitor.check-premium', '0 * * * * *', () => dispatcher.dispatch('premium')),
       recurring('servermonitor.check-free', '0 */5 * * * *', () => dispatcher.dispatch('free')),
+      recurring('servermonitor.check-heartbeats', '0 * * * * *', () => heartbeats.check()),
       recurring('servermonitor.alert-requeue', '30 * * * * *', (now) => alerts.requeueStale(now)),
     ];
+  },
+  commands(program, context) {
+    const ctx = context as () => Promise<PluginContext>;
+    heartbeatCommands(program, ctx);
   },
   async stop(ctx) {
     await ctx.container.resolve(CheckWorker).checker.close();

@@ -52,11 +52,14 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('interval_seconds').unsigned().notNullable();
     t.integer('grace_seconds').unsigned().notNullable();
     t.datetime('last_ping_at', { precision: 3 }).nullable();
+    // When it is missing unless pinged: the last ping (or creation) plus interval and grace.
+    t.datetime('due_at', { precision: 3 }).notNullable();
     // new (never pinged), up, down (missing: alerted once, a recovery notice when pings resume)
     t.string('state', 8).notNullable().defaultTo('new');
     t.datetime('created_at', { precision: 3 }).notNullable();
     t.datetime('updated_at', { precision: 3 }).notNullable();
     t.index(['server_id'], 'monitor_heartbeats_server_idx');
+    t.index(['state', 'due_at'], 'monitor_heartbeats_due_idx');
   });
   await knex.schema.createTable('monitor_certificates', (t) => {
     t.integer('server_id')

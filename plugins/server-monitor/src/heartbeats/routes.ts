@@ -1,0 +1,44 @@
+import { ApiGroup, PluginContext } from '@switchboard/core';
+import { keyParam, requireKey, successSchema } from '../shared/api';
+import { failingAs } from '../checks/routes';
+import { HeartbeatService } from './service';
+
+const tokenParams = {
+  type: 'object',
+  required: ['token'],
+  properties: { token: { type: 'string', maxLength: 64 } },
+} as const;
+
+/** GET /check/heartbeats/{api_key}, and the ping a customer's job calls (its token is the secret). */
+export function heartbeatRoutes(group: ApiGroup, ctx: PluginContext): void {
+  const heartbeats = ctx.container.resolve(HeartbeatService);
+  group.get(
+    '/check/heartbeats/:key',
+    {
+      summary: 'Detect missing heartbeat pings and alert (once per outage)',
+      params: { type: 'object', required: ['key'], properties: { key: keyParam } },
+      response: {
+        schema: successSchema({ missing: { type: 'integer' }, healthy: { type: 'integer' } }, ['missing', 'healthy']),
+      },
+    },
+    async ({ params }) => {
+      requireKey(ctx.config, params.key);
+      const result = await failingAs('Failed to check heartbeats', () => heartbeats.check());
+      const message = result.busy
+        ? 'A heartbeat check is already running'
+        : `Heartbeats checked: ${result.missing} missing (${result.newlyMissing} newly alerted), ${result.healthy} healthy`;
+      return { success: true, message, missing: result.missing, healthy: result.healthy };
+    },
+  );
+  const ping = {
+    summary: 'A heartbeat ping (GET, POST or HEAD; no API key: the token is the secret)',
+    params: tokenParams,
+    response: { schema: successSchema() },
+  } as const;
+  const handler = async ({ params }: { params: { token: string } }) => {
+    await heartbeats.ping(params.token);
+    return { success: true, message: 'Pong' };
+  };
+  group.get('/ping/:token', ping, handler);
+  group.post('/ping/:token', ping, handler);
+}

@@ -1,0 +1,163 @@
+import crypto from 'node:crypto';
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import {
+  AppConfig,
+  AppError,
+  Clock,
+  insertedId,
+  Locks,
+  SERVICES,
+  toInt,
+  transactionWithRetry,
+} from '@switchboard/core';
+import { AlertService } from '../alerts/alert-service';
+import { activeServers } from '../shared/active-servers';
+import { exclusive } from '../shared/exclusive';
+import { MONITOR_PREFIX } from '../shared/api';
+
+export const DEFAULT_GRACE_SECONDS = 60;
+/** Heartbeats turned missing per statement (each alerted once). */
+const PAGE = 500;
+
+export interface HeartbeatCheck {
+  missing: number;
+  healthy: number;
+  newlyMissing: number;
+  busy: boolean;
+}
+
+/**
+ * Heartbeats: a job on a customer's server pings its URL at least every `interval` seconds; one that has
+ * not pinged for interval plus grace is missing, alerted once, and a recovery notice goes out when pings
+ * resume. `due_at` (the last ping or the creation, plus both) makes the minute's check one indexed query.
+ */
+@injectable()
+export class HeartbeatService {
+  constructor(
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Locks) private readonly locks: Locks,
+    @inject(SERVICES.Config) private readonly config: AppConfig,
+    @inject(AlertService) private readonly alerts: AlertService,
+  ) {}
+
+  pingUrl(token: string): string {
+    return `${this.config.publicUrl.replace(/\/$/, '')}${MONITOR_PREFIX}/ping/${token}`;
+  }
+
+  async create(
+    serverId: number,
+    intervalSeconds: number,
+    graceSeconds = DEFAULT_GRACE_SECONDS,
+  ): Promise<{ id: number; token: string; url: string }> {
+    const server = await this.knex('monitor_servers').where({ id: serverId }).first('id');
+    if (!server) throw new AppError('RESOURCE_NOT_FOUND', `Server with ID ${serverId} not found`);
+    const now = this.clock.now();
+    const token = crypto.randomBytes(24).toString('base64url');
+    const id = insertedId(
+      await this.knex('monitor_heartbeats').insert({
+        server_id: serverId,
+        token,
+        interval_seconds: intervalSeconds,
+        grace_seconds: graceSeconds,
+        due_at: new Date(now.getTime() + (intervalSeconds + graceSeconds) * 1000),
+        state: 'new',
+        created_at: now,
+        updated_at: now,
+      }),
+    );
+    return { id, token, url: this.pingUrl(token) };
+  }
+
+  /** A ping: one statement unless the heartbeat was missing (then a recovery notice) or is unknown. */
+  async ping(token: string): Promise<void> {
+    const now = this.clock.now();
+    const updated = await this.knex('monitor_heartbeats')
+      .where({ token })
+      .whereNot({ state: 'down' })
+      .update({
+        last_ping_at: now,
+        state: 'up',
+        due_at: this.dueAfter(this.knex, now),
+        updated_at: now,
+      });
+    if (updated) return;
+    const beat = await this.knex('monitor_heartbeats as h')
+      .join('monitor_servers as s', 's.id', 'h.server_id')
+      .where('h.token', token)
+      .first('h.id', 'h.state', 's.id as server_id', 's.organization_id', 's.title');
+    if (!beat) throw new AppError('RESOURCE_NOT_FOUND', 'Unknown heartbeat');
+    const alertIds = await transactionWithRetry(this.knex, async (trx) => {
+      const back = await trx('monitor_heartbeats')
+        .where({ id: beat.id, state: 'down' })
+        .update({ last_ping_at: now, state: 'up', due_at: this.dueAfter(trx, now), updated_at: now });
+      if (!back) return [];
+      return this.alerts.raise(trx, toInt(beat.organization_id), {
+        kind: 'heartbeat-back',
+        serverId: toInt(beat.server_id),
+        subject: `Heartbeat back: ${String(beat.title)}`,
+        text: `The heartbeat of ${String(beat.title)} pinged again at ${now.toISOString()}.`,
+      });
+    });
+    await this.alerts.queue(alertIds);
+  }
+
+  /** `check/heartbeats`: heartbeats past due turn missing (alerted once); counts of active servers' heartbeats. */
+  async check(): Promise<HeartbeatCheck> {
+    const newlyMissing = await exclusive(this.locks, 'heartbeats', () => this.markMissing());
+    const counts: Array<{ state: unknown; n: unknown }> = await activeServers(this.knex)
+      .join('monitor_heartbeats as h', 'h.server_id', 's.id')
+      .groupBy('h.state')
+      .select('h.state', this.knex.raw('count(*) as n'));
+    const n = (states: string[]) =>
+      counts.filter((c) => states.includes(String(c.state))).reduce((sum, c) => sum + Number(c.n), 0);
+    return {
+      missing: n(['down']),
+      healthy: n(['new', 'up']),
+      newlyMissing: newlyMissing ?? 0,
+      busy: newlyMissing === null,
+    };
+  }
+
+  private async markMissing(): Promise<number> {
+    const now = this.clock.now();
+    let marked = 0;
+    for (;;) {
+      const due: Array<Record<string, unknown>> = await activeServers(this.knex)
+        .join('monitor_heartbeats as h', 'h.server_id', 's.id')
+        .whereIn('h.state', ['new', 'up'])
+        .andWhere('h.due_at', '<', now)
+        .orderBy('h.id')
+        .limit(PAGE)
+        .select('h.id', 'h.last_ping_at', 'h.interval_seconds', 's.id as server_id', 's.organization_id', 's.title');
+      if (!due.length) return marked;
+      for (const beat of due) {
+        const alertIds = await transactionWithRetry(this.knex, async (trx) => {
+          const turned = await trx('monitor_heartbeats')
+            .where({ id: beat.id })
+            .whereIn('state', ['new', 'up'])
+            .update({ state: 'down', updated_at: now });
+          if (!turned) return [];
+          marked++;
+          const last = beat.last_ping_at ? new Date(beat.last_ping_at as string).toISOString() : 'never';
+          return this.alerts.raise(trx, toInt(beat.organization_id), {
+            kind: 'heartbeat-missing',
+            serverId: toInt(beat.server_id),
+            subject: `Heartbeat missing: ${String(beat.title)}`,
+            text: `The heartbeat of ${String(beat.title)} expects a ping every ${toInt(beat.interval_seconds)} s; the last one came ${last}.`,
+          });
+        });
+        await this.alerts.queue(alertIds);
+      }
+    }
+  }
+
+  /** The due time after a ping at `now`, computed by the database from the row's interval and grace. */
+  private dueAfter(knex: Knex | Knex.Transaction, now: Date): Knex.Raw {
+    return knex.client.config.client === 'mysql2'
+      ? knex.raw('DATE_ADD(?, INTERVAL (interval_seconds + grace_seconds) SECOND)', [now])
+      : // SQLite keeps dates as epoch milliseconds.
+        knex.raw('? + (interval_seconds + grace_seconds) * 1000', [now.getTime()]);
+  }
+}
