@@ -14,6 +14,10 @@ import { TIERS } from './shared/plans';
 import { heartbeatRoutes } from './heartbeats/routes';
 import { HeartbeatService } from './heartbeats/service';
 import { heartbeatCommands } from './heartbeats/commands';
+import { uptimeRoutes } from './uptime/routes';
+import { UPTIME_JOB, UptimeService } from './uptime/service';
+import { purgeRoutes } from './purge/routes';
+import { PurgeService } from './purge/service';
 
 const pkg = require('../../package.json') as { version: string };
 
@@ -49,6 +53,8 @@ export default definePlugin<MonitorOptions>({
     // Before check/{type}: check/heartbeats and check/ssl are routes of their own.
     heartbeatRoutes(group, ctx as PluginContext);
     checkRoutes(group, ctx as PluginContext);
+    uptimeRoutes(group, ctx as PluginContext);
+    purgeRoutes(group, ctx as PluginContext);
     fallbackRoutes(group, ctx as PluginContext);
   },
   jobs(queues: JobQueues, ctx) {
@@ -57,15 +63,21 @@ export default definePlugin<MonitorOptions>({
     for (const tier of TIERS) queues.get(CHECK_JOBS[tier]).process(concurrency, (job) => worker.run(job.data.serverId));
     const alerts = ctx.container.resolve(AlertService);
     queues.get(ALERT_JOB).process(5, (job) => alerts.send(job.data.alertId));
+    const uptime = ctx.container.resolve(UptimeService);
+    queues.get(UPTIME_JOB).process(1, () => uptime.recalculate());
   },
   recurring(ctx) {
     const dispatcher = ctx.container.resolve(CheckDispatcher);
     const alerts = ctx.container.resolve(AlertService);
     const heartbeats = ctx.container.resolve(HeartbeatService);
+    const uptime = ctx.container.resolve(UptimeService);
+    const purger = ctx.container.resolve(PurgeService);
     return [
       recurring('servermonitor.check-premium', '0 * * * * *', () => dispatcher.dispatch('premium')),
       recurring('servermonitor.check-free', '0 */5 * * * *', () => dispatcher.dispatch('free')),
       recurring('servermonitor.check-heartbeats', '0 * * * * *', () => heartbeats.check()),
+      recurring('servermonitor.calculate', '0 0 * * * *', () => uptime.queueStale()),
+      recurring('servermonitor.purge-logs', '0 0 2 * * *', () => purger.purge()),
       recurring('servermonitor.alert-requeue', '30 * * * * *', (now) => alerts.requeueStale(now)),
     ];
   },

@@ -1,0 +1,54 @@
+import { AppError, ApiGroup, PluginContext } from '@switchboard/core';
+import { keyParam, requireKey, successSchema } from '../shared/api';
+import { failingAs } from '../checks/routes';
+import { RETENTION_DAYS } from '../shared/plans';
+import { Purge, PurgeService } from './service';
+
+const retention = Object.entries(RETENTION_DAYS)
+  .map(([plan, days]) => `${plan} ${days} d`)
+  .join(', ');
+
+export const purgeOutput = (p: Purge) =>
+  p.busy
+    ? 'Another purge is running; nothing deleted by this call'
+    : `Deleted ${p.logs} log entries and ${p.results} check results of ${p.organizations} organizations (retention: ${retention})`;
+
+/** purge-logs and purge-logs/organization/{id}. */
+export function purgeRoutes(group: ApiGroup, ctx: PluginContext): void {
+  const purger = ctx.container.resolve(PurgeService);
+  const schema = successSchema({ output: { type: 'string' } }, ['output']);
+  const failed = 'Failed to purge logs';
+  group.get(
+    '/purge-logs/organization/:id/:key',
+    {
+      summary: "Purge one organization's logs and check results beyond its plan's retention",
+      params: {
+        type: 'object',
+        required: ['id', 'key'],
+        properties: { id: { type: 'string', maxLength: 32 }, key: keyParam },
+      },
+      response: { schema },
+    },
+    async ({ params }) => {
+      requireKey(ctx.config, params.key);
+      const id = /^\d{1,10}$/.test(params.id) ? Number(params.id) : NaN;
+      if (!Number.isSafeInteger(id) || id < 1)
+        throw new AppError('BAD_REQUEST', 'The organization id must be a positive integer');
+      const purged = await failingAs(failed, () => purger.purge(id));
+      return { success: true, message: `Logs of organization ${id} purged`, output: purgeOutput(purged) };
+    },
+  );
+  group.get(
+    '/purge-logs/:key',
+    {
+      summary: "Purge every organization's logs and check results beyond its plan's retention",
+      params: { type: 'object', required: ['key'], properties: { key: keyParam } },
+      response: { schema },
+    },
+    async ({ params }) => {
+      requireKey(ctx.config, params.key);
+      const purged = await failingAs(failed, () => purger.purge());
+      return { success: true, message: 'Logs purged', output: purgeOutput(purged) };
+    },
+  );
+}

@@ -1,0 +1,58 @@
+import { AppError, ApiGroup, PluginContext } from '@switchboard/core';
+import { keyParam, requireKey, successSchema } from '../shared/api';
+import { failingAs } from '../checks/routes';
+import { UptimeService } from './service';
+
+const keyOnly = { type: 'object', required: ['key'], properties: { key: keyParam } } as const;
+
+/** calculate, calculate/server/{id} and calculate/all. */
+export function uptimeRoutes(group: ApiGroup, ctx: PluginContext): void {
+  const uptime = ctx.container.resolve(UptimeService);
+  const failed = 'Failed to queue the uptime calculation';
+  group.get(
+    '/calculate/server/:id/:key',
+    {
+      summary: 'Mark one server for uptime recalculation and queue the job',
+      params: {
+        type: 'object',
+        required: ['id', 'key'],
+        properties: { id: { type: 'string', maxLength: 32 }, key: keyParam },
+      },
+      response: { schema: successSchema() },
+    },
+    async ({ params }) => {
+      requireKey(ctx.config, params.key);
+      const id = /^\d{1,10}$/.test(params.id) ? Number(params.id) : NaN;
+      if (!Number.isSafeInteger(id) || id < 1)
+        throw new AppError('BAD_REQUEST', 'The server id must be a positive integer');
+      const title = await failingAs(failed, () => uptime.queueServer(id));
+      return { success: true, message: `Uptime recalculation queued for server "${title}" (ID ${id})` };
+    },
+  );
+  group.get(
+    '/calculate/all/:key',
+    {
+      summary: 'Mark every server for uptime recalculation and queue the job',
+      params: keyOnly,
+      response: { schema: successSchema() },
+    },
+    async ({ params }) => {
+      requireKey(ctx.config, params.key);
+      const count = await failingAs(failed, () => uptime.queueAll());
+      return { success: true, message: `Uptime recalculation queued for all ${count} servers` };
+    },
+  );
+  group.get(
+    '/calculate/:key',
+    {
+      summary: 'Queue uptime recalculation for the servers marked as needing it',
+      params: keyOnly,
+      response: { schema: successSchema() },
+    },
+    async ({ params }) => {
+      requireKey(ctx.config, params.key);
+      const count = await failingAs(failed, () => uptime.queueStale());
+      return { success: true, message: `Uptime recalculation queued for ${count} servers marked as needing it` };
+    },
+  );
+}
