@@ -18,12 +18,25 @@ import { uptimeRoutes } from './uptime/routes';
 import { UPTIME_JOB, UptimeService } from './uptime/service';
 import { purgeRoutes } from './purge/routes';
 import { PurgeService } from './purge/service';
+import { sslRoutes } from './ssl/routes';
+import { DEFAULT_SSL_OPTIONS, SSL_JOB, SSL_OPTIONS, SslOptions, SslService } from './ssl/service';
 
 const pkg = require('../../package.json') as { version: string };
 
 interface MonitorOptions {
   checks?: Partial<CheckOptions>;
+  ssl?: Partial<SslOptions>;
 }
+
+const sslOptionsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    concurrency: { type: 'integer', minimum: 1, maximum: 1_000 },
+    budgetMs: { type: 'integer', minimum: 1, maximum: 600_000 },
+    timeoutMs: { type: 'integer', minimum: 100, maximum: 60_000 },
+  },
+} as const;
 
 /** A recurring call of the spec's table; "nothing to check" (402, 404) is no failure of the schedule. */
 const recurring = (name: string, cron: string, run: (now: Date) => Promise<unknown>): RecurringTask => ({
@@ -43,15 +56,21 @@ export default definePlugin<MonitorOptions>({
   version: pkg.version,
   dependsOn: ['users-projects'],
   migrationsDir: path.join(__dirname, '../migrations'),
-  optionsSchema: { type: 'object', additionalProperties: false, properties: { checks: checkOptionsSchema } },
+  optionsSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { checks: checkOptionsSchema, ssl: sslOptionsSchema },
+  },
   register(ctx) {
     ctx.container.register(CHECK_OPTIONS, { useValue: { ...DEFAULT_CHECK_OPTIONS, ...ctx.options.checks } });
+    ctx.container.register(SSL_OPTIONS, { useValue: { ...DEFAULT_SSL_OPTIONS, ...ctx.options.ssl } });
     ctx.container.register(SMS_SENDER, { useValue: smsSenderOf(ctx.config, ctx.logger) });
   },
   routes(api, ctx) {
     const group = monitorGroup(api);
     // Before check/{type}: check/heartbeats and check/ssl are routes of their own.
     heartbeatRoutes(group, ctx as PluginContext);
+    sslRoutes(group, ctx as PluginContext);
     checkRoutes(group, ctx as PluginContext);
     uptimeRoutes(group, ctx as PluginContext);
     purgeRoutes(group, ctx as PluginContext);
@@ -65,6 +84,12 @@ export default definePlugin<MonitorOptions>({
     queues.get(ALERT_JOB).process(5, (job) => alerts.send(job.data.alertId));
     const uptime = ctx.container.resolve(UptimeService);
     queues.get(UPTIME_JOB).process(1, () => uptime.recalculate());
+    const ssl = ctx.container.resolve(SslService);
+    // The rest of a check/ssl call, without a time budget.
+    queues.get(SSL_JOB).process(1, async (job) => {
+      // The call that handed it over may still hold the lock for a moment: tried again (the job's retries).
+      if ((await ssl.check(job.data.after, Number.MAX_SAFE_INTEGER)).busy) throw new Error('an SSL check is running');
+    });
   },
   recurring(ctx) {
     const dispatcher = ctx.container.resolve(CheckDispatcher);
@@ -72,10 +97,12 @@ export default definePlugin<MonitorOptions>({
     const heartbeats = ctx.container.resolve(HeartbeatService);
     const uptime = ctx.container.resolve(UptimeService);
     const purger = ctx.container.resolve(PurgeService);
+    const ssl = ctx.container.resolve(SslService);
     return [
       recurring('servermonitor.check-premium', '0 * * * * *', () => dispatcher.dispatch('premium')),
       recurring('servermonitor.check-free', '0 */5 * * * *', () => dispatcher.dispatch('free')),
       recurring('servermonitor.check-heartbeats', '0 * * * * *', () => heartbeats.check()),
+      recurring('servermonitor.check-ssl', '0 0 6 * * *', () => ssl.check()),
       recurring('servermonitor.calculate', '0 0 * * * *', () => uptime.queueStale()),
       recurring('servermonitor.purge-logs', '0 0 2 * * *', () => purger.purge()),
       recurring('servermonitor.alert-requeue', '30 * * * * *', (now) => alerts.requeueStale(now)),

@@ -19,7 +19,7 @@ export interface MonitorFixture {
 /** An engine with users-projects and server-monitor, the API key set, checks quick to confirm. */
 export async function monitorFixture(
   backend: TestBackend,
-  options: { env?: Record<string, string>; clock?: Clock } = {},
+  options: { env?: Record<string, string>; clock?: Clock; plugin?: Record<string, unknown> } = {},
 ): Promise<MonitorFixture> {
   const engine = await createTestEngine(backend, {
     plugins: [usersProjects, monitor],
@@ -31,7 +31,10 @@ export async function monitorFixture(
         {
           id: 'server-monitor',
           package: '@switchboard/plugin-server-monitor',
-          options: { checks: { ...DEFAULT_CHECK_OPTIONS, timeoutMs: 2_000, confirmDelayMs: 50, concurrency: 20 } },
+          options: {
+            checks: { ...DEFAULT_CHECK_OPTIONS, timeoutMs: 2_000, confirmDelayMs: 50, concurrency: 20 },
+            ...options.plugin,
+          },
         },
       ],
     },

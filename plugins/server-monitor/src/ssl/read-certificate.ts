@@ -1,0 +1,43 @@
+import net from 'node:net';
+import tls from 'node:tls';
+
+export interface CertificateFacts {
+  validTo: Date;
+  issuer: string;
+  subject: string;
+}
+
+const nameOf = (entity: tls.Certificate | undefined) =>
+  String(entity?.CN ?? entity?.O ?? '')
+    .slice(0, 255)
+    .trim();
+
+/**
+ * The certificate an https endpoint presents, read with node:tls without judging it: self-signed and
+ * expired certificates are what this check is for.
+ */
+export function readCertificate(endpoint: string, timeoutMs: number): Promise<CertificateFacts> {
+  const url = new URL(endpoint);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({
+      host,
+      port: Number(url.port || 443),
+      ...(net.isIP(host) ? {} : { servername: host }),
+      rejectUnauthorized: false,
+      timeout: timeoutMs,
+    });
+    const fail = (err: Error) => {
+      socket.destroy();
+      reject(err);
+    };
+    socket.once('timeout', () => fail(new Error(`no TLS answer within ${timeoutMs} ms`)));
+    socket.once('error', fail);
+    socket.once('secureConnect', () => {
+      const cert = socket.getPeerCertificate();
+      socket.end();
+      if (!cert || !cert.valid_to) return reject(new Error('no certificate presented'));
+      resolve({ validTo: new Date(cert.valid_to), issuer: nameOf(cert.issuer), subject: nameOf(cert.subject) });
+    });
+  });
+}
