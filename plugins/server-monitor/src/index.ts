@@ -19,6 +19,8 @@ import { UPTIME_JOB, UptimeService } from './uptime/service';
 import { purgeRoutes } from './purge/routes';
 import { PurgeService } from './purge/service';
 import { sslRoutes } from './ssl/routes';
+import { workerStatusRoutes } from './worker-status/routes';
+import { WorkerStatusService } from './worker-status/service';
 import { DEFAULT_SSL_OPTIONS, SSL_JOB, SSL_OPTIONS, SslOptions, SslService } from './ssl/service';
 
 const pkg = require('../../package.json') as { version: string };
@@ -74,6 +76,7 @@ export default definePlugin<MonitorOptions>({
     checkRoutes(group, ctx as PluginContext);
     uptimeRoutes(group, ctx as PluginContext);
     purgeRoutes(group, ctx as PluginContext);
+    workerStatusRoutes(group, ctx as PluginContext);
     fallbackRoutes(group, ctx as PluginContext);
   },
   jobs(queues: JobQueues, ctx) {
@@ -98,6 +101,7 @@ export default definePlugin<MonitorOptions>({
     const uptime = ctx.container.resolve(UptimeService);
     const purger = ctx.container.resolve(PurgeService);
     const ssl = ctx.container.resolve(SslService);
+    const status = ctx.container.resolve(WorkerStatusService);
     return [
       recurring('servermonitor.check-premium', '0 * * * * *', () => dispatcher.dispatch('premium')),
       recurring('servermonitor.check-free', '0 */5 * * * *', () => dispatcher.dispatch('free')),
@@ -105,6 +109,7 @@ export default definePlugin<MonitorOptions>({
       recurring('servermonitor.check-ssl', '0 0 6 * * *', () => ssl.check()),
       recurring('servermonitor.calculate', '0 0 * * * *', () => uptime.queueStale()),
       recurring('servermonitor.purge-logs', '0 0 2 * * *', () => purger.purge()),
+      recurring('servermonitor.sla-sample', '45 * * * * *', () => status.sample()),
       recurring('servermonitor.alert-requeue', '30 * * * * *', (now) => alerts.requeueStale(now)),
     ];
   },

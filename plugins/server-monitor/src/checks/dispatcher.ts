@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppError, Clock, JobQueues, Locks, SERVICES, toInt } from '@switchboard/core';
+import { AppError, Clock, JobQueues, Locks, SERVICES, toDate, toInt } from '@switchboard/core';
 import { CADENCE_MS, CheckType, plansOf, tierOf, Tier, TIERS } from '../shared/plans';
 import { exclusive } from '../shared/exclusive';
 import { CHECK_JOBS } from './jobs';
@@ -62,7 +62,7 @@ export class CheckDispatcher {
       seen += rows.length;
       after = toInt(rows[rows.length - 1].id);
       const due = rows.filter((r) => {
-        const last = r.last_checked_at === null ? null : new Date(r.last_checked_at as string | number | Date);
+        const last = toDate(r.last_checked_at);
         const current = last !== null && last >= periodStart[tierOf(String(r.selected_plan))];
         if (current) result.alreadyCurrent++;
         return !current;

@@ -9,6 +9,7 @@ import {
   Locks,
   SERVICES,
   toInt,
+  toIso,
   transactionWithRetry,
 } from '@switchboard/core';
 import { AlertService } from '../alerts/alert-service';
@@ -140,7 +141,7 @@ export class HeartbeatService {
             .update({ state: 'down', updated_at: now });
           if (!turned) return [];
           marked++;
-          const last = beat.last_ping_at ? new Date(beat.last_ping_at as string).toISOString() : 'never';
+          const last = toIso(beat.last_ping_at) ?? 'never';
           return this.alerts.raise(trx, toInt(beat.organization_id), {
             kind: 'heartbeat-missing',
             serverId: toInt(beat.server_id),

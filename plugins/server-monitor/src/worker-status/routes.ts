@@ -1,0 +1,76 @@
+import { ApiGroup, PluginContext } from '@switchboard/core';
+import { keyParam, MONITOR_PREFIX, requireKey } from '../shared/api';
+import { failingAs } from '../checks/routes';
+import { renderDashboard } from './dashboard';
+import { WorkerStatusService } from './service';
+
+const CHART_HOURS = 6;
+const compliance = {
+  type: 'object',
+  required: ['percentage', 'checked', 'total'],
+  properties: { percentage: { type: 'number' }, checked: { type: 'integer' }, total: { type: 'integer' } },
+} as const;
+const tiers = (schema: object) =>
+  ({ type: 'object', required: ['premium', 'free'], properties: { premium: schema, free: schema } }) as const;
+
+const keyOnly = { type: 'object', required: ['key'], properties: { key: keyParam } } as const;
+
+/** worker-status/{api_key} and the dashboard its `dashboard_url` names. */
+export function workerStatusRoutes(group: ApiGroup, ctx: PluginContext): void {
+  const service = ctx.container.resolve(WorkerStatusService);
+  group.get(
+    '/worker-status/:key',
+    {
+      summary: 'Worker performance and SLA compliance',
+      params: keyOnly,
+      response: {
+        schema: {
+          type: 'object',
+          required: [
+            'success',
+            'status',
+            'timestamp',
+            'sla_compliance',
+            'queue_status',
+            'recent_breaches',
+            'dashboard_url',
+          ],
+          properties: {
+            success: { type: 'boolean' },
+            status: { type: 'string', enum: ['healthy', 'warning', 'critical'] },
+            timestamp: { type: 'string', format: 'date-time' },
+            sla_compliance: tiers(compliance),
+            queue_status: tiers({ type: 'integer' }),
+            recent_breaches: { type: 'integer', description: 'Minutes of the last hour below 99 % on a plan' },
+            dashboard_url: { type: 'string' },
+          },
+        },
+      },
+    },
+    async ({ params }) => {
+      requireKey(ctx.config, params.key);
+      const status = await failingAs('Failed to read the worker status', () => service.status());
+      const base = ctx.config.publicUrl.replace(/\/$/, '');
+      return {
+        success: true,
+        ...status,
+        dashboard_url: `${base}${MONITOR_PREFIX}/dashboard/${encodeURIComponent(params.key)}`,
+      };
+    },
+  );
+  group.get(
+    '/dashboard/:key',
+    {
+      summary: 'The worker-performance dashboard (HTML): status, compliance per plan, a chart of the last hours',
+      params: keyOnly,
+      response: { description: 'An HTML page', schema: { type: 'string' } },
+    },
+    async ({ params, ctx: http }) => {
+      requireKey(ctx.config, params.key);
+      const [status, samples] = await Promise.all([service.status(), service.samples(CHART_HOURS)]);
+      http.type = 'text/html; charset=utf-8';
+      http.set('Cache-Control', 'no-store');
+      return renderDashboard(status, samples, CHART_HOURS);
+    },
+  );
+}
