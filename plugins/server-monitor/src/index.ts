@@ -19,9 +19,10 @@ import { UPTIME_JOB, UptimeService } from './uptime/service';
 import { purgeRoutes } from './purge/routes';
 import { PurgeService } from './purge/service';
 import { sslRoutes } from './ssl/routes';
+import { monitorCommands } from './commands';
 import { workerStatusRoutes } from './worker-status/routes';
 import { WorkerStatusService } from './worker-status/service';
-import { DEFAULT_SSL_OPTIONS, SSL_JOB, SSL_OPTIONS, SslOptions, SslService } from './ssl/service';
+import { DEFAULT_SSL_OPTIONS, SSL_JOB, SSL_OPTIONS, SslOptions, SslService, sslOptionsSchema } from './ssl/service';
 
 const pkg = require('../../package.json') as { version: string };
 
@@ -29,16 +30,6 @@ interface MonitorOptions {
   checks?: Partial<CheckOptions>;
   ssl?: Partial<SslOptions>;
 }
-
-const sslOptionsSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    concurrency: { type: 'integer', minimum: 1, maximum: 1_000 },
-    budgetMs: { type: 'integer', minimum: 1, maximum: 600_000 },
-    timeoutMs: { type: 'integer', minimum: 100, maximum: 60_000 },
-  },
-} as const;
 
 /** A recurring call of the spec's table; "nothing to check" (402, 404) is no failure of the schedule. */
 const recurring = (name: string, cron: string, run: (now: Date) => Promise<unknown>): RecurringTask => ({
@@ -116,6 +107,7 @@ export default definePlugin<MonitorOptions>({
   commands(program, context) {
     const ctx = context as () => Promise<PluginContext>;
     heartbeatCommands(program, ctx);
+    monitorCommands(program, ctx);
   },
   async stop(ctx) {
     await ctx.container.resolve(CheckWorker).checker.close();

@@ -75,8 +75,18 @@ export class AlertService {
 
   /** The job: one alert sent; a failure is recorded and thrown, so that the queue tries again. */
   async send(alertId: number): Promise<void> {
+    const failure = await this.attempt(alertId);
+    if (failure?.retry) throw failure.error;
+  }
+
+  /** One try now (test alerts): whether it was sent. */
+  async sendOnce(alertId: number): Promise<boolean> {
+    return (await this.attempt(alertId)) === null;
+  }
+
+  private async attempt(alertId: number): Promise<{ error: unknown; retry: boolean } | null> {
     const alert = await this.knex('monitor_alerts').where({ id: alertId, state: 'pending' }).first();
-    if (!alert) return;
+    if (!alert) return null;
     try {
       if (alert.channel === 'sms')
         await this.sms.send(alert.recipient, `${alert.subject}\n${alert.body}`.slice(0, 640));
@@ -90,6 +100,7 @@ export class AlertService {
       await this.knex('monitor_alerts')
         .where({ id: alertId })
         .update({ state: 'sent', attempts: toInt(alert.attempts) + 1, error: null, sent_at: this.clock.now() });
+      return null;
     } catch (err) {
       const attempts = toInt(alert.attempts) + 1;
       const error = String((err as Error).message ?? err).slice(0, 255);
@@ -97,7 +108,7 @@ export class AlertService {
         .where({ id: alertId })
         .update({ attempts, error, state: attempts >= MAX_ATTEMPTS ? 'failed' : 'pending' });
       this.logger.warn({ alertId, attempts, err: error }, 'alert not sent');
-      if (attempts < MAX_ATTEMPTS) throw err;
+      return { error: err, retry: attempts < MAX_ATTEMPTS };
     }
   }
 

@@ -1,5 +1,5 @@
-import { AppError, ApiGroup, PluginContext } from '@switchboard/core';
-import { keyParam, requireKey, successSchema } from '../shared/api';
+import { ApiGroup, PluginContext } from '@switchboard/core';
+import { idAndKey, keyParam, positiveId, requireKey, successSchema } from '../shared/api';
 import { failingAs } from '../checks/routes';
 import { RETENTION_DAYS } from '../shared/plans';
 import { Purge, PurgeService } from './service';
@@ -22,18 +22,12 @@ export function purgeRoutes(group: ApiGroup, ctx: PluginContext): void {
     '/purge-logs/organization/:id/:key',
     {
       summary: "Purge one organization's logs and check results beyond its plan's retention",
-      params: {
-        type: 'object',
-        required: ['id', 'key'],
-        properties: { id: { type: 'string', maxLength: 32 }, key: keyParam },
-      },
+      params: idAndKey,
       response: { schema },
     },
     async ({ params }) => {
       requireKey(ctx.config, params.key);
-      const id = /^\d{1,10}$/.test(params.id) ? Number(params.id) : NaN;
-      if (!Number.isSafeInteger(id) || id < 1)
-        throw new AppError('BAD_REQUEST', 'The organization id must be a positive integer');
+      const id = positiveId(params.id, 'organization');
       const purged = await failingAs(failed, () => purger.purge(id));
       return { success: true, message: `Logs of organization ${id} purged`, output: purgeOutput(purged) };
     },

@@ -45,3 +45,18 @@ export const successSchema = (properties: Record<string, object> = {}, required:
     required: ['success', 'message', ...required],
     properties: { success: { type: 'boolean' }, message: { type: 'string' }, ...properties },
   }) as const;
+
+/** A path segment that must be a positive integer id (400 otherwise, in the spec's error shape). */
+export function positiveId(text: string, what: string): number {
+  const id = /^\d{1,10}$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(id) || id < 1)
+    throw new AppError('BAD_REQUEST', `The ${what} id must be a positive integer`);
+  return id;
+}
+
+/** Params of a route whose only segment before the key is an id. */
+export const idAndKey = {
+  type: 'object',
+  required: ['id', 'key'],
+  properties: { id: { type: 'string', maxLength: 32 }, key: keyParam },
+} as const;

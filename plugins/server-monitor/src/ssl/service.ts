@@ -17,6 +17,17 @@ export interface SslOptions {
 }
 
 export const DEFAULT_SSL_OPTIONS: SslOptions = { concurrency: 50, budgetMs: 20_000, timeoutMs: 10_000 };
+
+/** Plugin options `ssl` in config/switchboard.json. */
+export const sslOptionsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    concurrency: { type: 'integer', minimum: 1, maximum: 1_000 },
+    budgetMs: { type: 'integer', minimum: 1, maximum: 600_000 },
+    timeoutMs: { type: 'integer', minimum: 100, maximum: 60_000 },
+  },
+} as const;
 export const SSL_OPTIONS = 'servermonitor.SslOptions';
 const DAY = 86_400_000;
 const PAGE = 500;

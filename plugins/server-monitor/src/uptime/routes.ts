@@ -1,5 +1,5 @@
-import { AppError, ApiGroup, PluginContext } from '@switchboard/core';
-import { keyParam, requireKey, successSchema } from '../shared/api';
+import { ApiGroup, PluginContext } from '@switchboard/core';
+import { idAndKey, keyParam, positiveId, requireKey, successSchema } from '../shared/api';
 import { failingAs } from '../checks/routes';
 import { UptimeService } from './service';
 
@@ -13,18 +13,12 @@ export function uptimeRoutes(group: ApiGroup, ctx: PluginContext): void {
     '/calculate/server/:id/:key',
     {
       summary: 'Mark one server for uptime recalculation and queue the job',
-      params: {
-        type: 'object',
-        required: ['id', 'key'],
-        properties: { id: { type: 'string', maxLength: 32 }, key: keyParam },
-      },
+      params: idAndKey,
       response: { schema: successSchema() },
     },
     async ({ params }) => {
       requireKey(ctx.config, params.key);
-      const id = /^\d{1,10}$/.test(params.id) ? Number(params.id) : NaN;
-      if (!Number.isSafeInteger(id) || id < 1)
-        throw new AppError('BAD_REQUEST', 'The server id must be a positive integer');
+      const id = positiveId(params.id, 'server');
       const title = await failingAs(failed, () => uptime.queueServer(id));
       return { success: true, message: `Uptime recalculation queued for server "${title}" (ID ${id})` };
     },

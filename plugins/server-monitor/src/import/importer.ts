@@ -1,0 +1,181 @@
+import fs from 'node:fs';
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { parse } from 'csv-parse';
+import { Clock, OrganizationService, SERVICES } from '@switchboard/core';
+
+export interface ImportOptions {
+  dryRun?: boolean;
+  /** Every row goes to this organization instead of the one its organization_name names. */
+  organizationId?: number;
+  /** Told the bytes read so far (a progress bar). */
+  onProgress?(bytes: number): void;
+}
+
+export interface RowError {
+  line: number;
+  message: string;
+}
+
+export interface ImportResult {
+  imported: number;
+  organizations_created: number;
+  errors: number;
+  /** The first MAX_LISTED errors, each with the line its row ends on. */
+  error_rows: RowError[];
+  dry_run: boolean;
+}
+
+export class ImportFileError extends Error {}
+
+const REQUIRED = ['title', 'endpoint', 'organization_name'] as const;
+const INSERT_BATCH = 500;
+const MAX_LISTED = 1_000;
+
+function endpointProblem(value: string): string | null {
+  if (!value) return 'endpoint: missing';
+  if (value.length > 2048) return 'endpoint: longer than 2048 characters';
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? null : 'endpoint: not an http(s) URL';
+  } catch {
+    return 'endpoint: not a valid URL';
+  }
+}
+
+/**
+ * `servermonitor:import FILE`: a CSV of servers (header row; title, endpoint and organization_name
+ * required, status and notes optional), read as a stream. An organization named but not there is
+ * created (plan free, subscription active). Bad rows are counted with their line and skipped; a
+ * duplicate is an endpoint the organization has already, in the database or earlier in the file.
+ * Rows are written 500 at a time.
+ */
+@injectable()
+export class ServerImporter {
+  constructor(
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(OrganizationService) private readonly organizations: OrganizationService,
+  ) {}
+
+  async import(file: string, options: ImportOptions = {}): Promise<ImportResult> {
+    const result: ImportResult = {
+      imported: 0,
+      organizations_created: 0,
+      errors: 0,
+      error_rows: [],
+      dry_run: !!options.dryRun,
+    };
+    const fail = (line: number, message: string) => {
+      result.errors++;
+      if (result.error_rows.length < MAX_LISTED) result.error_rows.push({ line, message });
+    };
+    const fixed = options.organizationId !== undefined ? await this.organizations.get(options.organizationId) : null;
+    const orgIds = new Map<string, number | null>();
+    const endpoints = new Map<number | string, Set<string>>();
+    const known = async (org: number | string) => {
+      let set = endpoints.get(org);
+      if (!set) {
+        set = new Set(
+          typeof org === 'number'
+            ? await this.knex('monitor_servers').where({ organization_id: org }).pluck('endpoint')
+            : [],
+        );
+        endpoints.set(org, set);
+      }
+      return set;
+    };
+    let pending: Array<Record<string, unknown>> = [];
+    const flush = async () => {
+      if (!pending.length || options.dryRun) return void (pending = []);
+      const rows = pending;
+      pending = [];
+      await this.knex.transaction(async (trx) => {
+        for (let i = 0; i < rows.length; i += INSERT_BATCH)
+          await trx('monitor_servers').insert(rows.slice(i, i + INSERT_BATCH));
+      });
+    };
+
+    const input = fs.createReadStream(file);
+    let bytes = 0;
+    input.on('data', (chunk) => {
+      bytes += chunk.length;
+      options.onProgress?.(bytes);
+    });
+    const parser = input.pipe(
+      parse({ columns: true, info: true, skip_empty_lines: true, relax_column_count: true, trim: true, bom: true }),
+    );
+    let checkedHeader = false;
+    try {
+      for await (const { record, info } of parser as AsyncIterable<{
+        record: Record<string, string>;
+        info: { lines: number };
+      }>) {
+        if (!checkedHeader) {
+          const missing = REQUIRED.filter((c) => !(c in record));
+          if (missing.length) throw new ImportFileError(`The header row lacks the column(s) ${missing.join(', ')}`);
+          checkedHeader = true;
+        }
+        const line = info.lines;
+        const title = record.title ?? '';
+        const endpoint = record.endpoint ?? '';
+        const orgName = (record.organization_name ?? '').slice(0, 191);
+        if (!title) fail(line, 'title: missing');
+        else if (title.length > 191) fail(line, 'title: longer than 191 characters');
+        else if (endpointProblem(endpoint)) fail(line, endpointProblem(endpoint)!);
+        else if (options.organizationId !== undefined && !fixed)
+          fail(line, `organization ${options.organizationId} (--organization) not found`);
+        else if (!fixed && !orgName) fail(line, 'organization_name: missing');
+        else if ((record.status ?? '').length > 32) fail(line, 'status: longer than 32 characters');
+        else {
+          const org = fixed ? fixed.id : await this.organizationOf(orgName, orgIds, result, options.dryRun);
+          const seen = await known(org);
+          if (seen.has(endpoint)) fail(line, `duplicate: ${endpoint} is already a server of this organization`);
+          else {
+            seen.add(endpoint);
+            result.imported++;
+            const now = this.clock.now();
+            if (typeof org === 'number')
+              pending.push({
+                organization_id: org,
+                title,
+                endpoint,
+                status: record.status || null,
+                notes: record.notes || null,
+                created_at: now,
+                updated_at: now,
+              });
+            if (pending.length >= INSERT_BATCH * 4) await flush();
+          }
+        }
+      }
+    } catch (err) {
+      if (err instanceof ImportFileError) throw err;
+      const e = err as Error & { lines?: number; code?: string };
+      if (e.code?.startsWith('CSV_'))
+        throw new ImportFileError(`The file is not valid CSV (line ${e.lines}): ${e.message}`);
+      throw err;
+    }
+    if (!checkedHeader && bytes === 0) throw new ImportFileError('The file is empty: a header row is required');
+    await flush();
+    return result;
+  }
+
+  /** The organization of that name, created when there is none (a dry run only counts it, by name). */
+  private async organizationOf(
+    name: string,
+    cache: Map<string, number | null>,
+    result: ImportResult,
+    dryRun?: boolean,
+  ): Promise<number | string> {
+    if (cache.has(name)) return cache.get(name) ?? name;
+    const found = await this.organizations.findByName(name);
+    let id: number | null = found ? found.id : null;
+    if (!found) {
+      result.organizations_created++;
+      if (!dryRun) id = (await this.organizations.create({ name, plan: 'free', subscriptionStatus: 'active' })).id;
+    }
+    cache.set(name, id);
+    return id ?? name;
+  }
+}
