@@ -1,5 +1,6 @@
 import type { Benchmark } from '@switchboard/core/testing';
 import { audienceBenchmark, ingestBenchmark, sendBenchmark } from '@switchboard/plugin-campaign/bench';
+import { monitorBenchmark } from '@switchboard/plugin-server-monitor/bench';
 import { apiBenchmark } from './api';
 
 /** Every benchmark by name; a plugin's own live in its package (`bench/`). */
@@ -8,4 +9,5 @@ export const benchmarks: Record<string, Benchmark> = {
   audience: audienceBenchmark,
   send: sendBenchmark,
   ingest: ingestBenchmark,
+  monitor: monitorBenchmark,
 };

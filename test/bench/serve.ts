@@ -3,7 +3,9 @@ import { spawn } from 'node:child_process';
 import { startServer, stop } from './processes';
 
 /** `switchboard serve` (API only) as its own process on a free port. */
-export async function serveSwitchboard(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+export async function serveSwitchboard(
+  env: Record<string, string>,
+): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = await startServer(
@@ -11,7 +13,7 @@ export async function serveSwitchboard(env: Record<string, string>): Promise<{ u
     { ...env, PORT: String(port) },
     `${url}/health`,
   );
-  return { url, stop: () => stop(child) };
+  return { url, pid: child.pid!, stop: () => stop(child) };
 }
 
 /** `switchboard worker` as its own process: its output goes to stderr with the benchmark's progress. */

@@ -12,7 +12,7 @@ export interface BenchOptions {
   /** Also the larger sizes a benchmark names for `--full`. */
   full?: boolean;
   /** `switchboard serve` (API only) as its own process on a free port, with this environment. */
-  serve(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }>;
+  serve(env: Record<string, string>): Promise<{ url: string; pid: number; stop(): Promise<void> }>;
   /** `switchboard worker` (queue workers only) as its own process, with this environment. */
   worker(env: Record<string, string>): Promise<{ pid: number; stop(): Promise<void> }>;
   /** `switchboard ARGS --json` as its own process, with this environment: the JSON object it printed. */

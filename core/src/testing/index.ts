@@ -6,3 +6,4 @@ export * from './bench';
 export * from './api-client';
 export * from './recording-logger';
 export * from './smtp-sink';
+export * from './process-stats';

@@ -1,10 +1,16 @@
-import fs from 'node:fs';
-import { benchBackend, BenchOptions, smtpSink } from '@switchboard/core/testing';
+import {
+  benchBackend,
+  BenchOptions,
+  machineCpuSeconds,
+  msPer,
+  peakRssMb,
+  processCpuSeconds,
+  smtpSink,
+} from '@switchboard/core/testing';
 import campaign from '../src';
 import { Composer } from '../src/sending/composer';
 import { api, seed } from './client';
 import { rawSendRate } from './raw-send';
-import { machineCpuSeconds, msPer, processCpuSeconds } from './cpu-time';
 
 const TARGETS = { messages_per_second: 1000, ratio_to_raw_nodemailer: 0.7, worker_peak_rss_mb: 200, rss_growth: 0.2 };
 /** The core mailer's pool: the baseline uses as many connections. */
@@ -22,11 +28,6 @@ function newsletterHtml(): string {
     `<p><a href="{{unsubscribe_url}}">Unsubscribe</a></p></body></html>`
   );
 }
-
-const peakRssMb = (pid: number) => {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024);
-};
 
 /**
  * `npm run bench -- send`: a campaign to 100,000 recipients (10,000 with --quick; also 500,000 with

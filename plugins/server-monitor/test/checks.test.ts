@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { JobQueues, SERVICES } from '@switchboard/core';
+import { JobQueues, Locks, SERVICES } from '@switchboard/core';
 import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { addServer, monitorFixture, MonitorFixture, organization } from './support';
 import { Farm, httpFarm } from './farm';
@@ -70,7 +70,7 @@ describeEachBackend('server-monitor: checks', (backend) => {
     expect(first).to.deep.equal({
       success: true,
       message: 'Server checks queued for premium servers',
-      output: 'Dispatched 5 server checks (5 new servers); 0 already checked or queued this period',
+      output: 'Dispatched 5 server checks (5 new servers)',
     });
     await waitFor(async () => (await f.engine.knex('monitor_check_results').count({ n: '*' }))[0].n == 5, 15_000);
     expect(await server(ok)).to.include({ status: '200' });
@@ -93,15 +93,16 @@ describeEachBackend('server-monitor: checks', (backend) => {
     const subjects = await Promise.all(sink.to('ops@acme.test').map(async (m) => (await m.parse()).subject));
     expect(subjects.sort()).to.deep.equal([`DOWN: Nobody home`, `DOWN: Server ${farm.url}/switch/a`]);
 
-    // The same minute again: nothing is checked twice.
+    // Within half a minute again: nothing is checked twice.
+    clock.advance(20_000);
     const again = (await f.call('/check/premium').expect(200)).body;
     expect(again.output).to.equal(
-      'Dispatched 0 server checks (0 new servers); 5 already checked or queued this period',
+      'Dispatched 0 server checks (0 new servers); premium servers were dispatched less than half a cadence ago',
     );
 
     // A minute later the server answers again: a recovery notice, and the outage is over.
     farm.set('a', 200);
-    clock.advance(60_000);
+    clock.advance(40_000);
     const next = (await f.call('/check/all').expect(200)).body;
     expect(next.output).to.contain('Dispatched 5 server checks (0 new servers)');
     await waitFor(async () => (await f.engine.knex('monitor_check_results').count({ n: '*' }))[0].n == 10, 15_000);
@@ -114,6 +115,25 @@ describeEachBackend('server-monitor: checks', (backend) => {
     expect(await f.engine.knex('monitor_alerts').where({ server_id: unreachable }).count({ n: '*' })).to.deep.equal([
       { n: 1 },
     ]);
+  });
+
+  it('answers an overlapping call at once that a dispatch is running, in any process', async () => {
+    const org = await organization(f.engine, { plan: 'enterprise' });
+    await addServer(f.engine, org, `${farm.url}/status/200`);
+    clock.advance(60_000);
+    const held = await f.engine.container
+      .resolve<Locks>(SERVICES.Locks)
+      .acquire('servermonitor.dispatch.premium', 60_000);
+    try {
+      expect((await f.call('/check/premium').expect(200)).body).to.deep.equal({
+        success: true,
+        message: 'A dispatch of premium server checks is already running',
+        output: 'Dispatched 0 server checks (0 new servers); a dispatch of premium server checks was already running',
+      });
+    } finally {
+      await held!.release();
+    }
+    expect((await f.call('/check/premium').expect(200)).body.output).to.match(/^Dispatched [1-9]\d* server checks/);
   });
 
   it('answers 500 with the detail when checks cannot be queued', async () => {

@@ -76,6 +76,7 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
     ]);
     // Listed addresses that are no administrator's are kept, and still alerted.
     expect(JSON.parse(at12.other_emails)).to.deep.equal(['carl@old.test', 'pager@elsewhere.test']);
+    expect(await knex.schema.hasTable('monitor_dispatches')).to.equal(true);
     expect((await monitorMigrations(engine))?.current).to.equal('1.2');
 
     await engine.migrator().rollback({ plugin: 'server-monitor', to: '1.1' });
@@ -83,6 +84,7 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
     expect(JSON.parse(back.emails)).to.deep.equal(['ada@old.test', 'carl@old.test', 'pager@elsewhere.test']);
     expect(Boolean(back.sms_enabled)).to.equal(true);
     expect(back).to.not.have.property('administrators');
+    expect(await knex.schema.hasTable('monitor_dispatches')).to.equal(false);
 
     await engine.migrator().rollback({ plugin: 'server-monitor', to: '1.0' });
     expect(await knex.schema.hasTable('monitor_check_results')).to.equal(false);

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { AppError, Clock, JobQueues, Locks, SERVICES, toDate, toInt } from '@switchboard/core';
-import { CADENCE_MS, CheckType, plansOf, tierOf, Tier, TIERS } from '../shared/plans';
+import { CADENCE_MS, CheckType, plansOf, Tier, TIERS } from '../shared/plans';
 import { exclusive } from '../shared/exclusive';
 import { CHECK_JOBS } from './jobs';
 
@@ -12,16 +12,24 @@ const ADDS_AT_ONCE = 200;
 export interface Dispatch {
   dispatched: number;
   newServers: number;
-  /** Checked within this cadence already, or still queued from a call before: not queued again. */
-  alreadyCurrent: number;
-  /** Another call was dispatching the same type. */
-  busy: boolean;
+  /** Tiers whose checks were dispatched less than half a cadence ago: not dispatched again. */
+  recent: Tier[];
+  /** Tiers another call was dispatching at the same time. */
+  busy: Tier[];
+}
+
+interface TierDispatch {
+  dispatched: number;
+  newServers: number;
+  seen: number;
+  recent: boolean;
 }
 
 /**
  * `check/{type}`: a check job per server of the type's plans in organizations with an active
- * subscription. A job's id names its server and cadence period, and a server checked within the
- * current period is left out, so repeated or overlapping calls do no double work.
+ * subscription. A job's id names its server, so a server still waiting in the queue is never queued
+ * twice; a tier dispatched less than half a cadence ago is left alone, so a repeated call does no double
+ * work; an overlapping call (a lock per tier, any process) answers at once that a dispatch is running.
  */
 @injectable()
 export class CheckDispatcher {
@@ -33,52 +41,63 @@ export class CheckDispatcher {
   ) {}
 
   async dispatch(type: CheckType): Promise<Dispatch> {
-    const plans = plansOf(type);
     const active = await this.knex('organizations')
       .where({ subscription_status: 'active' })
-      .whereIn('selected_plan', plans)
+      .whereIn('selected_plan', plansOf(type))
       .first('id');
     if (!active) throw new AppError('PAYMENT_REQUIRED', 'No active subscriptions found');
-    const found = await exclusive(this.locks, `dispatch.${type}`, () => this.queueAll(plans));
-    return found ?? { dispatched: 0, newServers: 0, alreadyCurrent: 0, busy: true };
+    const result: Dispatch = { dispatched: 0, newServers: 0, recent: [], busy: [] };
+    let seen = 0;
+    for (const tier of type === 'all' ? TIERS : [type]) {
+      const done = await exclusive(this.locks, `dispatch.${tier}`, () => this.dispatchTier(tier));
+      if (!done) result.busy.push(tier);
+      else if (done.recent) result.recent.push(tier);
+      else {
+        result.dispatched += done.dispatched;
+        result.newServers += done.newServers;
+        seen += done.seen;
+      }
+    }
+    if (!seen && !result.recent.length && !result.busy.length)
+      throw new AppError('RESOURCE_NOT_FOUND', 'No servers found for active subscriptions');
+    return result;
   }
 
-  private async queueAll(plans: string[]): Promise<Dispatch> {
-    const now = this.clock.now().getTime();
-    const periodOf = (tier: Tier) => Math.floor(now / CADENCE_MS[tier]);
-    const periodStart = Object.fromEntries(TIERS.map((t) => [t, new Date(periodOf(t) * CADENCE_MS[t])]));
-    const result: Dispatch = { dispatched: 0, newServers: 0, alreadyCurrent: 0, busy: false };
-    let seen = 0;
+  private async dispatchTier(tier: Tier): Promise<TierDispatch> {
+    const now = this.clock.now();
+    const last = await this.knex('monitor_dispatches').where({ tier }).first('dispatched_at');
+    const lastAt = toDate(last?.dispatched_at);
+    if (lastAt && now.getTime() - lastAt.getTime() < CADENCE_MS[tier] / 2)
+      return { dispatched: 0, newServers: 0, seen: 0, recent: true };
+    const result: TierDispatch = { dispatched: 0, newServers: 0, seen: 0, recent: false };
+    const queue = this.queues.get(CHECK_JOBS[tier]);
     for (let after = 0; ;) {
       const rows: Array<Record<string, unknown>> = await this.knex('monitor_servers as s')
         .join('organizations as o', 'o.id', 's.organization_id')
         .where('o.subscription_status', 'active')
-        .whereIn('o.selected_plan', plans)
+        .whereIn('o.selected_plan', plansOf(tier))
         .andWhere('s.id', '>', after)
         .orderBy('s.id')
         .limit(PAGE)
-        .select('s.id', 's.last_checked_at', 'o.selected_plan');
+        .select('s.id', 's.last_checked_at');
       if (!rows.length) break;
-      seen += rows.length;
+      result.seen += rows.length;
       after = toInt(rows[rows.length - 1].id);
-      const due = rows.filter((r) => {
-        const last = toDate(r.last_checked_at);
-        const current = last !== null && last >= periodStart[tierOf(String(r.selected_plan))];
-        if (current) result.alreadyCurrent++;
-        return !current;
-      });
-      for (let i = 0; i < due.length; i += ADDS_AT_ONCE)
+      for (let i = 0; i < rows.length; i += ADDS_AT_ONCE)
         await Promise.all(
-          due.slice(i, i + ADDS_AT_ONCE).map(async (r) => {
-            const tier = tierOf(String(r.selected_plan));
+          rows.slice(i, i + ADDS_AT_ONCE).map(async (r) => {
             const serverId = toInt(r.id);
-            await this.queues.get(CHECK_JOBS[tier]).add({ serverId }, { jobId: `check.${serverId}.${periodOf(tier)}` });
+            await queue.add({ serverId }, { jobId: `check.${serverId}` });
             result.dispatched++;
             if (r.last_checked_at === null) result.newServers++;
           }),
         );
     }
-    if (!seen) throw new AppError('RESOURCE_NOT_FOUND', 'No servers found for active subscriptions');
+    if (result.seen)
+      await this.knex('monitor_dispatches')
+        .insert({ tier, dispatched_at: now })
+        .onConflict('tier')
+        .merge(['dispatched_at']);
     return result;
   }
 }

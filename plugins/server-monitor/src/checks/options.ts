@@ -15,7 +15,7 @@ export const DEFAULT_CHECK_OPTIONS: CheckOptions = {
   timeoutMs: 10_000,
   maxRedirections: 5,
   confirmDelayMs: 2_000,
-  concurrency: 100,
+  concurrency: 200,
 };
 
 export const checkOptionsSchema = {

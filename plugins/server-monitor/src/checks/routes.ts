@@ -4,11 +4,16 @@ import { CHECK_TYPES, CheckType } from '../shared/plans';
 import { CheckDispatcher, Dispatch } from './dispatcher';
 
 export const dispatchOutput = (d: Dispatch) =>
-  `Dispatched ${d.dispatched} server checks (${d.newServers} new servers); ` +
-  `${d.alreadyCurrent} already checked or queued this period`;
+  [
+    `Dispatched ${d.dispatched} server checks (${d.newServers} new servers)`,
+    ...d.recent.map((t) => `${t} servers were dispatched less than half a cadence ago`),
+    ...d.busy.map((t) => `a dispatch of ${t} server checks was already running`),
+  ].join('; ');
 
 export const dispatchMessage = (type: CheckType, d: Dispatch) =>
-  d.busy ? `A dispatch of ${type} server checks is already running` : `Server checks queued for ${type} servers`;
+  d.busy.length && !d.dispatched
+    ? `A dispatch of ${type} server checks is already running`
+    : `Server checks queued for ${type} servers`;
 
 /** An unexpected failure of an operation: the spec's 500, its detail in `error`. */
 export async function failingAs<T>(message: string, work: () => Promise<T>): Promise<T> {

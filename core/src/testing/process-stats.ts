@@ -24,3 +24,9 @@ export function machineCpuSeconds(): { busy: number; total: number } {
 
 /** CPU milliseconds per item between two readings, two decimals. */
 export const msPer = (seconds: number, items: number) => Number(((seconds * 1000) / items).toFixed(2));
+
+/** A process's peak resident memory so far (VmHWM), in MB. */
+export function peakRssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024);
+}

@@ -1,0 +1,1 @@
+export { monitorBenchmark } from './monitor';

@@ -1,0 +1,16 @@
+import type { Knex } from 'knex';
+
+/**
+ * When each tier's checks were last dispatched: a repeated check/{type} call within half a cadence does
+ * nothing (docs/decisions.md, server-monitor, Dispatch).
+ */
+export async function up(knex: Knex): Promise<void> {
+  await knex.schema.createTable('monitor_dispatches', (t) => {
+    t.string('tier', 8).notNullable().primary();
+    t.datetime('dispatched_at', { precision: 3 }).notNullable();
+  });
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTableIfExists('monitor_dispatches');
+}

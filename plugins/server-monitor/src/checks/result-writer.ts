@@ -1,0 +1,125 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { Clock, GroupCommit, SERVICES, toBool, toInt, transactionWithRetry } from '@switchboard/core';
+import { AlertService } from '../alerts/alert-service';
+import type { CheckOutcome } from './http-check';
+
+/** What a check job knows of its server when it started. */
+export interface CheckedServer {
+  id: unknown;
+  organization_id: unknown;
+  title: unknown;
+  endpoint: unknown;
+  status: unknown;
+  is_up: unknown;
+  down_alerted: unknown;
+}
+
+interface Checked {
+  server: CheckedServer;
+  outcome: CheckOutcome;
+}
+
+/** Checks written per transaction at most, and transactions in flight per process. */
+const RUN_CHECKS = 500;
+const RUNS_AT_ONCE = 2;
+const INSERT_CHUNK = 400;
+
+const describe = (o: CheckOutcome) =>
+  o.up ? `answered ${o.status} in ${o.responseMs} ms` : o.error ? `failed (${o.error})` : `answered ${o.status}`;
+
+/**
+ * Writes check outcomes: the result kept for uptime, the server's status and last_checked_at, a log
+ * entry when its status changed, an alert for a confirmed outage (once) and for the recovery. Checks
+ * finishing together are written together, one transaction for all (core GroupCommit): a worker running
+ * hundreds of checks at once shares each commit among them.
+ */
+@injectable()
+export class CheckResultWriter {
+  private readonly runs = new GroupCommit<Checked, void>((batch) => this.writeTogether(batch), {
+    maxWeight: RUN_CHECKS,
+    concurrency: RUNS_AT_ONCE,
+  });
+
+  constructor(
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(AlertService) private readonly alerts: AlertService,
+  ) {}
+
+  write(server: CheckedServer, outcome: CheckOutcome): Promise<void> {
+    return this.runs.submit({ server, outcome });
+  }
+
+  private async writeTogether(batch: Checked[]): Promise<void[]> {
+    const now = this.clock.now();
+    const alertIds = await transactionWithRetry(this.knex, async (trx) => {
+      const results = batch.map(({ server, outcome }) => ({
+        server_id: toInt(server.id),
+        checked_at: now,
+        up: outcome.up,
+        status: outcome.status,
+        response_ms: outcome.responseMs,
+        error: outcome.error,
+      }));
+      const logs = batch
+        .filter(({ server, outcome }) => (server.status === null ? null : String(server.status)) !== outcome.status)
+        .map(({ server, outcome }) => ({
+          server_id: toInt(server.id),
+          original_status: server.status === null ? null : String(server.status),
+          updated_status: outcome.status,
+          note: `${String(server.endpoint)} ${describe(outcome)}`.slice(0, 1024),
+          created_at: now,
+        }));
+      for (const [table, rows] of [
+        ['monitor_check_results', results],
+        ['monitor_logs', logs],
+      ] as const)
+        for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx(table).insert(rows.slice(i, i + INSERT_CHUNK));
+      const raised: number[] = [];
+      for (const { server, outcome } of batch) raised.push(...(await this.applyTo(trx, server, outcome, now)));
+      return raised;
+    });
+    await this.alerts.queue(alertIds);
+    return batch.map(() => undefined);
+  }
+
+  /** The server's row, and the alert its outcome calls for. */
+  private async applyTo(trx: Knex.Transaction, server: CheckedServer, outcome: CheckOutcome, now: Date) {
+    const id = toInt(server.id);
+    const title = String(server.title);
+    const wasUp = server.is_up === null ? null : toBool(server.is_up);
+    const alerted = toBool(server.down_alerted);
+    const changes: Record<string, unknown> = {
+      status: outcome.status,
+      is_up: outcome.up,
+      response_ms: outcome.responseMs,
+      last_checked_at: now,
+      uptime_stale: true,
+      updated_at: now,
+    };
+    if (outcome.up) changes.failing_since = null;
+    else if (wasUp !== false) changes.failing_since = now;
+    let alertIds: number[] = [];
+    const about = `${title} (${String(server.endpoint)})`;
+    if (!outcome.up && !alerted) {
+      changes.down_alerted = true;
+      alertIds = await this.alerts.raise(trx, toInt(server.organization_id), {
+        kind: 'server-down',
+        serverId: id,
+        subject: `DOWN: ${title}`,
+        text: `${about} is down: it ${describe(outcome)} at ${now.toISOString()}.`,
+      });
+    } else if (outcome.up && alerted) {
+      changes.down_alerted = false;
+      alertIds = await this.alerts.raise(trx, toInt(server.organization_id), {
+        kind: 'server-up',
+        serverId: id,
+        subject: `UP again: ${title}`,
+        text: `${about} is up again: it ${describe(outcome)} at ${now.toISOString()}.`,
+      });
+    }
+    await trx('monitor_servers').where({ id }).update(changes);
+    return alertIds;
+  }
+}
