@@ -176,6 +176,8 @@ export async function monitorBenchmark({
       const checks = Number((await knex('monitor_check_results').count({ n: '*' }))[0].n) - resultsBefore;
       const cpuMsPerCheck = msPer(processCpuSeconds(sender.pid) - cpuBefore, checks);
       const workerRss = peakRssMb(sender.pid);
+      // Pings and their baseline each get the machine alone: a worker draining a backlog would slow the first.
+      await sender.stop();
       log('pinging heartbeats, then the bare Koa baseline');
       const pings = await pingRate(`${api.url}/api/servermonitor/ping`, tokens, quick ? 5 : 10);
       const bare = await helper('bare-ping.js', { DATABASE_URL: env.DATABASE_URL });
