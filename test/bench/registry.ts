@@ -1,5 +1,10 @@
 import type { Benchmark } from '@switchboard/core/testing';
-import { audienceBenchmark, ingestBenchmark, sendBenchmark } from '@switchboard/plugin-campaign/bench';
+import {
+  analyticsBenchmark,
+  audienceBenchmark,
+  ingestBenchmark,
+  sendBenchmark,
+} from '@switchboard/plugin-campaign/bench';
 import { monitorBenchmark } from '@switchboard/plugin-server-monitor/bench';
 import { apiBenchmark } from './api';
 
@@ -10,4 +15,5 @@ export const benchmarks: Record<string, Benchmark> = {
   send: sendBenchmark,
   ingest: ingestBenchmark,
   monitor: monitorBenchmark,
+  analytics: analyticsBenchmark,
 };

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { describeEachBackend, waitFor } from '@switchboard/core/testing';
 import campaign from '@switchboard/plugin-campaign';
-import { apiClient, createTenant, createTestEngine } from '@switchboard/core/testing';
+import { ApiClient, apiClient, createTenant, createTestEngine, TestTenant } from '@switchboard/core/testing';
+import type { Engine } from '@switchboard/core';
 import { exitOf, freePort, runCli, runJson, startCli } from '../src/cli';
 
 describeEachBackend('switchboard CLI', (backend) => {
@@ -13,6 +14,20 @@ describeEachBackend('switchboard CLI', (backend) => {
     PLUGINS: 'users-projects',
     DATA_DIR: backend().dataDir,
   });
+  const campaignEnv = () => ({ ...env(), PLUGINS: 'campaign' });
+
+  /** An engine with the campaign plugin and a tenant, beside the CLI processes of a test. */
+  async function withCampaign(test: (c: { engine: Engine; tenant: TestTenant; api: ApiClient }) => Promise<void>) {
+    const engine = await createTestEngine(backend(), { plugins: [campaign] });
+    const server = engine.http().listen(0);
+    try {
+      const tenant = await createTenant(engine);
+      await test({ engine, tenant, api: apiClient(server, '/api/campaign', tenant) });
+    } finally {
+      server.close();
+      await engine.close();
+    }
+  }
 
   it('migrates, reports status and rolls back per plugin', async () => {
     const migrated = await runJson(['migrate'], env());
@@ -96,50 +111,38 @@ describeEachBackend('switchboard CLI', (backend) => {
   });
 
   it("merges the campaign search index's rows with campaign:search-compact", async () => {
-    const campaignEnv = { ...env(), PLUGINS: 'campaign' };
-    const engine = await createTestEngine(backend(), { plugins: [campaign] });
-    const server = engine.http().listen(0);
-    const indexRows = async () => Number((await engine.knex('subscriber_grams').count({ n: '*' }))[0].n);
-    try {
-      const tenant = await createTenant(engine);
+    await withCampaign(async ({ engine, tenant, api }) => {
+      const indexRows = async () => Number((await engine.knex('subscriber_grams').count({ n: '*' }))[0].n);
       // Each write adds its own rows to the block it touches.
       for (const email of ['ada@x.test', 'adam@x.test', 'nevada@x.test'])
-        await apiClient(server, '/api/campaign', tenant).post('/subscribers', { email, confirmed: true }).expect(201);
+        await api.post('/subscribers', { email, confirmed: true }).expect(201);
       const rowsTotal = await indexRows();
-      const report = await runJson(['campaign:search-compact', '--org', String(tenant.organizationId)], campaignEnv);
+      const report = await runJson(['campaign:search-compact', '--org', String(tenant.organizationId)], campaignEnv());
       expect(report.complete).to.equal(true);
       expect(report.rowsBefore).to.be.greaterThan(report.rowsAfter);
       expect(report.blocks).to.be.greaterThan(0);
       expect(report.rowsAfter).to.equal(report.blocks);
       expect(await indexRows()).to.equal(rowsTotal - report.rowsBefore + report.rowsAfter);
-      expect((await runJson(['campaign:search-compact'], campaignEnv)).blocks).to.equal(0);
-      const found = await apiClient(server, '/api/campaign', tenant).get('/subscribers?search=ada').expect(200);
+      expect((await runJson(['campaign:search-compact'], campaignEnv())).blocks).to.equal(0);
+      const found = await api.get('/subscribers?search=ada').expect(200);
       expect(found.body.data.map((s: { email: string }) => s.email)).to.deep.equal([
         'ada@x.test',
         'adam@x.test',
         'nevada@x.test',
       ]);
-    } finally {
-      server.close();
-      await engine.close();
-    }
-    const loose = await runCli(['campaign:search-compact', '--org', '0x1'], campaignEnv);
+    });
+    const loose = await runCli(['campaign:search-compact', '--org', '0x1'], campaignEnv());
     expect(loose.code).to.equal(1);
     expect(loose.stderr).to.contain('--org must be an organization id');
   });
 
   it("rebuilds a message's statistics from its records with campaign:stats-rebuild", async () => {
-    const campaignEnv = { ...env(), PLUGINS: 'campaign' };
-    const engine = await createTestEngine(backend(), { plugins: [campaign] });
-    const server = engine.http().listen(0);
-    try {
-      const tenant = await createTenant(engine);
-      const api = apiClient(server, '/api/campaign', tenant);
+    await withCampaign(async ({ engine, tenant, api }) => {
       const message = (await api.post('/messages', { name: 'M', subject: 'S' }).expect(201)).body.data.id;
       // Counters that no record supports: the rebuild takes them back to what the records say.
       await engine.knex('messages').where({ id: message }).update({ count_delivered: 7, count_read: 3 });
       const args = ['campaign:stats-rebuild', '--org', String(tenant.organizationId), '--message', String(message)];
-      const rebuilt = await runJson(args, campaignEnv);
+      const rebuilt = await runJson(args, campaignEnv());
       expect(rebuilt).to.include({ count_delivered: 0, count_read: 0, count_stop: 0 });
       expect((await api.get(`/messages/${message}/stats`).expect(200)).body.data.summary).to.include({
         delivered: 0,
@@ -147,14 +150,31 @@ describeEachBackend('switchboard CLI', (backend) => {
       });
       const missing = await runCli(
         ['campaign:stats-rebuild', '--org', String(tenant.organizationId), '--message', '999999'],
-        campaignEnv,
+        campaignEnv(),
       );
       expect(missing.code).to.equal(1);
       expect(missing.stderr).to.contain('Message 999999 not found');
-    } finally {
-      server.close();
-      await engine.close();
-    }
+    });
+  });
+
+  it("recomputes analytics' daily figures from the rows with campaign:analytics:rebuild", async () => {
+    await withCampaign(async ({ engine, tenant, api }) => {
+      for (const email of ['ada@x.test', 'bob@x.test'])
+        await api.post('/subscribers', { email, confirmed: true }).expect(201);
+      const live = (await api.get('/analytics/growth').expect(200)).body.data;
+      expect(live.current_period.new_subscribers).to.equal(2);
+      // Figures lost (a restore of part of the database): the command counts them in again.
+      await engine.knex('analytics_daily').where({ organization_id: tenant.organizationId }).delete();
+      expect((await api.get('/analytics/growth').expect(200)).body.data.current_period.new_subscribers).to.equal(0);
+      const args = ['campaign:analytics:rebuild', '--org', String(tenant.organizationId)];
+      const report = await runJson(args, campaignEnv());
+      expect(report).to.include({ organizations: 1 });
+      expect(report.rows).to.be.greaterThan(0);
+      expect((await api.get('/analytics/growth').expect(200)).body.data).to.deep.equal(live);
+    });
+    const loose = await runCli(['campaign:analytics:rebuild', '--org', 'x'], campaignEnv());
+    expect(loose.code).to.equal(1);
+    expect(loose.stderr).to.contain('--org must be an organization id');
   });
 
   it('stops start-up with a message saying what to fix when a plugin is missing', async () => {

@@ -1,3 +1,4 @@
 export { audienceBenchmark } from './audience';
 export { sendBenchmark } from './send';
 export { ingestBenchmark } from './ingest';
+export { analyticsBenchmark } from './analytics';

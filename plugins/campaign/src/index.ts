@@ -22,6 +22,8 @@ import { receiveRoutes } from './events/receive-routes';
 import { fetchRemoteText, REMOTE_TEXT } from './events/remote-text';
 import { processStatsRebuilds, statsRebuildCommands } from './events/stats-rebuild-commands';
 import { messageStatsRoutes } from './events/message-stats';
+import { analyticsRoutes } from './analytics/routes';
+import { analyticsCommands } from './analytics/commands';
 import {
   BUILT_IN_PROVIDERS,
   loadProviderAdapters,
@@ -76,6 +78,7 @@ export default definePlugin({
     sendingRoutes(group, ctx);
     scheduleRoutes(group, ctx);
     changelogRoutes(group, ctx);
+    analyticsRoutes(group, ctx);
     inboundWebhookRoutes(group, ctx);
     confirmRoutes(api, ctx);
     unsubscribeRoutes(api, ctx);
@@ -91,5 +94,6 @@ export default definePlugin({
   commands(program, context) {
     searchCompactionCommands(program, context);
     statsRebuildCommands(program, context);
+    analyticsCommands(program, context);
   },
 });

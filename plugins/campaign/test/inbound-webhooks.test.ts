@@ -6,18 +6,7 @@ import { snsTestSigner, TEST_CERT_URL } from '@switchboard/provider-d/testing';
 import { campaignContainer, campaignFixture, CampaignFixture } from './support';
 import { REMOTE_TEXT } from '../src/events/remote-text';
 import { listOf, mailsOf, sendNow } from './sending-support';
-
-const signA = (secret: string, body: string, at = new Date()) => {
-  const timestamp = String(Math.floor(at.getTime() / 1000));
-  return {
-    'x-twilio-email-event-webhook-timestamp': timestamp,
-    'x-twilio-email-event-webhook-signature': crypto
-      .createHmac('sha256', secret)
-      .update(timestamp)
-      .update(body)
-      .digest('base64'),
-  };
-};
+import { signProviderA } from './provider-signing';
 
 describeEachBackend('campaign: inbound provider webhooks', (backend) => {
   let f: CampaignFixture;
@@ -114,7 +103,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     ]);
     const before = await counters();
     const path = `/webhook/provider_a?endpoint=${endpoint.id}`;
-    const res = await post(path, batch, signA('sg-secret-1', batch)).expect(200);
+    const res = await post(path, batch, signProviderA('sg-secret-1', batch)).expect(200);
     expect(res.body.data).to.deep.equal({ received: 5, recorded: 5 });
     const after = await counters();
     expect(Number(after.count_delivered) - Number(before.count_delivered)).to.equal(1);
@@ -137,11 +126,11 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     expect(JSON.parse(stored.payload)).to.include({ url: 'https://a.example' });
 
     // The provider retries the same batch (signed anew): nothing changes.
-    const again = await post(path, batch, signA('sg-secret-1', batch)).expect(200);
+    const again = await post(path, batch, signProviderA('sg-secret-1', batch)).expect(200);
     expect(again.body.data).to.deep.equal({ received: 5, recorded: 0 });
     expect(await counters()).to.deep.equal(after);
     // Without ?endpoint: the provider's only active endpoint.
-    await post('/webhook/provider_a', batch, signA('sg-secret-1', batch)).expect(200);
+    await post('/webhook/provider_a', batch, signProviderA('sg-secret-1', batch)).expect(200);
 
     // Statistics: the summary is the counters GET /messages/{id} shows too; the timeline counts every event.
     const stats = (await f.api().get(`/messages/${message}/stats`).expect(200)).body.data;
@@ -198,7 +187,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     const before = Number((await counters()).count_delivered);
     const path = `/webhook/provider_a?endpoint=${endpoint.id}`;
     const answers = await Promise.all(
-      Array.from({ length: 5 }, () => post(path, batch, signA('race-secret', batch)).expect(200)),
+      Array.from({ length: 5 }, () => post(path, batch, signProviderA('race-secret', batch)).expect(200)),
     );
     expect(answers.reduce((sum, res) => sum + Number(res.body.data.recorded), 0)).to.equal(20);
     expect(Number((await counters()).count_delivered)).to.equal(before + 20);
@@ -222,23 +211,23 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     const body = JSON.stringify([{ event: 'delivered', email: 'ada@example.com', timestamp: 1, sg_event_id: 'r1' }]);
     const count = await events();
     const path = `/webhook/provider_a?endpoint=${endpoint.id}`;
-    const wrong = await post(path, body, signA('not-the-secret', body)).expect(401);
+    const wrong = await post(path, body, signProviderA('not-the-secret', body)).expect(401);
     expect(wrong.body.error.code).to.equal('SIGNATURE_INVALID');
     await post(path, body, {}).expect(401);
-    await post(path, body, signA('sg-secret-2', body, new Date(Date.now() - 3600_000))).expect(401);
+    await post(path, body, signProviderA('sg-secret-2', body, new Date(Date.now() - 3600_000))).expect(401);
     // One organization's secret never opens another's endpoint.
-    await post(`/webhook/provider_a?endpoint=${foreign.id}`, body, signA('sg-secret-2', body)).expect(401);
-    await post('/webhook/provider_q', body, signA('sg-secret-2', body)).expect(404);
-    await post('/webhook/provider_a?endpoint=999999', body, signA('sg-secret-2', body)).expect(404);
+    await post(`/webhook/provider_a?endpoint=${foreign.id}`, body, signProviderA('sg-secret-2', body)).expect(401);
+    await post('/webhook/provider_q', body, signProviderA('sg-secret-2', body)).expect(404);
+    await post('/webhook/provider_a?endpoint=999999', body, signProviderA('sg-secret-2', body)).expect(404);
     // Two active provider_a endpoints now: without ?endpoint there is no telling which.
-    await post('/webhook/provider_a', body, signA('sg-secret-2', body)).expect(404);
+    await post('/webhook/provider_a', body, signProviderA('sg-secret-2', body)).expect(404);
     const garbage = '{"not": "a batch"}';
-    const malformed = await post(path, garbage, signA('sg-secret-2', garbage)).expect(400);
+    const malformed = await post(path, garbage, signProviderA('sg-secret-2', garbage)).expect(400);
     expect(malformed.body.error.code).to.equal('BAD_REQUEST');
     const huge = `[${'"x",'.repeat(300_000)}"x"]`;
-    await post(path, huge, signA('sg-secret-2', huge)).expect(413);
+    await post(path, huge, signProviderA('sg-secret-2', huge)).expect(413);
     await f.api().put(`/inbound-webhooks/${endpoint.id}`, { is_active: false }).expect(200);
-    const inactive = await post(path, body, signA('sg-secret-2', body)).expect(403);
+    const inactive = await post(path, body, signProviderA('sg-secret-2', body)).expect(403);
     expect(inactive.body.error.code).to.equal('INACTIVE');
     expect(await events()).to.equal(count);
   });

@@ -27,10 +27,14 @@ describe('campaign: permissions and documentation of every route', () => {
     ['get', '/sender-profiles', 'sender-profiles:read'],
     ['post', '/sender-profiles', 'sender-profiles:write'],
     ['post', '/changelog/subscribe', 'changelog:write'],
+    ['get', '/analytics/dashboard', 'analytics:read'],
+    ['get', '/analytics/growth', 'analytics:read'],
+    ['get', '/analytics/performance', 'analytics:read'],
+    ['get', '/analytics/engagement', 'analytics:read'],
   ];
 
   it('answers 403 AUTH_INSUFFICIENT_PERMISSIONS to a token without the resource permission', async () => {
-    const outsider = await createTenant(f.engine, { permissions: ['analytics:*'] });
+    const outsider = await createTenant(f.engine, { permissions: ['inbound-webhooks:read'] });
     for (const [method, path, permission] of routes) {
       const res = await (request(f.server) as any)[method](`/api/campaign${path}`).set(outsider.auth).send({});
       expect(res.status, `${method} ${path}`).to.equal(403);

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { expect } from 'chai';
 import request from 'supertest';
 import { describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
@@ -7,6 +6,7 @@ import { SERVICES } from '@switchboard/core';
 import { campaignContainer, campaignFixture, CampaignFixture } from './support';
 import { listOf, mailsOf, sendNow } from './sending-support';
 import { STATS_REBUILD_JOB, StatsRebuild } from '../src/events/stats-rebuild';
+import { signProviderA } from './provider-signing';
 
 const COUNTERS = ['count_delivered', 'count_read', 'count_clicked', 'count_bounced', 'count_stop', 'count_complained'];
 const EVENTS = [
@@ -80,15 +80,9 @@ describeEachBackend('campaign: statistics rebuilt from the records', (backend) =
     });
     const deliver = async (events: unknown[]) => {
       const body = JSON.stringify(events);
-      const timestamp = String(Math.floor(Date.now() / 1000));
-      const signature = crypto.createHmac('sha256', 'rebuild-secret').update(timestamp).update(body).digest('base64');
       await request(f.server)
         .post(`/api/campaign/webhook/provider_a?endpoint=${endpoint.id}`)
-        .set({
-          'content-type': 'application/json',
-          'x-twilio-email-event-webhook-timestamp': timestamp,
-          'x-twilio-email-event-webhook-signature': signature,
-        })
+        .set({ 'content-type': 'application/json', ...signProviderA('rebuild-secret', body) })
         .send(body)
         .expect(200);
     };

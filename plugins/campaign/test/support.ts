@@ -1,4 +1,5 @@
 import { createGramTable } from '../migrations/1.4/01-substring-index';
+import { createAnalyticsSchema } from '../migrations/1.10/01-analytics-rollups';
 import type { Server } from 'node:http';
 import type { AppConfig, Clock, Engine } from '@switchboard/core';
 import {
@@ -64,6 +65,8 @@ export async function campaignAtVersion(
   // Today's code writes the substring index on every subscriber change; the migrations before 1.4 never
   // touch its table, and 1.4 builds it again from the subscribers.
   if (Number(version.split('.')[1]) < 4) await createGramTable(engine.knex);
+  // The same for the analytics figures every subscriber change adds to (1.10).
+  if (Number(version.split('.')[1]) < 10) await createAnalyticsSchema(engine.knex);
   const tenant = await createTenant(engine);
   const server = engine.http().listen(0);
   return {

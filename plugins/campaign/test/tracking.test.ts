@@ -90,6 +90,11 @@ describeEachBackend('campaign: open and click tracking', (backend) => {
     expect(now.click_rate).to.equal(100);
     const ada = (await f.api().get(`/subscribers/${ids['ada@example.com']}`).expect(200)).body.data;
     expect(ada).to.include({ messages_opened: 1, messages_clicked: 1 });
+    // Analytics count the same first opens and clicks, and both readers as active.
+    const performance = (await f.api().get('/analytics/performance?period=7d').expect(200)).body.data;
+    expect(performance.totals).to.include({ opened: 2, clicked: 2 });
+    const engagement = (await f.api().get('/analytics/engagement').expect(200)).body.data;
+    expect(engagement.active_last_30_days).to.equal(2);
 
     // Another target under the same signature, or a changed signature: 404, nothing counted.
     const elsewhere = clicks[0].replace(/u=[^&]+/, `u=${encodeURIComponent('https://evil.test/')}`);

@@ -8,6 +8,7 @@ import { SubscriberWriter } from '../audience/subscribers/writer';
 import { EventLinker } from './event-linker';
 import type { SubscriberStatus } from '../shared/subscriber-statuses';
 import type { ReceivingEndpoint } from './inbound-webhooks/service';
+import { MailCounts } from '../analytics/mail-counts';
 
 /** The message counter each event type adds to (opens and clicks count once per recipient, below). */
 const COUNTERS: Partial<Record<EventType, string>> = {
@@ -191,13 +192,17 @@ export class InboundEventRecorder {
    */
   private async countOnMessages(trx: Knex.Transaction, events: RecordedEvent[]): Promise<void> {
     const increments = new Map<string, number>();
+    const analytics = new MailCounts(this.clock.now());
     const add = (table: string, id: number, column: string) => {
       const key = `${table}\u0000${id}\u0000${column}`;
       increments.set(key, (increments.get(key) ?? 0) + 1);
     };
+    const organizationOf = new Map(events.map((e) => [toInt(e.message_id), toInt(e.organization_id)]));
     for (const e of events) {
       const column = COUNTERS[e.event_type as EventType];
-      if (column) add('messages', toInt(e.message_id), column);
+      if (!column) continue;
+      add('messages', toInt(e.message_id), column);
+      analytics.count(toInt(e.organization_id), column);
     }
     const engaged = events.filter((e) => e.event_type === 'opened' || e.event_type === 'clicked');
     for (const column of ['opened_at', 'clicked_at'] as const) {
@@ -223,6 +228,7 @@ export class InboundEventRecorder {
           column === 'opened_at' ? ['count_read', 'messages_opened'] : ['count_clicked', 'messages_clicked'];
         add('messages', toInt(r.message_id), message);
         add('subscribers', toInt(r.subscriber_id), subscriber);
+        analytics.count(organizationOf.get(toInt(r.message_id))!, message, toInt(r.subscriber_id));
       }
       // A statement per send, not per recipient.
       for (const [sendId, subscribers] of marked)
@@ -239,9 +245,16 @@ export class InboundEventRecorder {
       const group = `${table}\u0000${column}\u0000${n}`;
       (grouped.get(group) ?? grouped.set(group, []).get(group)!).push(Number(id));
     }
+    // The engaged subscribers' previous engagement days are read before their increments set today's.
+    await analytics.readEngagement(trx);
     for (const [group, ids] of grouped) {
       const [table, column, n] = group.split('\u0000');
-      await trx(table).whereIn('id', ids).increment(column, Number(n));
+      if (table === 'subscribers')
+        await trx(table)
+          .whereIn('id', ids)
+          .update({ [column]: trx.raw('?? + ?', [column, Number(n)]), last_engaged_day: analytics.day });
+      else await trx(table).whereIn('id', ids).increment(column, Number(n));
     }
+    await analytics.save(trx);
   }
 }

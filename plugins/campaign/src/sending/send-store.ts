@@ -1,3 +1,6 @@
+import { MailCounts } from '../analytics/mail-counts';
+import { addDailyMetrics, dayOf } from '../analytics/daily-metrics';
+import { METRIC } from '../analytics/metric-names';
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
@@ -314,6 +317,9 @@ export class SendStore {
           .ignore();
       if (send.test_mode || !sent.length) return;
       await trx('messages').where({ id: send.message_id }).increment('count_sent', sent.length);
+      const analytics = new MailCounts(now);
+      analytics.count(send.organization_id, 'count_sent', undefined, sent.length);
+      await analytics.save(trx);
       await trx('subscribers')
         .whereIn(
           'id',
@@ -355,10 +361,12 @@ export class SendStore {
         .where({ id: send.id, status: 'active' })
         .update({ status: 'sent', finished_at: now, updated_at: now });
       if (!finished) return false;
-      if (!send.test_mode)
-        await trx('messages')
+      if (!send.test_mode) {
+        const done = await trx('messages')
           .where({ id: send.message_id, status: 'active' })
           .update({ status: 'sent', sent_at: now, updated_at: now });
+        if (done) await addDailyMetrics(trx, send.organization_id, dayOf(now), { [METRIC.messagesSent]: 1 });
+      }
       return true;
     });
   }

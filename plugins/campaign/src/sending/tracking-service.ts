@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppError, Clock, SERVICES, toInt } from '@switchboard/core';
+import { AppError, Clock, SERVICES, toInt, transactionWithRetry } from '@switchboard/core';
+import { MailCounts } from '../analytics/mail-counts';
 import { TrackedIds, TrackingLinks } from './tracking-links';
 
 const invalid = () => new AppError('RESOURCE_NOT_FOUND', 'This link is not valid');
@@ -38,7 +39,7 @@ export class TrackingService {
       .first('message_id', 'test_mode');
     if (!send) throw invalid();
     const now = this.clock.now();
-    await this.knex.transaction(async (trx) => {
+    await transactionWithRetry(this.knex, async (trx) => {
       const first = (column: 'opened_at' | 'clicked_at') =>
         trx('send_recipients')
           .where({ send_id: ids.sendId, subscriber_id: ids.subscriberId })
@@ -57,6 +58,10 @@ export class TrackingService {
           : null;
       await counts('count_read', 'messages_opened', opened);
       await counts('count_clicked', 'messages_clicked', clicked);
+      const analytics = new MailCounts(now);
+      analytics.count(ids.organizationId, 'count_read', ids.subscriberId, opened);
+      analytics.count(ids.organizationId, 'count_clicked', ids.subscriberId, clicked);
+      await analytics.save(trx);
     });
   }
 }

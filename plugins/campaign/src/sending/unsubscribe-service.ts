@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppError, SERVICES } from '@switchboard/core';
+import { AppError, Clock, SERVICES } from '@switchboard/core';
+import { MailCounts } from '../analytics/mail-counts';
 import { SubscriberWriter } from '../audience/subscribers/writer';
 import { UnsubscribeLinks } from './unsubscribe-links';
 import { recordLinkUnsubscribe } from '../events/own-events';
@@ -14,6 +15,7 @@ export class UnsubscribeService {
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(UnsubscribeLinks) private readonly links: UnsubscribeLinks,
     @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
   ) {}
 
   /** The address a link unsubscribes, and whether it is unsubscribed already. */
@@ -32,6 +34,7 @@ export class UnsubscribeService {
     const ids = await this.links.read(token);
     if (!ids) throw invalid();
     const { email } = await this.describe(token);
+    const now = this.clock.now();
     await this.writer.setStatus(
       ids.organizationId,
       ids.subscriberId,
@@ -42,8 +45,11 @@ export class UnsubscribeService {
         await trx('messages')
           .where({ organization_id: ids.organizationId, id: ids.messageId })
           .increment('count_stop', 1);
+        const analytics = new MailCounts(now);
+        analytics.count(ids.organizationId, 'count_stop');
+        await analytics.save(trx);
         // Its record, so that the message's statistics rebuild from records alone.
-        await recordLinkUnsubscribe(trx, ids, new Date());
+        await recordLinkUnsubscribe(trx, ids, now);
       },
     );
     return { email };

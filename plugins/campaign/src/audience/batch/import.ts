@@ -235,7 +235,7 @@ export class BatchImport {
       const deltas = await insertMemberships(trx, orgId, memberships, now, new Set(freshIds));
 
       // Counters last: their rows are shared by every concurrent import and stay locked until commit.
-      await adjustStatusCounts(trx, orgId, { [status]: fresh.length });
+      await adjustStatusCounts(trx, orgId, { [status]: fresh.length }, { kind: 'created', at: now });
       await applyListDeltas(trx, deltas);
 
       result.created += fresh.length;

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { SUBSCRIBER_STATUSES } from '../../shared/subscriber-statuses';
+import { addDailyMetrics, dayOf } from '../../analytics/daily-metrics';
+import { SubscriberChange, subscriberMetrics } from '../../analytics/metric-names';
 
 export type StatusDeltas = Partial<Record<string, number>>;
 
@@ -20,11 +22,15 @@ export async function ensureStatusCountRows(knex: Knex, organizationId: number):
   done.add(organizationId);
 }
 
-/** Adds to the per-organization status counts inside the caller's transaction (rows made beforehand). */
+/**
+ * Adds to the per-organization status counts inside the caller's transaction (rows made beforehand),
+ * and to the day's analytics figures: what kind of change it was decides what they count.
+ */
 export async function adjustStatusCounts(
   trx: Knex.Transaction,
   organizationId: number,
   deltas: StatusDeltas,
+  change: { kind: SubscriberChange; at: Date },
 ): Promise<void> {
   // Sorted, so concurrent transactions take the counter rows in one order.
   for (const [status, delta] of Object.entries(deltas).sort(([a], [b]) => a.localeCompare(b))) {
@@ -37,6 +43,7 @@ export async function adjustStatusCounts(
         `status counter row missing for organization ${organizationId}, ${status}: call ensureStatusCountRows first`,
       );
   }
+  await addDailyMetrics(trx, organizationId, dayOf(change.at), subscriberMetrics(change.kind, deltas));
 }
 
 export async function statusCount(knex: Knex, organizationId: number, status: string): Promise<number> {

@@ -22,6 +22,7 @@ import {
   removeAllMemberships,
 } from '../lists/memberships';
 import { adjustStatusCounts, ensureStatusCountRows } from './status-counts';
+import { forgetEngagement } from '../../analytics/engagement-days';
 import { updateProfiles } from './profile-updates';
 import { normalizeEmail } from '../../shared/email';
 import { profileColumns } from './rows';
@@ -79,7 +80,7 @@ export class SubscriberWriter {
         await insertSearchRows(trx, orgId, [
           { id, email, status, first_name: input.first_name, last_name: input.last_name, meta_data: input.meta_data },
         ]);
-        await adjustStatusCounts(trx, orgId, { [status]: 1 });
+        await adjustStatusCounts(trx, orgId, { [status]: 1 }, { kind: 'created', at: now });
         for (const listId of input.lists ?? []) await addMemberships(trx, orgId, listId, [{ id, status }], now);
         return { id, email, status };
       });
@@ -159,10 +160,11 @@ export class SubscriberWriter {
       const gone = rows.map((r) => r.id);
       await removeAllMemberships(trx, gone);
       await deleteSearchRows(trx, orgId, rows);
+      await forgetEngagement(trx, orgId, gone);
       await trx('subscribers').whereIn('id', gone).delete();
       const byStatus: Record<string, number> = {};
       for (const r of rows) byStatus[r.status] = (byStatus[r.status] ?? 0) - 1;
-      await adjustStatusCounts(trx, orgId, byStatus);
+      await adjustStatusCounts(trx, orgId, byStatus, { kind: 'deleted', at: this.clock.now() });
       return rows.length;
     });
   }
@@ -187,7 +189,7 @@ export class SubscriberWriter {
         .where({ id })
         .update({ status, ...stamps, ...extra, updated_at: now });
       if (current.status !== status) {
-        await adjustStatusCounts(trx, orgId, { [current.status]: -1, [status]: 1 });
+        await adjustStatusCounts(trx, orgId, { [current.status]: -1, [status]: 1 }, { kind: 'moved', at: now });
         await replaceSearchRows(trx, orgId, [current], [{ ...current, status }]);
         await moveMembershipStatus(trx, id, current.status, status);
       }

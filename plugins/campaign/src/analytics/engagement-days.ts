@@ -1,0 +1,69 @@
+import type { Knex } from 'knex';
+import { toInt } from '@switchboard/core';
+import { addMetricsByDay, Metrics } from './daily-metrics';
+import { METRIC } from './metric-names';
+
+const CHUNK = 500;
+
+const bump = (byDay: Map<string, Metrics>, day: string, n: number) => {
+  const metrics = byDay.get(day) ?? byDay.set(day, {}).get(day)!;
+  metrics[METRIC.lastEngaged] = (metrics[METRIC.lastEngaged] ?? 0) + n;
+};
+
+/**
+ * Subscribers who engaged (a first open or click of a mail) on `day` move their latest engagement there:
+ * the day counts of `engaged.last` then say how many subscribers were last active on each day, so "active
+ * within 30 days" is a sum over 30 rows at any audience size. Reads (and locks) those whose latest
+ * engagement is older, and returns the day counts' changes; the caller sets their `last_engaged_day`.
+ */
+export async function engagementMoves(
+  trx: Knex.Transaction,
+  organizationId: number,
+  subscriberIds: number[],
+  day: string,
+): Promise<{ moved: number[]; byDay: Map<string, Metrics> }> {
+  const ids = [...new Set(subscriberIds)].sort((a, b) => a - b);
+  const byDay = new Map<string, Metrics>();
+  const moved: number[] = [];
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const rows: Array<Record<string, unknown>> = await trx('subscribers')
+      .where('organization_id', organizationId)
+      .whereIn('id', ids.slice(i, i + CHUNK))
+      .andWhere((q) => q.whereNull('last_engaged_day').orWhere('last_engaged_day', '<', day))
+      .forUpdate()
+      .select('id', 'last_engaged_day');
+    for (const r of rows) {
+      moved.push(toInt(r.id));
+      bump(byDay, day, 1);
+      if (r.last_engaged_day) bump(byDay, String(r.last_engaged_day), -1);
+    }
+  }
+  return { moved, byDay };
+}
+
+/** Sets the latest engagement day of subscribers engagementMoves found. */
+export async function setEngagementDay(trx: Knex.Transaction, subscriberIds: number[], day: string): Promise<void> {
+  for (let i = 0; i < subscriberIds.length; i += CHUNK)
+    await trx('subscribers')
+      .whereIn('id', subscriberIds.slice(i, i + CHUNK))
+      .update({ last_engaged_day: day });
+}
+
+/** Takes deleted subscribers out of the day counts of their latest engagement. */
+export async function forgetEngagement(
+  trx: Knex.Transaction,
+  organizationId: number,
+  subscriberIds: number[],
+): Promise<void> {
+  const byDay = new Map<string, Metrics>();
+  for (let i = 0; i < subscriberIds.length; i += CHUNK) {
+    const rows: Array<Record<string, unknown>> = await trx('subscribers')
+      .where('organization_id', organizationId)
+      .whereIn('id', subscriberIds.slice(i, i + CHUNK))
+      .whereNotNull('last_engaged_day')
+      .groupBy('last_engaged_day')
+      .select('last_engaged_day', trx.raw('count(*) as n'));
+    for (const r of rows) bump(byDay, String(r.last_engaged_day), -toInt(r.n));
+  }
+  await addMetricsByDay(trx, organizationId, byDay);
+}
