@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
 import { describeEachBackend, waitFor } from '@switchboard/core/testing';
@@ -175,6 +177,38 @@ describeEachBackend('switchboard CLI', (backend) => {
     const loose = await runCli(['campaign:analytics:rebuild', '--org', 'x'], campaignEnv());
     expect(loose.code).to.equal(1);
     expect(loose.stderr).to.contain('--org must be an organization id');
+  });
+
+  it('publishes changelog entries from a folder of releases and from --title/--body, each once', async () => {
+    await withCampaign(async ({ engine, api }) => {
+      await api.post('/changelog/subscribe', { email: 'dev@x.test' }).expect(201);
+      const releases = path.join(backend().dataDir, 'releases');
+      fs.mkdirSync(releases, { recursive: true });
+      fs.writeFileSync(path.join(releases, '2026-11-01-v1.9.md'), '# Provider webhooks\n\nAll five providers.\n');
+      fs.writeFileSync(path.join(releases, '2026-11-25-v1.10.md'), '# Analytics\n\nLive figures.\n');
+      const first = await runJson(['campaign:changelog:publish', '--from', releases], campaignEnv());
+      expect(first.published.map((p: { key: string }) => p.key)).to.deep.equal(['2026-11-01-v1.9', '2026-11-25-v1.10']);
+      expect(first.published.map((p: { notices: number }) => p.notices)).to.deep.equal([1, 1]);
+      const again = await runCli(['campaign:changelog:publish', '--from', releases], campaignEnv());
+      expect(again.code).to.equal(0);
+      expect(again.stdout).to.contain('skipped 2026-11-25-v1.10: published before');
+      const single = await runJson(
+        ['campaign:changelog:publish', '--title', 'Webhooks', '--body', 'Outbound.', '--key', 'v1.11'],
+        campaignEnv(),
+      );
+      expect(single.published).to.deep.equal([{ key: 'v1.11', title: 'Webhooks', notices: 1 }]);
+      expect(await engine.knex('changelog_entries').orderBy('id').pluck('title')).to.deep.equal([
+        'Provider webhooks',
+        'Analytics',
+        'Webhooks',
+      ]);
+    });
+    const missing = await runCli(['campaign:changelog:publish', '--title', 'x'], campaignEnv());
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr).to.contain('--title and --body are required (or --from)');
+    const nowhere = await runCli(['campaign:changelog:publish', '--from', '/nonexistent/releases'], campaignEnv());
+    expect(nowhere.code).to.equal(1);
+    expect(nowhere.stderr).to.contain('/nonexistent/releases: no such file or folder');
   });
 
   it('stops start-up with a message saying what to fix when a plugin is missing', async () => {

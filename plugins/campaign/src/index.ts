@@ -8,7 +8,8 @@ import { senderProfileRoutes } from './content/sender-profiles/routes';
 import { messageRoutes } from './content/messages/routes';
 import { messageDefaultsRoutes } from './content/message-defaults/routes';
 import { scheduleRoutes } from './schedules/routes';
-import { changelogRoutes } from './changelog/routes';
+import { changelogRoutes, changelogUnsubscribeRoutes } from './changelog/routes';
+import { changelogCommands, changelogNoticesTask, processChangelogNotices } from './changelog/commands';
 import { processConfirmationMails } from './audience/double-opt-in/jobs';
 import { sendingRoutes } from './sending/routes';
 import { unsubscribeRoutes } from './sending/unsubscribe-routes';
@@ -82,6 +83,7 @@ export default definePlugin({
     inboundWebhookRoutes(group, ctx);
     confirmRoutes(api, ctx);
     unsubscribeRoutes(api, ctx);
+    changelogUnsubscribeRoutes(api, ctx);
     trackingRoutes(api, ctx);
     receiveRoutes(api, ctx);
   },
@@ -89,11 +91,13 @@ export default definePlugin({
     processConfirmationMails(queues, ctx);
     processSendRanges(queues, ctx);
     processStatsRebuilds(queues, ctx);
+    processChangelogNotices(queues, ctx);
   },
-  recurring: (ctx) => [sendWatchdogTask(ctx), searchCompactionTask(ctx)],
+  recurring: (ctx) => [sendWatchdogTask(ctx), searchCompactionTask(ctx), changelogNoticesTask(ctx)],
   commands(program, context) {
     searchCompactionCommands(program, context);
     statsRebuildCommands(program, context);
     analyticsCommands(program, context);
+    changelogCommands(program, context);
   },
 });

@@ -1,5 +1,6 @@
 import { createGramTable } from '../migrations/1.4/01-substring-index';
 import { createAnalyticsSchema } from '../migrations/1.10/01-analytics-rollups';
+import { addUnsubscribedAt } from '../migrations/1.10/02-changelog-notices';
 import type { Server } from 'node:http';
 import type { AppConfig, Clock, Engine } from '@switchboard/core';
 import {
@@ -66,7 +67,10 @@ export async function campaignAtVersion(
   // touch its table, and 1.4 builds it again from the subscribers.
   if (Number(version.split('.')[1]) < 4) await createGramTable(engine.knex);
   // The same for the analytics figures every subscriber change adds to (1.10).
-  if (Number(version.split('.')[1]) < 10) await createAnalyticsSchema(engine.knex);
+  if (Number(version.split('.')[1]) < 10) {
+    await createAnalyticsSchema(engine.knex);
+    await addUnsubscribedAt(engine.knex);
+  }
   const tenant = await createTenant(engine);
   const server = engine.http().listen(0);
   return {

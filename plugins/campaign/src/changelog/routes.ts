@@ -1,6 +1,9 @@
-import type { ApiGroup, PluginContext } from '@switchboard/core';
+import type { ApiGroup, PluginApi, PluginContext } from '@switchboard/core';
+import { CHANGELOG_UNSUBSCRIBE_PATH } from '../shared/paths';
+import { unsubscribePages } from '../shared/unsubscribe-pages';
+import { ChangelogUnsubscribe } from './unsubscribe';
 import { ChangelogService } from './service';
-import { changelogSubscribeBody, changelogSubscriptionSchema } from './schemas';
+import { changelogSubscribeBody, changelogSubscribedSchema } from './schemas';
 import { envelopes, okSchema } from '../shared/envelope';
 
 export function changelogRoutes(group: ApiGroup, ctx: PluginContext): void {
@@ -13,7 +16,7 @@ export function changelogRoutes(group: ApiGroup, ctx: PluginContext): void {
       permission: 'changelog:write',
       body: changelogSubscribeBody,
       trim: ['email', 'webhook_url'],
-      response: { status: 201, schema: okSchema(changelogSubscriptionSchema) },
+      response: { status: 201, schema: okSchema(changelogSubscribedSchema) },
     },
     async ({ auth, body, ctx: koa }) => {
       const { created, subscription } = await changelog.subscribe(auth.organizationId, body);
@@ -21,4 +24,9 @@ export function changelogRoutes(group: ApiGroup, ctx: PluginContext): void {
       return envelope.ok(subscription);
     },
   );
+}
+
+/** The unsubscribe link of changelog notice mails. */
+export function changelogUnsubscribeRoutes(api: PluginApi, ctx: PluginContext): void {
+  unsubscribePages(api, CHANGELOG_UNSUBSCRIBE_PATH, ctx.container.resolve(ChangelogUnsubscribe), 'changelog notices');
 }

@@ -21,6 +21,21 @@ export const changelogSubscriptionSchema = {
   },
 } as const;
 
+/** The subscribe answer: the subscription and the key its webhook notices are signed with. */
+export const changelogSubscribedSchema = {
+  type: 'object',
+  required: [...changelogSubscriptionSchema.required, 'signing_secret'],
+  properties: {
+    ...changelogSubscriptionSchema.properties,
+    signing_secret: {
+      type: ['string', 'null'],
+      description:
+        'With a webhook_url: the Standard Webhooks secret (whsec_...) its notices are signed with, the same on every answer; null without one',
+    },
+  },
+} as const;
+
 /** Request and response shapes, derived from the schemas above. */
 export type ChangelogSubscribe = Validated<typeof changelogSubscribeBody>;
 export type ChangelogSubscription = Shape<typeof changelogSubscriptionSchema>;
+export type ChangelogSubscribed = Shape<typeof changelogSubscribedSchema>;

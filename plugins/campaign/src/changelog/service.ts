@@ -3,7 +3,8 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, isUniqueViolation, rowMapper, SERVICES } from '@switchboard/core';
 import { normalizeEmail } from '../shared/email';
-import { changelogSubscriptionSchema, type ChangelogSubscribe, type ChangelogSubscription } from './schemas';
+import { changelogSubscriptionSchema, type ChangelogSubscribe, type ChangelogSubscribed } from './schemas';
+import { ChangelogSecrets } from './secrets';
 
 const toSubscription = rowMapper(changelogSubscriptionSchema);
 
@@ -22,12 +23,13 @@ export class ChangelogService {
   constructor(
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(ChangelogSecrets) private readonly secrets: ChangelogSecrets,
   ) {}
 
   async subscribe(
     orgId: number,
     input: ChangelogSubscribe,
-  ): Promise<{ created: boolean; subscription: ChangelogSubscription }> {
+  ): Promise<{ created: boolean; subscription: ChangelogSubscribed }> {
     const key = {
       organization_id: orgId,
       email: normalizeEmail(input.email),
@@ -44,7 +46,16 @@ export class ChangelogService {
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
-    const row = await this.knex('changelog_subscriptions').where(key).first(toSubscription.columns);
-    return { created, subscription: toSubscription(row) };
+    // Subscribing again after unsubscribing through a notice's link subscribes again.
+    if (!created)
+      await this.knex('changelog_subscriptions')
+        .where(key)
+        .whereNotNull('unsubscribed_at')
+        .update({ unsubscribed_at: null });
+    const subscription = toSubscription(
+      await this.knex('changelog_subscriptions').where(key).first(toSubscription.columns),
+    );
+    const signing_secret = subscription.webhook_url ? await this.secrets.secretOf(subscription.id) : null;
+    return { created, subscription: { ...subscription, signing_secret } };
   }
 }

@@ -1,76 +1,9 @@
-import type { Context } from 'koa';
-import { AppError, PluginApi, PluginContext } from '@switchboard/core';
+import { PluginApi, PluginContext } from '@switchboard/core';
 import { UNSUBSCRIBE_PATH } from '../shared/paths';
-import { escapeHtml } from '../shared/html';
+import { unsubscribePages } from '../shared/unsubscribe-pages';
 import { UnsubscribeService } from './unsubscribe-service';
 
-const tokenQuery = {
-  type: 'object',
-  required: ['token'],
-  properties: { token: { type: 'string', minLength: 3, maxLength: 200 } },
-} as const;
-
-/**
- * A person opens these links in a browser: a link that is not valid answers a 404 page, not the API's
- * JSON envelope.
- */
-async function orNotFoundPage(http: Context, answer: () => Promise<string>): Promise<string> {
-  http.type = 'html';
-  try {
-    return await answer();
-  } catch (err) {
-    if (!(err instanceof AppError) || err.code !== 'RESOURCE_NOT_FOUND') throw err;
-    http.state.responseStatus = 404;
-    return page(
-      'Link not valid',
-      `<p>${escapeHtml(err.message)}. It may have been cut short by your mail program.</p>`,
-    );
-  }
-}
-
-const page = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
-  `<title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
-
-/**
- * The unsubscribe link of every campaign mail: no API token, the signed token is the proof. GET shows
- * a page asking to confirm (mail scanners open links); POST unsubscribes, from that page's form or as
- * RFC 8058 one-click (`List-Unsubscribe-Post`).
- */
+/** The unsubscribe link of every campaign mail. */
 export function unsubscribeRoutes(api: PluginApi, ctx: PluginContext): void {
-  const unsubscribes = ctx.container.resolve(UnsubscribeService);
-  api
-    .group({ prefix: UNSUBSCRIBE_PATH, tag: 'campaign', auth: 'none' })
-    .get(
-      '/',
-      {
-        summary: 'The page of an unsubscribe link: asks to confirm',
-        query: tokenQuery,
-        response: { description: 'an HTML page' },
-      },
-      async ({ query, ctx: http }) =>
-        orNotFoundPage(http, async () => {
-          const { email, unsubscribed } = await unsubscribes.describe(query.token);
-          if (unsubscribed) return page('Unsubscribed', `<p>${escapeHtml(email)} receives no more mail from us.</p>`);
-          const action = `${UNSUBSCRIBE_PATH}?token=${encodeURIComponent(query.token)}`;
-          return page(
-            'Unsubscribe',
-            `<p>Stop sending mail to ${escapeHtml(email)}?</p>` +
-              `<form method="post" action="${escapeHtml(action)}"><button type="submit">Unsubscribe</button></form>`,
-          );
-        }),
-    )
-    .post(
-      '/',
-      {
-        summary: 'Unsubscribe (the page form, or RFC 8058 one-click)',
-        query: tokenQuery,
-        response: { description: 'an HTML page' },
-      },
-      async ({ query, ctx: http }) =>
-        orNotFoundPage(http, async () => {
-          const { email } = await unsubscribes.unsubscribe(query.token);
-          return page('Unsubscribed', `<p>${escapeHtml(email)} receives no more mail from us.</p>`);
-        }),
-    );
+  unsubscribePages(api, UNSUBSCRIBE_PATH, ctx.container.resolve(UnsubscribeService), 'mail from us');
 }

@@ -47,6 +47,14 @@ export class LinkSigner {
     return given.length === expected.length && crypto.timingSafeEqual(given, expected) ? ids : null;
   }
 
+  /** A key derived from the install's secret for a purpose and ids: the same every time, stored nowhere. */
+  async derivedKey(purpose: string, ids: number[]): Promise<Buffer> {
+    return crypto
+      .createHmac('sha256', await this.key())
+      .update(`key.${purpose}.${ids.join('.')}`)
+      .digest();
+  }
+
   private async mac(purpose: string, ids: number[]): Promise<string> {
     return macOf(await this.key(), purpose, ids);
   }

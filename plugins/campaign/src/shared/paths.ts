@@ -9,3 +9,6 @@ export const UNSUBSCRIBE_PATH = `${CAMPAIGN_API_PREFIX}/unsubscribe`;
 
 /** Open pixel and click redirect of tracked mail (no API token: the signed token is the proof). */
 export const TRACK_PATH = `${CAMPAIGN_API_PREFIX}/t`;
+
+/** The unsubscribe link of changelog notice mails (GET shows a page, POST unsubscribes). */
+export const CHANGELOG_UNSUBSCRIBE_PATH = `${CAMPAIGN_API_PREFIX}/changelog/unsubscribe`;

@@ -3,21 +3,24 @@ import { describeEachBackend } from '@switchboard/core/testing';
 import { campaignAtVersion } from './support';
 import { AnalyticsRebuild } from '../src/analytics/rebuild';
 import { down as withoutAnalytics } from '../migrations/1.10/01-analytics-rollups';
+import { down as withoutNotices } from '../migrations/1.10/02-changelog-notices';
+import { ChangelogPublisher } from '../src/changelog/publisher';
 
 const DAY = 86_400_000;
 const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 
-describeEachBackend('campaign: upgrading to 1.10 (analytics)', (backend) => {
+describeEachBackend('campaign: upgrading to 1.10 (analytics, changelog notices)', (backend) => {
   let at: Awaited<ReturnType<typeof campaignAtVersion>> | undefined;
   after(async () => at?.close());
 
-  it('keeps the subscribers of a 1.9 database, counts them in by the rebuild, and rolls back', async () => {
+  it('keeps the subscribers and changelog subscriptions of a 1.9 database, counts them in, notifies them, and rolls back', async () => {
     at = await campaignAtVersion(backend(), '1.9');
     const { engine, api, tenant } = at;
     const knex = engine.knex;
     const org = tenant.organizationId;
     // The schema exactly as 1.9 left it (campaignAtVersion adds what today's code writes to).
     await withoutAnalytics(knex);
+    await withoutNotices(knex);
     const now = new Date();
     const daysAgo = (n: number) => new Date(now.getTime() - n * DAY);
     // Rows as 1.9 wrote them: three subscribers, one of them unsubscribed since, and a sent message.
@@ -65,6 +68,13 @@ describeEachBackend('campaign: upgrading to 1.10 (analytics)', (backend) => {
       { send_id: send, subscriber_id: ids[0], state: 'sent', sent_at: daysAgo(5), opened_at: daysAgo(4) },
       { send_id: send, subscriber_id: ids[1], state: 'sent', sent_at: daysAgo(5), opened_at: null },
     ]);
+    await knex('changelog_subscriptions').insert({
+      organization_id: org,
+      email: 'dev@old.test',
+      webhook_url: null,
+      webhook_url_hash: '',
+      created_at: daysAgo(20),
+    });
     expect(await knex.schema.hasTable('analytics_daily')).to.equal(false);
 
     const applied = await engine.migrator().latest({ plugin: 'campaign', to: '1.10' });
@@ -87,11 +97,21 @@ describeEachBackend('campaign: upgrading to 1.10 (analytics)', (backend) => {
     expect(dashboard.mails.sent.current).to.equal(2);
     expect(dashboard.rates.open_rate.current).to.equal(50);
     expect(dashboard.messages_sent.current).to.equal(1);
+    // A subscription of 1.9 hears of the first entry published.
+    const published = await engine.contexts
+      .get('campaign')!
+      .container.resolve(ChangelogPublisher)
+      .publish([{ key: 'v1.10', title: 'Analytics', body: 'Live.' }]);
+    expect(published.published).to.deep.equal([{ key: 'v1.10', title: 'Analytics', notices: 1 }]);
 
     await engine.migrator().rollback({ plugin: 'campaign', to: '1.9' });
     expect(await knex.schema.hasTable('analytics_daily')).to.equal(false);
     expect(await knex.schema.hasColumn('subscribers', 'last_engaged_day')).to.equal(false);
     expect(await knex('subscribers').count({ n: '*' })).to.deep.equal([{ n: 3 }]);
     expect(await knex('send_recipients').count({ n: '*' })).to.deep.equal([{ n: 2 }]);
+    expect(await knex.schema.hasTable('changelog_notices')).to.equal(false);
+    expect(await knex('changelog_subscriptions').where({ email: 'dev@old.test' }).count({ n: '*' })).to.deep.equal([
+      { n: 1 },
+    ]);
   });
 });

@@ -1,0 +1,56 @@
+import type { Command } from 'commander';
+import { CliError, JobQueues, printResult, SERVICES } from '@switchboard/core';
+import type { PluginContext, RecurringTask } from '@switchboard/core';
+import { ChangelogPublisher, ChangelogEntry } from './publisher';
+import { ChangelogNotifier } from './notifier';
+import { CHANGELOG_NOTICES_JOB } from './jobs';
+import { readReleases } from './release-files';
+
+/** The notice job: a worker sends what is due. */
+export function processChangelogNotices(queues: JobQueues, ctx: PluginContext): void {
+  const notifier = ctx.container.resolve(ChangelogNotifier);
+  queues.get(CHANGELOG_NOTICES_JOB).process(1, async () => {
+    await notifier.run();
+  });
+}
+
+/** Every minute: wakes the notice job when notices are due (retries, or a queue that lost its job). */
+export function changelogNoticesTask(ctx: PluginContext): RecurringTask {
+  const notifier = ctx.container.resolve(ChangelogNotifier);
+  const queues = ctx.container.resolve<JobQueues>(SERVICES.Queues);
+  return {
+    name: 'campaign.changelog-notices',
+    cron: '30 * * * * *',
+    run: async () => {
+      if (await notifier.due()) await queues.get(CHANGELOG_NOTICES_JOB).add({});
+    },
+  };
+}
+
+/** `campaign:changelog:publish (--title T --body B [--key K] | --from FILE_OR_FOLDER)`. */
+export function changelogCommands(program: Command, context: () => Promise<PluginContext>): void {
+  program
+    .command('campaign:changelog:publish')
+    .description('publish changelog entries: every subscription gets a mail and, with a webhook url, a signed POST')
+    .option('--title <text>', 'the entry title')
+    .option('--body <text>', 'the entry text')
+    .option('--key <key>', 'the entry key (default: from its text); a published key is not published again')
+    .option('--from <path>', 'a .json or .md release file, or a folder of .md files (one release each)')
+    .option('--json', 'print one JSON object')
+    .action(async (o: { title?: string; body?: string; key?: string; from?: string; json?: boolean }) => {
+      let entries: ChangelogEntry[];
+      if (o.from !== undefined) {
+        if (o.title !== undefined || o.body !== undefined) throw new CliError('give --from, or --title and --body');
+        entries = await readReleases(o.from);
+      } else {
+        if (!o.title?.trim() || o.body === undefined) throw new CliError('--title and --body are required (or --from)');
+        entries = [{ key: o.key, title: o.title.trim(), body: o.body }];
+      }
+      const result = await (await context()).container.resolve(ChangelogPublisher).publish(entries);
+      const lines = [
+        ...result.published.map((p) => `published ${p.key}: ${p.title} (${p.notices} notices queued)`),
+        ...result.skipped.map((k) => `skipped ${k}: published before`),
+      ];
+      printResult(o.json, result, lines.join('\n') || 'nothing to publish');
+    });
+}

@@ -1,0 +1,4 @@
+import { defineJob } from '@switchboard/core';
+
+/** Sends the changelog notices that are due (one job at a time; the minute's task wakes it too). */
+export const CHANGELOG_NOTICES_JOB = defineJob<Record<string, never>>('campaign.changelog-notices');

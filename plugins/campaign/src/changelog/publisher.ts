@@ -1,0 +1,91 @@
+import crypto from 'node:crypto';
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { Clock, insertedId, isUniqueViolation, JobQueues, SERVICES, toInt } from '@switchboard/core';
+import { CHANGELOG_NOTICES_JOB } from './jobs';
+
+/** A changelog entry as the host publishes it; the key makes publishing it again a no-op. */
+export interface ChangelogEntry {
+  key?: string;
+  title: string;
+  body: string;
+}
+
+const PAGE = 1_000;
+
+/** Without a key, the entry's text is its key: the same title and body are one entry. */
+export const entryKeyOf = (entry: ChangelogEntry): string =>
+  entry.key?.trim() || crypto.createHash('sha256').update(`${entry.title}\n${entry.body}`).digest('hex').slice(0, 40);
+
+/**
+ * `campaign:changelog:publish`: stores each new entry and, in the same transaction, a pending notice per
+ * subscription (an e-mail, and a webhook POST where the subscription has a url) of every organization, then
+ * wakes the notice job. An entry already published (same key) is skipped, so nobody hears of it twice.
+ */
+@injectable()
+export class ChangelogPublisher {
+  constructor(
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Queues) private readonly queues: JobQueues,
+  ) {}
+
+  async publish(entries: ChangelogEntry[]) {
+    const published: Array<{ key: string; title: string; notices: number }> = [];
+    const skipped: string[] = [];
+    for (const entry of entries) {
+      const key = entryKeyOf(entry);
+      const notices = await this.knex
+        .transaction(async (trx) => {
+          if (await trx('changelog_entries').where({ entry_key: key }).first('id')) return null;
+          const now = this.clock.now();
+          const id = insertedId(
+            await trx('changelog_entries').insert({
+              entry_key: key,
+              title: entry.title.slice(0, 255),
+              body: entry.body,
+              published_at: now,
+            }),
+          );
+          return this.addNotices(trx, id, now);
+        })
+        // Published by another run at the same moment.
+        .catch((err: unknown) => {
+          if (isUniqueViolation(err)) return null;
+          throw err;
+        });
+      if (notices === null) skipped.push(key);
+      else published.push({ key, title: entry.title, notices });
+    }
+    if (published.some((p) => p.notices)) await this.queues.get(CHANGELOG_NOTICES_JOB).add({});
+    return { published, skipped };
+  }
+
+  private async addNotices(trx: Knex.Transaction, entryId: number, now: Date): Promise<number> {
+    let added = 0;
+    for (let after = 0; ;) {
+      const subscriptions: Array<Record<string, unknown>> = await trx('changelog_subscriptions')
+        .whereNull('unsubscribed_at')
+        .andWhere('id', '>', after)
+        .orderBy('id')
+        .limit(PAGE)
+        .select('id', 'webhook_url');
+      if (!subscriptions.length) return added;
+      after = toInt(subscriptions[subscriptions.length - 1].id);
+      const notice = (id: unknown, channel: string) => ({
+        entry_id: entryId,
+        subscription_id: toInt(id),
+        channel,
+        state: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+      });
+      const rows = subscriptions.flatMap((s) => [
+        notice(s.id, 'email'),
+        ...(s.webhook_url ? [notice(s.id, 'webhook')] : []),
+      ]);
+      await trx('changelog_notices').insert(rows).onConflict(['entry_id', 'subscription_id', 'channel']).ignore();
+      added += rows.length;
+    }
+  }
+}

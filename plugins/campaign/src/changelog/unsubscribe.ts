@@ -1,0 +1,49 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { AppConfig, AppError, Clock, SERVICES } from '@switchboard/core';
+import { LinkSigner } from '../shared/link-signer';
+import { CHANGELOG_UNSUBSCRIBE_PATH } from '../shared/paths';
+import type { Unsubscribable } from '../shared/unsubscribe-pages';
+
+const PURPOSE = 'changelog-unsubscribe';
+const invalid = () => new AppError('RESOURCE_NOT_FOUND', 'This unsubscribe link is not valid');
+
+/** The unsubscribe link of a changelog notice mail: signed for one subscription. */
+@injectable()
+export class ChangelogUnsubscribe implements Unsubscribable {
+  constructor(
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Config) private readonly config: AppConfig,
+    @inject(LinkSigner) private readonly signer: LinkSigner,
+  ) {}
+
+  async link(subscriptionId: number): Promise<string> {
+    return `${this.config.publicUrl}${CHANGELOG_UNSUBSCRIBE_PATH}?token=${await this.signer.sign(PURPOSE, [subscriptionId])}`;
+  }
+
+  async describe(token: string): Promise<{ email: string; unsubscribed: boolean }> {
+    const row = await this.subscription(token);
+    return { email: String(row.email), unsubscribed: row.unsubscribed_at !== null };
+  }
+
+  /** Stops every notice to the subscription (its pending ones are dropped when their turn comes). */
+  async unsubscribe(token: string): Promise<{ email: string }> {
+    const row = await this.subscription(token);
+    await this.knex('changelog_subscriptions')
+      .where({ id: row.id })
+      .whereNull('unsubscribed_at')
+      .update({ unsubscribed_at: this.clock.now() });
+    return { email: String(row.email) };
+  }
+
+  private async subscription(token: string): Promise<Record<string, unknown>> {
+    const ids = await this.signer.verify(PURPOSE, token);
+    if (!ids || ids.length !== 1) throw invalid();
+    const row = await this.knex('changelog_subscriptions')
+      .where({ id: ids[0] })
+      .first('id', 'email', 'unsubscribed_at');
+    if (!row) throw invalid();
+    return row;
+  }
+}
