@@ -30,6 +30,7 @@ export * from './http/api-registry';
 export { compileValidator } from './http/validation';
 export { readRawBody } from './http/raw-body';
 export { SecretBox } from './secrets/secret-box';
+export { OutboundGuard } from './http/outbound-guard';
 export type { Mailer, MailMessage, MailerOptions, SentMail } from './mail/mailer';
 export { isPermanentMailError, relayIdOf } from './mail/mailer';
 export * from './plugin/types';

@@ -11,6 +11,8 @@ export const SERVICES = {
   Metrics: 'Metrics',
   /** Seals and opens secrets kept at rest with the application key (SecretBox). */
   SecretBox: 'SecretBox',
+  /** Checks tenants' URLs and carries requests made for them, away from private networks (OutboundGuard). */
+  OutboundGuard: 'OutboundGuard',
   Scheduler: 'Scheduler',
   /** The resources the enabled plugins declare (string[]). */
   Resources: 'Resources',

@@ -14,6 +14,7 @@ import { Metrics } from '../http/metrics';
 import { ApiTokenService } from '../auth/api-tokens';
 import { SecretBox } from '../secrets/secret-box';
 import { loadAppKey } from '../secrets/app-key';
+import { OutboundGuard } from '../http/outbound-guard';
 import type { JobQueues } from '../queue/types';
 import type { Locks } from '../locks/types';
 
@@ -30,6 +31,7 @@ export async function createRootContainer(
   const root = globalContainer.createChildContainer();
   // Before any connection: a deployment without its key stops here, with the message saying what to set.
   const secretBox = new SecretBox(loadAppKey(config));
+  const outboundGuard = new OutboundGuard(config);
   const logger = overrides.logger ?? createLogger(config.logLevel);
   let redis: RedisClientType | null = null;
   if (config.redisUrl) {
@@ -59,6 +61,7 @@ export async function createRootContainer(
   });
   root.register(SERVICES.Metrics, { useValue: new Metrics(queues) });
   root.register(SERVICES.SecretBox, { useValue: secretBox });
+  root.register(SERVICES.OutboundGuard, { useValue: outboundGuard });
   // One per engine: the HTTP pipeline and the commands share its cache, so a revocation is seen at once.
   root.registerSingleton(ApiTokenService);
   return root;
@@ -69,6 +72,7 @@ export async function closeSharedServices(root: DependencyContainer, timeoutMs: 
   await root.resolve<JobQueues>(SERVICES.Queues).closeAll(timeoutMs);
   await root.resolve<Locks>(SERVICES.Locks).close();
   root.resolve<{ close(): void }>(SERVICES.Mailer).close();
+  await root.resolve<OutboundGuard>(SERVICES.OutboundGuard).close();
   const redis = root.resolve<RedisClientType | null>(SERVICES.Redis);
   if (redis?.isOpen) await redis.quit();
   await root.resolve<Knex>(SERVICES.Knex).destroy();

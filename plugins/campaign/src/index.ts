@@ -25,6 +25,9 @@ import { processStatsRebuilds, statsRebuildCommands } from './events/stats-rebui
 import { messageStatsRoutes } from './events/message-stats';
 import { analyticsRoutes } from './analytics/routes';
 import { analyticsCommands } from './analytics/commands';
+import { webhookRoutes } from './webhooks/routes';
+import { processWebhookDeliveries, webhookDeliveriesTask } from './webhooks/commands';
+import { DEFAULT_WEBHOOK_OPTIONS, WEBHOOK_OPTIONS, WebhookOptions, webhookOptionsSchema } from './webhooks/options';
 import {
   BUILT_IN_PROVIDERS,
   loadProviderAdapters,
@@ -52,7 +55,7 @@ export default definePlugin({
   optionsSchema: {
     type: 'object',
     additionalProperties: false,
-    properties: { sending: sendingOptionsSchema, providers: providersOptionsSchema },
+    properties: { sending: sendingOptionsSchema, providers: providersOptionsSchema, webhooks: webhookOptionsSchema },
   },
   register(ctx) {
     const { providers } = ctx.options as { providers?: Record<string, string> };
@@ -63,6 +66,9 @@ export default definePlugin({
         pauseFailureRate: 0.5,
         pauseMinimumTried: 100,
       },
+    });
+    ctx.container.register(WEBHOOK_OPTIONS, {
+      useValue: { ...DEFAULT_WEBHOOK_OPTIONS, ...(ctx.options as { webhooks?: Partial<WebhookOptions> }).webhooks },
     });
   },
   rateLimits: { windowSeconds: 3600, perToken: { overall: 1000, GET: 500, POST: 100, DELETE: 50 }, perAddress: 100 },
@@ -80,6 +86,7 @@ export default definePlugin({
     scheduleRoutes(group, ctx);
     changelogRoutes(group, ctx);
     analyticsRoutes(group, ctx);
+    webhookRoutes(group, ctx);
     inboundWebhookRoutes(group, ctx);
     confirmRoutes(api, ctx);
     unsubscribeRoutes(api, ctx);
@@ -92,8 +99,14 @@ export default definePlugin({
     processSendRanges(queues, ctx);
     processStatsRebuilds(queues, ctx);
     processChangelogNotices(queues, ctx);
+    processWebhookDeliveries(queues, ctx);
   },
-  recurring: (ctx) => [sendWatchdogTask(ctx), searchCompactionTask(ctx), changelogNoticesTask(ctx)],
+  recurring: (ctx) => [
+    sendWatchdogTask(ctx),
+    searchCompactionTask(ctx),
+    changelogNoticesTask(ctx),
+    webhookDeliveriesTask(ctx),
+  ],
   commands(program, context) {
     searchCompactionCommands(program, context);
     statsRebuildCommands(program, context);

@@ -1,6 +1,7 @@
 import { createGramTable } from '../migrations/1.4/01-substring-index';
 import { createAnalyticsSchema } from '../migrations/1.10/01-analytics-rollups';
 import { addUnsubscribedAt } from '../migrations/1.10/02-changelog-notices';
+import { up as createWebhookTables } from '../migrations/1.10/03-outbound-webhooks';
 import type { Server } from 'node:http';
 import type { AppConfig, Clock, Engine } from '@switchboard/core';
 import {
@@ -70,6 +71,8 @@ export async function campaignAtVersion(
   if (Number(version.split('.')[1]) < 10) {
     await createAnalyticsSchema(engine.knex);
     await addUnsubscribedAt(engine.knex);
+    // Subscriber changes look for outbound webhooks to tell.
+    await createWebhookTables(engine.knex);
   }
   const tenant = await createTenant(engine);
   const server = engine.http().listen(0);

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppConfig, Clock, Locks, Mailer, SERVICES, toInt, toIsoRequired } from '@switchboard/core';
+import { AppConfig, Clock, Locks, Mailer, OutboundGuard, SERVICES, toInt, toIsoRequired } from '@switchboard/core';
 import { escapeHtml } from '../shared/html';
 import { standardWebhookHeaders } from '../shared/standard-webhooks';
 import { postJson } from '../shared/webhook-poster';
@@ -10,6 +10,8 @@ import { ChangelogUnsubscribe } from './unsubscribe';
 /** Notices read at a time, and sent at once. */
 const BATCH = 50;
 const AT_ONCE = 10;
+/** A receiver that has not answered by then has failed this try. */
+const TIMEOUT_MS = 10_000;
 /** Tries of a notice before it is given up: 1 min, 2, 4 ... up to 6 h between them (with jitter). */
 export const NOTICE_TRIES = 10;
 const backoffMs = (attempts: number) =>
@@ -44,6 +46,7 @@ export class ChangelogNotifier {
     @inject(SERVICES.Locks) private readonly locks: Locks,
     @inject(SERVICES.Mailer) private readonly mailer: Mailer,
     @inject(SERVICES.Config) private readonly config: AppConfig,
+    @inject(SERVICES.OutboundGuard) private readonly guard: OutboundGuard,
     @inject(ChangelogSecrets) private readonly secrets: ChangelogSecrets,
     @inject(ChangelogUnsubscribe) private readonly unsubscribes: ChangelogUnsubscribe,
   ) {}
@@ -166,7 +169,8 @@ export class ChangelogNotifier {
       data: { key: notice.key, title: notice.title, body: notice.body, published_at: notice.publishedAt },
     });
     const key = await this.secrets.keyOf(notice.subscriptionId);
-    const outcome = await postJson(notice.webhookUrl!, standardWebhookHeaders(key, id, this.clock.now(), body), body);
+    const headers = standardWebhookHeaders(key, id, this.clock.now(), body);
+    const outcome = await postJson(notice.webhookUrl!, headers, body, { guard: this.guard, timeoutMs: TIMEOUT_MS });
     if (outcome.error) return outcome.error;
     return outcome.status! >= 200 && outcome.status! < 300 ? null : `the receiver answered ${outcome.status}`;
   }

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, isUniqueViolation, rowMapper, SERVICES } from '@switchboard/core';
+import { Clock, isUniqueViolation, OutboundGuard, rowMapper, SERVICES } from '@switchboard/core';
+import { assertReceiverUrl } from '../shared/receiver-url';
 import { normalizeEmail } from '../shared/email';
 import { changelogSubscriptionSchema, type ChangelogSubscribe, type ChangelogSubscribed } from './schemas';
 import { ChangelogSecrets } from './secrets';
@@ -24,12 +25,14 @@ export class ChangelogService {
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(ChangelogSecrets) private readonly secrets: ChangelogSecrets,
+    @inject(SERVICES.OutboundGuard) private readonly guard: OutboundGuard,
   ) {}
 
   async subscribe(
     orgId: number,
     input: ChangelogSubscribe,
   ): Promise<{ created: boolean; subscription: ChangelogSubscribed }> {
+    if (input.webhook_url) assertReceiverUrl(this.guard, 'webhook_url', input.webhook_url);
     const key = {
       organization_id: orgId,
       email: normalizeEmail(input.email),

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, GroupCommit, SERVICES, toInt, transactionWithRetry } from '@switchboard/core';
+import { Clock, GroupCommit, SERVICES, toDate, toInt, transactionWithRetry } from '@switchboard/core';
 import { addToTimelines } from './timelines';
 import type { EventType, NormalizedEvent } from '@switchboard/provider-kit';
 import { SubscriberWriter } from '../audience/subscribers/writer';
@@ -9,6 +9,7 @@ import { EventLinker } from './event-linker';
 import type { SubscriberStatus } from '../shared/subscriber-statuses';
 import type { ReceivingEndpoint } from './inbound-webhooks/service';
 import { MailCounts } from '../analytics/mail-counts';
+import { WebhookEvent, WebhookOutbox } from '../webhooks/outbox';
 
 /** The message counter each event type adds to (opens and clicks count once per recipient, below). */
 const COUNTERS: Partial<Record<EventType, string>> = {
@@ -18,6 +19,11 @@ const COUNTERS: Partial<Record<EventType, string>> = {
   complained: 'count_complained',
 };
 const INSERT_CHUNK = 500;
+/** Provider events told to webhooks as they are recorded (opens and clicks: the first per mail). */
+const WEBHOOK_MAIL_EVENTS = new Set<EventType>(['delivered', 'bounced', 'complained', 'unsubscribed']);
+
+/** The (message.subscriber) pairs whose first open and first click a run counted. */
+type FirstEngagements = Record<'opened_at' | 'clicked_at', Set<string>>;
 
 interface RecordedEvent {
   organization_id: unknown;
@@ -27,6 +33,7 @@ interface RecordedEvent {
   subscriber_id: unknown;
   event_type: string;
   bounce: unknown;
+  recipient: unknown;
   event_at: unknown;
 }
 
@@ -81,6 +88,7 @@ export class InboundEventRecorder {
     @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
     @inject(EventLinker) private readonly linker: EventLinker,
+    @inject(WebhookOutbox) private readonly webhooks: WebhookOutbox,
   ) {}
 
   async record(endpoint: ReceivingEndpoint, provider: string, events: NormalizedEvent[]): Promise<Receipt> {
@@ -119,10 +127,9 @@ export class InboundEventRecorder {
           .onConflict(['organization_id', 'provider', 'provider_event_id'])
           .ignore();
       const mine = await this.writtenBy(trx, receipt, rows);
-      await this.countOnMessages(
-        trx,
-        mine.filter((e) => e.message_id !== null && e.subscriber_id !== null),
-      );
+      const linked = mine.filter((e) => e.message_id !== null && e.subscriber_id !== null);
+      const firsts = await this.countOnMessages(trx, linked);
+      await this.tellWebhooks(trx, linked, firsts);
       await addToTimelines(
         trx,
         mine.filter((e) => e.message_id !== null),
@@ -178,6 +185,7 @@ export class InboundEventRecorder {
               'subscriber_id',
               'event_type',
               'bounce',
+              'recipient',
               'event_at',
             )) as RecordedEvent[]),
         );
@@ -190,7 +198,7 @@ export class InboundEventRecorder {
    * recipient, as tracked opens and clicks do (a click is an open too): the first marks the recipient's
    * row of the message's send.
    */
-  private async countOnMessages(trx: Knex.Transaction, events: RecordedEvent[]): Promise<void> {
+  private async countOnMessages(trx: Knex.Transaction, events: RecordedEvent[]): Promise<FirstEngagements> {
     const increments = new Map<string, number>();
     const analytics = new MailCounts(this.clock.now());
     const add = (table: string, id: number, column: string) => {
@@ -204,6 +212,7 @@ export class InboundEventRecorder {
       add('messages', toInt(e.message_id), column);
       analytics.count(toInt(e.organization_id), column);
     }
+    const firsts: FirstEngagements = { opened_at: new Set(), clicked_at: new Set() };
     const engaged = events.filter((e) => e.event_type === 'opened' || e.event_type === 'clicked');
     for (const column of ['opened_at', 'clicked_at'] as const) {
       const wanted = engaged.filter((e) => column === 'opened_at' || e.event_type === 'clicked');
@@ -224,6 +233,7 @@ export class InboundEventRecorder {
         (marked.get(sendId) ?? marked.set(sendId, []).get(sendId)!).push(toInt(r.subscriber_id));
         if (counted.has(pair)) continue;
         counted.add(pair);
+        firsts[column].add(pair);
         const [message, subscriber] =
           column === 'opened_at' ? ['count_read', 'messages_opened'] : ['count_clicked', 'messages_clicked'];
         add('messages', toInt(r.message_id), message);
@@ -256,5 +266,39 @@ export class InboundEventRecorder {
       else await trx(table).whereIn('id', ids).increment(column, Number(n));
     }
     await analytics.save(trx);
+    return firsts;
+  }
+
+  /**
+   * The webhook events of the recorded events: each delivery, bounce, complaint and unsubscribe, and
+   * the first open and click of a mail (as its statistics count them).
+   */
+  private async tellWebhooks(trx: Knex.Transaction, events: RecordedEvent[], firsts: FirstEngagements) {
+    const told = new Set<string>();
+    const byOrganization = new Map<number, WebhookEvent[]>();
+    for (const e of events) {
+      const pair = `${toInt(e.message_id)}.${toInt(e.subscriber_id)}`;
+      const type = e.event_type as EventType;
+      if (type === 'opened' || type === 'clicked') {
+        const key = `${type}.${pair}`;
+        if (!firsts[type === 'opened' ? 'opened_at' : 'clicked_at'].has(pair) || told.has(key)) continue;
+        told.add(key);
+      } else if (!WEBHOOK_MAIL_EVENTS.has(type)) continue;
+      const organizationId = toInt(e.organization_id);
+      const list = byOrganization.get(organizationId) ?? byOrganization.set(organizationId, []).get(organizationId)!;
+      list.push({
+        event: type as WebhookEvent['event'],
+        occurredAt: toDate(e.event_at) ?? undefined,
+        data: {
+          message_id: toInt(e.message_id),
+          subscriber_id: toInt(e.subscriber_id),
+          email: e.recipient ?? null,
+          provider: e.provider,
+          provider_event_id: e.provider_event_id,
+          ...(type === 'bounced' ? { bounce: e.bounce ?? 'hard' } : {}),
+        },
+      });
+    }
+    for (const [organizationId, list] of byOrganization) await this.webhooks.emit(trx, organizationId, list);
   }
 }

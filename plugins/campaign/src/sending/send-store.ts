@@ -17,6 +17,7 @@ import {
 } from '@switchboard/core';
 import type { Send } from './schemas';
 import { SENDING_OPTIONS, SendingOptions } from './options';
+import { WebhookOutbox } from '../webhooks/outbox';
 
 /** Recipients one job covers: a range of subscriber ids holding this many of them. */
 export const RANGE_SIZE = 500;
@@ -60,6 +61,8 @@ export interface Outcome {
   mailId?: string;
   /** The relay's id of the mail (core Mailer), for provider events that carry only that. */
   relayId?: string;
+  /** A sent recipient's address, as the `sent` webhook event tells it. */
+  email?: string;
   error?: string;
 }
 
@@ -83,6 +86,7 @@ export class SendStore {
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(SENDING_OPTIONS) private readonly options: SendingOptions,
+    @inject(WebhookOutbox) private readonly webhooks: WebhookOutbox,
   ) {}
 
   async create(
@@ -326,6 +330,15 @@ export class SendStore {
           sent.map((o) => o.id),
         )
         .increment('messages_received', 1);
+      await this.webhooks.emit(
+        trx,
+        send.organization_id,
+        sent.map((o) => ({
+          event: 'sent',
+          occurredAt: now,
+          data: { message_id: send.message_id, send_id: send.id, subscriber_id: o.id, email: o.email ?? null },
+        })),
+      );
     });
   }
 
@@ -365,7 +378,26 @@ export class SendStore {
         const done = await trx('messages')
           .where({ id: send.message_id, status: 'active' })
           .update({ status: 'sent', sent_at: now, updated_at: now });
-        if (done) await addDailyMetrics(trx, send.organization_id, dayOf(now), { [METRIC.messagesSent]: 1 });
+        if (done) {
+          await addDailyMetrics(trx, send.organization_id, dayOf(now), { [METRIC.messagesSent]: 1 });
+          const counts = await trx('message_sends')
+            .where({ id: send.id })
+            .first('recipients', 'sent', 'failed', 'skipped');
+          await this.webhooks.emit(trx, send.organization_id, [
+            {
+              event: 'message.sent',
+              occurredAt: now,
+              data: {
+                message_id: send.message_id,
+                send_id: send.id,
+                recipients: toInt(counts.recipients),
+                sent: toInt(counts.sent),
+                failed: toInt(counts.failed),
+                skipped: toInt(counts.skipped),
+              },
+            },
+          ]);
+        }
       }
       return true;
     });

@@ -130,7 +130,7 @@ export class SendWorker {
       if (send.test_mode) return { id, state: 'sent', mailId };
       try {
         const { relayId } = await this.mailer.send(mail);
-        return { id, state: 'sent', mailId, ...(relayId ? { relayId } : {}) };
+        return { id, state: 'sent', mailId, email: recipient.email, ...(relayId ? { relayId } : {}) };
       } catch (err) {
         const error = String((err as Error).message ?? err).slice(0, 250);
         // A refusal for good fails the recipient; anything else is tried again later (the watchdog).

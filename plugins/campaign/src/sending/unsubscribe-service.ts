@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { AppError, Clock, SERVICES } from '@switchboard/core';
 import { MailCounts } from '../analytics/mail-counts';
+import { WebhookOutbox } from '../webhooks/outbox';
 import { SubscriberWriter } from '../audience/subscribers/writer';
 import { UnsubscribeLinks } from './unsubscribe-links';
 import { recordLinkUnsubscribe } from '../events/own-events';
@@ -16,6 +17,7 @@ export class UnsubscribeService {
     @inject(UnsubscribeLinks) private readonly links: UnsubscribeLinks,
     @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
     @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(WebhookOutbox) private readonly webhooks: WebhookOutbox,
   ) {}
 
   /** The address a link unsubscribes, and whether it is unsubscribed already. */
@@ -50,6 +52,13 @@ export class UnsubscribeService {
         await analytics.save(trx);
         // Its record, so that the message's statistics rebuild from records alone.
         await recordLinkUnsubscribe(trx, ids, now);
+        await this.webhooks.emit(trx, ids.organizationId, [
+          {
+            event: 'unsubscribed',
+            occurredAt: now,
+            data: { message_id: ids.messageId, subscriber_id: ids.subscriberId, email, source: 'unsubscribe link' },
+          },
+        ]);
       },
     );
     return { email };

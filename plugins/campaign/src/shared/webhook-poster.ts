@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import type { OutboundGuard } from '@switchboard/core';
 
 /** What a receiver answered a POST, or why it could not. */
 export interface PostOutcome {
@@ -7,20 +8,31 @@ export interface PostOutcome {
   latencyMs: number;
 }
 
-const TIMEOUT_MS = 10_000;
 /** Of a receiver's answer only this much is read, then the rest is thrown away. */
 const BODY_BYTES = 64 * 1024;
 
-/** POSTs a JSON body to a tenant's receiver: a time limit, redirects not followed (undici does not), the answer read bounded. */
-export async function postJson(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome> {
+/**
+ * POSTs a JSON body to a tenant's receiver through the outbound guard (no private, loopback or metadata
+ * address unless allowed, checked on every connection), within a time limit, redirects not followed
+ * (undici does not), the answer read bounded.
+ */
+export async function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  through: { guard: OutboundGuard; timeoutMs: number },
+): Promise<PostOutcome> {
   const started = performance.now();
+  const took = () => Math.round(performance.now() - started);
+  const refused = through.guard.checkUrl(url);
+  if (refused) return { status: null, error: refused, latencyMs: 0 };
   try {
     const answer = await request(url, {
       method: 'POST',
       headers,
       body,
-      headersTimeout: TIMEOUT_MS,
-      bodyTimeout: TIMEOUT_MS,
+      dispatcher: through.guard.dispatcher,
+      signal: AbortSignal.timeout(through.timeoutMs),
     });
     let read = 0;
     for await (const chunk of answer.body) {
@@ -30,8 +42,13 @@ export async function postJson(url: string, headers: Record<string, string>, bod
         break;
       }
     }
-    return { status: answer.statusCode, error: null, latencyMs: Math.round(performance.now() - started) };
+    return { status: answer.statusCode, error: null, latencyMs: took() };
   } catch (err) {
-    return { status: null, error: (err as Error).message, latencyMs: Math.round(performance.now() - started) };
+    const error = err as Error & { cause?: Error };
+    const reason =
+      error.name === 'TimeoutError'
+        ? `no answer within ${through.timeoutMs} ms`
+        : (error.cause?.message ?? error.message);
+    return { status: null, error: reason, latencyMs: took() };
   }
 }

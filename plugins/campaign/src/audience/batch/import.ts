@@ -11,6 +11,7 @@ import {
 } from '@switchboard/core';
 import { applyListDeltas, insertMemberships, Membership } from '../lists/memberships';
 import { adjustStatusCounts, ensureStatusCountRows } from '../subscribers/status-counts';
+import { subscriberCreated, WebhookOutbox } from '../../webhooks/outbox';
 import { normalizeEmail } from '../../shared/email';
 import { profileColumns } from '../subscribers/rows';
 import { SubscriberWriter, withProfile } from '../subscribers/writer';
@@ -61,6 +62,7 @@ export class BatchImport {
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
+    @inject(WebhookOutbox) private readonly webhooks: WebhookOutbox,
   ) {}
 
   async run(orgId: number, input: BatchCreate): Promise<BatchResult> {
@@ -237,6 +239,11 @@ export class BatchImport {
       // Counters last: their rows are shared by every concurrent import and stay locked until commit.
       await adjustStatusCounts(trx, orgId, { [status]: fresh.length }, { kind: 'created', at: now });
       await applyListDeltas(trx, deltas);
+      await this.webhooks.emit(
+        trx,
+        orgId,
+        fresh.map((r) => subscriberCreated({ id: ids.get(r.email)!, email: r.email, status }, now)),
+      );
 
       result.created += fresh.length;
       result.updated += updates.length;

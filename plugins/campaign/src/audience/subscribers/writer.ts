@@ -22,6 +22,7 @@ import {
   removeAllMemberships,
 } from '../lists/memberships';
 import { adjustStatusCounts, ensureStatusCountRows } from './status-counts';
+import { subscriberCreated, WebhookOutbox } from '../../webhooks/outbox';
 import { forgetEngagement } from '../../analytics/engagement-days';
 import { updateProfiles } from './profile-updates';
 import { normalizeEmail } from '../../shared/email';
@@ -55,6 +56,7 @@ export class SubscriberWriter {
   constructor(
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(WebhookOutbox) private readonly webhooks: WebhookOutbox,
   ) {}
 
   async create(orgId: number, input: NewSubscriber): Promise<Pick<CreatedSubscriber, 'id' | 'email' | 'status'>> {
@@ -82,6 +84,7 @@ export class SubscriberWriter {
         ]);
         await adjustStatusCounts(trx, orgId, { [status]: 1 }, { kind: 'created', at: now });
         for (const listId of input.lists ?? []) await addMemberships(trx, orgId, listId, [{ id, status }], now);
+        await this.webhooks.emit(trx, orgId, [subscriberCreated({ id, email, status }, now)]);
         return { id, email, status };
       });
     } catch (err) {
@@ -192,6 +195,19 @@ export class SubscriberWriter {
         await adjustStatusCounts(trx, orgId, { [current.status]: -1, [status]: 1 }, { kind: 'moved', at: now });
         await replaceSearchRows(trx, orgId, [current], [{ ...current, status }]);
         await moveMembershipStatus(trx, id, current.status, status);
+        if (status === 'unsubscribed')
+          await this.webhooks.emit(trx, orgId, [
+            {
+              event: 'subscriber.unsubscribed',
+              occurredAt: now,
+              data: {
+                subscriber_id: id,
+                email: current.email,
+                previous_status: current.status,
+                reason: extra.unsubscribe_reason ?? null,
+              },
+            },
+          ]);
       }
       await within?.(trx, current.status);
     });

@@ -1,0 +1,108 @@
+import dns from 'node:dns';
+import { lookup as resolveAll } from 'node:dns/promises';
+import net, { type LookupFunction } from 'node:net';
+import { Agent, buildConnector } from 'undici';
+import { addressAllowed as addressInRanges } from '../auth/ip-allowlist';
+import type { AppConfig } from '../config/types';
+import { allowedRangesOf, LOOPBACK_RANGES, REFUSED_RANGES, type Ranges } from './outbound-ranges';
+
+/**
+ * Keeps the requests the engine makes for tenants (webhooks and the like) away from private networks.
+ * `checkUrl` and `checkUrlResolved` give a reason to show when a URL is saved; `dispatcher` refuses the
+ * connection itself, so a name that resolves differently by the time of the request is still caught.
+ * OUTBOUND_ALLOWED_RANGES lists ranges allowed all the same; with APP_ENV=local loopback is allowed.
+ */
+export class OutboundGuard {
+  /** Send every outbound request through it: undici's `request(url, { dispatcher })`. */
+  readonly dispatcher: Agent;
+  private readonly allowedRanges: Ranges;
+
+  constructor(config: Pick<AppConfig, 'appEnv' | 'env'>) {
+    this.allowedRanges = [
+      ...(config.appEnv === 'local' ? LOOPBACK_RANGES : []),
+      ...allowedRangesOf(config.env.OUTBOUND_ALLOWED_RANGES),
+    ];
+    this.dispatcher = new Agent({
+      connections: 32,
+      keepAliveTimeout: 10_000,
+      connect: this.guardedConnector(),
+    });
+  }
+
+  /** Anything that is not a plain IPv4 or IPv6 address is refused. */
+  isAllowedAddress(ip: string): boolean {
+    if (net.isIP(ip) === 0) return false;
+    return addressInRanges(ip, this.allowedRanges) || !addressInRanges(ip, REFUSED_RANGES);
+  }
+
+  /** Why the URL may not be used, or null; host names are not resolved. */
+  checkUrl(url: string): string | null {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return 'the url is not a valid url';
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'the url must use http or https';
+    if (parsed.username || parsed.password) return 'the url must not contain a user name or password';
+    if (!parsed.hostname) return 'the url must name a host';
+    const ip = ipLiteralOf(parsed.hostname);
+    if (ip && !this.isAllowedAddress(ip)) return `the url points at a private or loopback address (${ip})`;
+    return null;
+  }
+
+  /** As checkUrl, and every address the host name resolves to must be allowed. */
+  async checkUrlResolved(url: string): Promise<string | null> {
+    const reason = this.checkUrl(url);
+    if (reason) return reason;
+    const { hostname } = new URL(url);
+    if (ipLiteralOf(hostname)) return null;
+    let addresses: dns.LookupAddress[];
+    try {
+      addresses = await resolveAll(hostname, { all: true });
+    } catch {
+      return `the host name ${hostname} does not resolve`;
+    }
+    const refused = addresses.find(({ address }) => !this.isAllowedAddress(address));
+    return refused ? `the host name ${hostname} resolves to a private or loopback address (${refused.address})` : null;
+  }
+
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+
+  /** Node does not call `lookup` for an address given as is, so those are checked before connecting. */
+  private guardedConnector(): buildConnector.connector {
+    const connect = buildConnector({ lookup: this.guardedLookup });
+    return (options, callback) => {
+      if (net.isIP(options.hostname) !== 0 && !this.isAllowedAddress(options.hostname)) {
+        callback(refusedAddressError(options.hostname), null);
+        return;
+      }
+      connect(options, callback);
+    };
+  }
+
+  private readonly guardedLookup: LookupFunction = (hostname, options, callback) => {
+    dns.lookup(hostname, options, (err, found, family) => {
+      if (err) return callback(err, found, family);
+      const addresses = typeof found === 'string' ? [found] : found.map(({ address }) => address);
+      const refused = addresses.find((address) => !this.isAllowedAddress(address));
+      if (refused) return callback(refusedAddressError(refused, hostname), found, family);
+      callback(null, found, family);
+    });
+  };
+}
+
+/** The address of a URL host given as an IP literal (IPv6 without its brackets), or null for a name. */
+function ipLiteralOf(hostname: string): string | null {
+  const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+  return net.isIP(bare) !== 0 ? bare : null;
+}
+
+/** Its code lets a caller tell it from a network failure that a retry could get past. */
+function refusedAddressError(address: string, hostname?: string): Error {
+  const of = hostname ? ` of ${hostname}` : '';
+  const message = `outbound request refused: the address ${address}${of} is private or loopback`;
+  return Object.assign(new Error(message), { code: 'ERR_OUTBOUND_ADDRESS_REFUSED' });
+}

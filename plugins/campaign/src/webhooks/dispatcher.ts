@@ -1,0 +1,159 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { Clock, Locks, OutboundGuard, SecretBox, SERVICES, toDate, toInt, toText } from '@switchboard/core';
+import { keyOfSecret, standardWebhookHeaders } from '../shared/standard-webhooks';
+import { postJson, PostOutcome } from '../shared/webhook-poster';
+import { WEBHOOK_OPTIONS, WebhookOptions } from './options';
+import { WebhookOutcomes, Tried } from './outcomes';
+import { WebhookWake } from './wake';
+
+const LOCK = 'campaign.webhook-deliveries';
+const LOCK_MS = 60_000;
+/** A try ends within its time limit; its outcome is written moments later. */
+const LEASE_MARGIN_MS = 5_000;
+
+interface Due {
+  id: number;
+  webhookId: number;
+  eventId: string;
+  body: string;
+  attempts: number;
+  url: string;
+  secret: string;
+}
+
+/**
+ * Delivers due webhook deliveries, one run at a time across processes (a lock), keeping up to
+ * `concurrency` POSTs in flight. Taking a delivery moves its due time past its try (a lease): a worker
+ * killed mid-try leaves it to be tried again after the lease, so delivery is at least once, with the
+ * same `webhook-id`. What each try ended in is written in bulk (outcomes.ts).
+ */
+@injectable()
+export class WebhookDispatcher {
+  constructor(
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Locks) private readonly locks: Locks,
+    @inject(SERVICES.SecretBox) private readonly secrets: SecretBox,
+    @inject(SERVICES.OutboundGuard) private readonly guard: OutboundGuard,
+    @inject(WEBHOOK_OPTIONS) private readonly options: WebhookOptions,
+    @inject(WebhookOutcomes) private readonly outcomes: WebhookOutcomes,
+    @inject(WebhookWake) private readonly wake: WebhookWake,
+  ) {}
+
+  /** Whether a delivery is due now. */
+  async due(): Promise<boolean> {
+    return Boolean(await this.dueQuery(1).first('d.id'));
+  }
+
+  /** Delivers until nothing is due; the number of tries (null: another process runs). */
+  async run(): Promise<number | null> {
+    const lock = await this.locks.acquire(LOCK, LOCK_MS);
+    if (!lock) {
+      // That run may be finishing: look again soon, so a wake that came meanwhile is not lost.
+      await this.wake.later(1_000);
+      return null;
+    }
+    let tries = 0;
+    const inFlight = new Set<Promise<void>>();
+    const finished: Tried[] = [];
+    const keys = new Map<number, Buffer>();
+    let extendedAt = Date.now();
+    try {
+      for (;;) {
+        if (Date.now() - extendedAt > LOCK_MS / 3) {
+          await lock.extend(LOCK_MS);
+          extendedAt = Date.now();
+        }
+        // Take more once a quarter of the places are free: a read per few tries, not per try.
+        const room = this.options.concurrency - inFlight.size;
+        if (!inFlight.size || room >= this.options.concurrency / 4) {
+          await this.outcomes.write(finished.splice(0));
+          for (const due of await this.take(room)) {
+            tries++;
+            const attempt: Promise<void> = this.attempt(due, keys).then((tried) => {
+              finished.push(tried);
+              inFlight.delete(attempt);
+            });
+            inFlight.add(attempt);
+          }
+        }
+        if (!inFlight.size) break;
+        await Promise.race(inFlight);
+      }
+      await this.wakeForNextRetry();
+      return tries;
+    } finally {
+      await Promise.allSettled(inFlight);
+      await this.outcomes.write(finished.splice(0)).catch(() => undefined);
+      await lock.release();
+    }
+  }
+
+  private dueQuery(limit: number) {
+    return this.knex('webhook_deliveries as d')
+      .join('webhooks as w', 'w.id', 'd.webhook_id')
+      .where('d.state', 'pending')
+      .andWhere('d.next_attempt_at', '<=', this.clock.now())
+      .andWhere('w.active', true)
+      .orderBy('d.next_attempt_at')
+      .orderBy('d.id')
+      .limit(limit);
+  }
+
+  /** Up to `room` due deliveries, their due time moved past the try they are taken for. */
+  private async take(room: number): Promise<Due[]> {
+    const rows: Array<Record<string, unknown>> = await this.dueQuery(room).select(
+      'd.id',
+      'd.webhook_id',
+      'd.event_id',
+      'd.body',
+      'd.attempts',
+      'w.url',
+      'w.secret',
+    );
+    if (!rows.length) return [];
+    const lease = new Date(this.clock.now().getTime() + LEASE_MARGIN_MS + 2 * this.options.timeoutMs);
+    await this.knex('webhook_deliveries')
+      .whereIn(
+        'id',
+        rows.map((r) => toInt(r.id)),
+      )
+      .update({ next_attempt_at: lease });
+    return rows.map((r) => ({
+      id: toInt(r.id),
+      webhookId: toInt(r.webhook_id),
+      eventId: toText(r.event_id),
+      body: toText(r.body),
+      attempts: toInt(r.attempts),
+      url: toText(r.url),
+      secret: toText(r.secret),
+    }));
+  }
+
+  private async attempt(due: Due, keys: Map<number, Buffer>): Promise<Tried> {
+    let key = keys.get(due.webhookId);
+    if (!key) keys.set(due.webhookId, (key = keyOfSecret(this.secrets.open(due.secret))));
+    const outcome = await this.post(due.url, key, due.eventId, due.body);
+    return { id: due.id, webhookId: due.webhookId, attempts: due.attempts + 1, outcome, at: this.clock.now() };
+  }
+
+  /** One signed POST: signed anew with the time of this try. */
+  post(url: string, key: Buffer, eventId: string, body: string): Promise<PostOutcome> {
+    const headers = standardWebhookHeaders(key, eventId, this.clock.now(), body);
+    return postJson(url, headers, body, { guard: this.guard, timeoutMs: this.options.timeoutMs });
+  }
+
+  /** A retry due within the next minutes gets a wake of its own; later ones, the scheduler's. */
+  private async wakeForNextRetry(): Promise<void> {
+    const next = await this.knex('webhook_deliveries as d')
+      .join('webhooks as w', 'w.id', 'd.webhook_id')
+      .where('d.state', 'pending')
+      .andWhere('w.active', true)
+      .orderBy('d.next_attempt_at')
+      .first('d.next_attempt_at');
+    if (!next) return;
+    const wait = toDate(next.next_attempt_at)!.getTime() - this.clock.now().getTime();
+    if (wait < 5 * 60_000) await this.wake.later(wait);
+  }
+}

@@ -1,0 +1,80 @@
+import crypto from 'node:crypto';
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { Clock, parseJson, SERVICES, toInt } from '@switchboard/core';
+import type { WebhookEventName } from './event-names';
+import { WebhookWake } from './wake';
+
+/** Something that happened, as a subscription hears of it: `data` is the event's own payload. */
+export interface WebhookEvent {
+  event: WebhookEventName;
+  data: Record<string, unknown>;
+  /** Default: now. */
+  occurredAt?: Date;
+}
+
+const INSERT_CHUNK = 500;
+
+/** The `subscriber.created` event of a new subscriber. */
+export const subscriberCreated = (s: { id: number; email: string; status: string }, at: Date): WebhookEvent => ({
+  event: 'subscriber.created',
+  occurredAt: at,
+  data: { subscriber_id: s.id, email: s.email, status: s.status },
+});
+
+/** A new event id: the body's `id` and the `webhook-id` of every try, to every subscription. */
+export const newEventId = () => `evt_${crypto.randomBytes(12).toString('base64url')}`;
+
+/** The delivered body (Standard Webhooks' shape): `{id, event, occurred_at, data}`. */
+export const webhookBody = (id: string, event: string, occurredAt: Date, data: Record<string, unknown>) =>
+  JSON.stringify({ id, event, occurred_at: occurredAt.toISOString(), data });
+
+/**
+ * Writes a delivery row per event and active subscription that wants it, inside the transaction of the
+ * change the events tell of: committed together, or not at all. The dispatcher is woken once the
+ * transaction has committed. Costs one indexed read when the organization has no subscription.
+ */
+@injectable()
+export class WebhookOutbox {
+  constructor(
+    @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(WebhookWake) private readonly wake: WebhookWake,
+  ) {}
+
+  async emit(trx: Knex.Transaction, organizationId: number, events: WebhookEvent[]): Promise<void> {
+    if (!events.length) return;
+    const subscriptions: Array<Record<string, unknown>> = await trx('webhooks')
+      .where({ organization_id: organizationId, active: true })
+      .select('id', 'events');
+    if (!subscriptions.length) return;
+    const wanting = subscriptions.map((s) => ({
+      id: toInt(s.id),
+      events: new Set(parseJson<string[]>(s.events, [])),
+    }));
+    const now = this.clock.now();
+    const rows = events.flatMap((e) => {
+      const listeners = wanting.filter((w) => w.events.has(e.event));
+      if (!listeners.length) return [];
+      const id = newEventId();
+      const body = webhookBody(id, e.event, e.occurredAt ?? now, e.data);
+      return listeners.map((w) => ({
+        organization_id: organizationId,
+        webhook_id: w.id,
+        event_id: id,
+        event: e.event,
+        body,
+        state: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        created_at: now,
+      }));
+    });
+    if (!rows.length) return;
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK)
+      await trx('webhook_deliveries').insert(rows.slice(i, i + INSERT_CHUNK));
+    trx.executionPromise.then(
+      () => this.wake.now(),
+      () => undefined,
+    );
+  }
+}

@@ -1,0 +1,125 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { SERVICES, transactionWithRetry } from '@switchboard/core';
+import type { PostOutcome } from '../shared/webhook-poster';
+import { retryDelayMs, WEBHOOK_OPTIONS, WebhookOptions } from './options';
+import { parkPending } from './pending';
+
+/** One finished try of a delivery. */
+export interface Tried {
+  id: number;
+  webhookId: number;
+  /** Tries made, this one included. */
+  attempts: number;
+  outcome: PostOutcome;
+  at: Date;
+}
+
+type Verdict = 'delivered' | 'retry' | 'failed';
+
+/** A 2xx delivers; a 429, a 5xx or no answer is tried again; any other answer fails for good. */
+export function verdictOf(tried: Tried, maxAttempts: number): Verdict {
+  const { status } = tried.outcome;
+  if (status !== null && status >= 200 && status < 300) return 'delivered';
+  const retriable = status === null || status === 429 || status >= 500;
+  return retriable && tried.attempts < maxAttempts ? 'retry' : 'failed';
+}
+
+const errorOf = (tried: Tried): string | null =>
+  (
+    tried.outcome.error ??
+    (tried.outcome.status !== null && (tried.outcome.status < 200 || tried.outcome.status >= 300)
+      ? `the receiver answered ${tried.outcome.status}`
+      : null)
+  )?.slice(0, 255) ?? null;
+
+/**
+ * Writes what tries ended in, a statement per verdict for all of them, and follows each subscription's
+ * run of failures: a success ends it; one failing `disableAfterFailures` tries in a row over at least
+ * `disableAfterMs` is deactivated with the reason, its pending deliveries parked until it is activated.
+ */
+@injectable()
+export class WebhookOutcomes {
+  constructor(
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(WEBHOOK_OPTIONS) private readonly options: WebhookOptions,
+  ) {}
+
+  async write(all: Tried[]): Promise<void> {
+    if (!all.length) return;
+    const byVerdict = new Map<Verdict, Tried[]>();
+    for (const t of all) {
+      const verdict = verdictOf(t, this.options.maxAttempts);
+      (byVerdict.get(verdict) ?? byVerdict.set(verdict, []).get(verdict)!).push(t);
+    }
+    await transactionWithRetry(this.knex, async (trx) => {
+      for (const [verdict, these] of byVerdict) await this.record(trx, verdict, these);
+      await this.followFailures(trx, all);
+    });
+  }
+
+  private async record(trx: Knex.Transaction, verdict: Verdict, these: Tried[]): Promise<void> {
+    const byId = (value: (t: Tried) => Knex.Value) =>
+      trx.raw(
+        `CASE id ${these.map(() => 'WHEN ? THEN ?').join(' ')} END`,
+        these.flatMap((t) => [t.id, value(t)]),
+      );
+    const finished = verdict !== 'retry';
+    await trx('webhook_deliveries')
+      .whereIn(
+        'id',
+        these.map((t) => t.id),
+      )
+      .andWhere('state', 'pending')
+      .update({
+        state: finished ? verdict : 'pending',
+        attempts: byId((t) => t.attempts),
+        response_status: byId((t) => t.outcome.status),
+        latency_ms: byId((t) => t.outcome.latencyMs),
+        last_error: verdict === 'delivered' ? null : byId(errorOf),
+        ...(finished
+          ? { finished_at: byId((t) => t.at) }
+          : { next_attempt_at: byId((t) => new Date(t.at.getTime() + retryDelayMs(this.options, t.attempts))) }),
+      });
+  }
+
+  private async followFailures(trx: Knex.Transaction, all: Tried[]): Promise<void> {
+    const runs = new Map<number, { failures: number; succeeded: boolean; firstFailure: Date | null; last: Tried }>();
+    for (const t of all) {
+      const run = runs.get(t.webhookId) ?? { failures: 0, succeeded: false, firstFailure: null, last: t };
+      if (verdictOf(t, Infinity) === 'delivered') run.succeeded = true;
+      else {
+        run.failures++;
+        run.firstFailure ??= t.at;
+      }
+      run.last = t;
+      runs.set(t.webhookId, run);
+    }
+    // In id order, so concurrent writers take the rows in one order.
+    for (const [webhookId, run] of [...runs].sort(([a], [b]) => a - b)) {
+      if (run.succeeded) {
+        await trx('webhooks')
+          .where({ id: webhookId })
+          .andWhere('failures_in_row', '>', 0)
+          .update({ failures_in_row: 0, failing_since: null });
+        continue;
+      }
+      await trx('webhooks')
+        .where({ id: webhookId })
+        .update({
+          failures_in_row: trx.raw('failures_in_row + ?', [run.failures]),
+          failing_since: trx.raw('COALESCE(failing_since, ?)', [run.firstFailure]),
+        });
+      const since = new Date(run.last.at.getTime() - this.options.disableAfterMs);
+      const reason =
+        `deactivated ${run.last.at.toISOString()}: every try failed since the failures began ` +
+        `(last: ${errorOf(run.last) ?? 'no answer'})`;
+      const deactivated = await trx('webhooks')
+        .where({ id: webhookId, active: true })
+        .andWhere('failures_in_row', '>=', this.options.disableAfterFailures)
+        .andWhere('failing_since', '<=', since)
+        .update({ active: false, disabled_reason: reason.slice(0, 255), updated_at: run.last.at });
+      if (deactivated) await parkPending(trx, webhookId);
+    }
+  }
+}
