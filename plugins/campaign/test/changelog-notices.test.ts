@@ -1,6 +1,3 @@
-import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import request from 'supertest';
 import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
@@ -8,41 +5,7 @@ import { campaignContainer, campaignFixture, CampaignFixture } from './support';
 import { ChangelogPublisher } from '../src/changelog/publisher';
 import { ChangelogNotifier } from '../src/changelog/notifier';
 import { changelogNoticesTask } from '../src/changelog/commands';
-
-interface Received {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-/** An in-test webhook receiver on loopback: answers each path with the status `answer` gives, keeps every request. */
-async function receiver(answer: (path: string, n: number) => number) {
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      received.push({ path: req.url!, headers: req.headers, body });
-      res.statusCode = answer(req.url!, received.filter((r) => r.path === req.url).length);
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-/** The receiver's check of a Standard Webhooks signature, written from the spec, not from our code. */
-function verified(secret: string, r: Received): boolean {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const expected = crypto
-    .createHmac('sha256', key)
-    .update(`${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.body}`)
-    .digest('base64');
-  return String(r.headers['webhook-signature'])
-    .split(' ')
-    .some((s) => s === `v1,${expected}`);
-}
+import { receiver, verified } from './webhook-receiver';
 
 describeEachBackend('campaign: changelog notices', (backend) => {
   let f: CampaignFixture;
@@ -66,12 +29,12 @@ describeEachBackend('campaign: changelog notices', (backend) => {
 
   it('mails every subscription once per entry and POSTs a signed notice to its url, retrying a failure', async () => {
     const ada = await subscribe('ada@acme.test');
-    const bob = await subscribe('bob@acme.test', `${hooks.url}/bob`);
-    const cy = await subscribe('cy@acme.test', `${hooks.url}/flaky`);
+    const bob = await subscribe('bob@acme.test', hooks.url('/bob'));
+    const cy = await subscribe('cy@acme.test', hooks.url('/flaky'));
     expect(ada.signing_secret).to.equal(null);
     expect(bob.signing_secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
     // The same secret on every answer: a subscription made before notices existed gets it by subscribing again.
-    expect((await subscribe('bob@acme.test', `${hooks.url}/bob`)).signing_secret).to.equal(bob.signing_secret);
+    expect((await subscribe('bob@acme.test', hooks.url('/bob'))).signing_secret).to.equal(bob.signing_secret);
 
     const publisher = campaignContainer(f.engine).resolve(ChangelogPublisher);
     const first = await publisher.publish([{ key: 'v1.10', title: 'Analytics are live', body: 'GET /analytics/*.' }]);

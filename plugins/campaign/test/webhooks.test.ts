@@ -1,52 +1,10 @@
-import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import request from 'supertest';
 import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { listOf, mailsOf, sendNow } from './sending-support';
 import { campaignFixture, CampaignFixture } from './support';
 import { webhookDeliveriesTask } from '../src/webhooks/commands';
-
-interface Received {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-/** An in-test receiver on loopback: `answer` gives each request's status by path and the path's request count. */
-async function receiver(answer: (path: string, n: number) => number = () => 204) {
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      received.push({ path: req.url!, headers: req.headers, body });
-      res.statusCode = answer(req.url!, received.filter((r) => r.path === req.url).length);
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: (path: string, host = '127.0.0.1') => `http://${host}:${port}${path}`,
-    received,
-    at: (path: string) => received.filter((r) => r.path === path),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** A receiver's check of a Standard Webhooks signature, written from the specification, not from our code. */
-function verified(secret: string, r: Received): boolean {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const expected = crypto
-    .createHmac('sha256', key)
-    .update(`${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.body}`)
-    .digest('base64');
-  return String(r.headers['webhook-signature'])
-    .split(' ')
-    .some((s) => s === `v1,${expected}`);
-}
+import { receiver, verified } from './webhook-receiver';
 
 const options = (webhooks: Record<string, unknown>) => ({
   plugins: [{ id: 'campaign', package: '@switchboard/plugin-campaign', options: { webhooks } }],
