@@ -2,8 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { AppConfig, Clock, Locks, Mailer, OutboundGuard, SERVICES, toInt, toIsoRequired } from '@switchboard/core';
 import { escapeHtml } from '../shared/html';
-import { standardWebhookHeaders } from '../shared/standard-webhooks';
-import { postJson } from '../shared/webhook-poster';
+import { postSigned, retryDelayMs } from '../shared/webhook-poster';
 import { ChangelogSecrets } from './secrets';
 import { ChangelogUnsubscribe } from './unsubscribe';
 
@@ -14,8 +13,6 @@ const AT_ONCE = 10;
 const TIMEOUT_MS = 10_000;
 /** Tries of a notice before it is given up: 1 min, 2, 4 ... up to 6 h between them (with jitter). */
 export const NOTICE_TRIES = 10;
-const backoffMs = (attempts: number) =>
-  Math.min(6 * 3_600_000, 60_000 * 2 ** (attempts - 1)) * (0.8 + Math.random() * 0.4);
 
 interface Notice {
   id: number;
@@ -135,7 +132,7 @@ export class ChangelogNotifier {
       state: failed ? 'failed' : 'pending',
       attempts,
       last_error: error.slice(0, 255),
-      next_attempt_at: new Date(now.getTime() + backoffMs(attempts)),
+      next_attempt_at: new Date(now.getTime() + retryDelayMs(60_000, 6 * 3_600_000, attempts)),
     });
     return failed ? 'failed' : 'retried';
   }
@@ -169,8 +166,11 @@ export class ChangelogNotifier {
       data: { key: notice.key, title: notice.title, body: notice.body, published_at: notice.publishedAt },
     });
     const key = await this.secrets.keyOf(notice.subscriptionId);
-    const headers = standardWebhookHeaders(key, id, this.clock.now(), body);
-    const outcome = await postJson(notice.webhookUrl!, headers, body, { guard: this.guard, timeoutMs: TIMEOUT_MS });
+    const outcome = await postSigned(
+      notice.webhookUrl!,
+      { key, id, body, at: this.clock.now() },
+      { guard: this.guard, timeoutMs: TIMEOUT_MS },
+    );
     if (outcome.error) return outcome.error;
     return outcome.status! >= 200 && outcome.status! < 300 ? null : `the receiver answered ${outcome.status}`;
   }

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import type { OutboundGuard } from '@switchboard/core';
+import { standardWebhookHeaders } from './standard-webhooks';
 
 /** What a receiver answered a POST, or why it could not. */
 export interface PostOutcome {
@@ -52,3 +53,16 @@ export async function postJson(
     return { status: null, error: reason, latencyMs: took() };
   }
 }
+
+/** A Standard Webhooks delivery: `body` POSTed with its id, signed anew with the time of this try. */
+export function postSigned(
+  url: string,
+  signed: { key: Buffer; id: string; body: string; at: Date },
+  through: { guard: OutboundGuard; timeoutMs: number },
+): Promise<PostOutcome> {
+  return postJson(url, standardWebhookHeaders(signed.key, signed.id, signed.at, signed.body), signed.body, through);
+}
+
+/** The wait before try `attempts + 1` of a delivery: doubling from `baseMs` up to `maxMs`, +-20% jitter. */
+export const retryDelayMs = (baseMs: number, maxMs: number, attempts: number) =>
+  Math.min(maxMs, baseMs * 2 ** Math.max(0, attempts - 1)) * (0.8 + Math.random() * 0.4);

@@ -1,14 +1,14 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, Locks, OutboundGuard, SecretBox, SERVICES, toDate, toInt, toText } from '@switchboard/core';
-import { keyOfSecret, standardWebhookHeaders } from '../shared/standard-webhooks';
-import { postJson, PostOutcome } from '../shared/webhook-poster';
+import { keyOfSecret } from '../shared/standard-webhooks';
+import { postSigned, PostOutcome } from '../shared/webhook-poster';
 import { WEBHOOK_OPTIONS, WebhookOptions } from './options';
 import { WebhookOutcomes, Tried } from './outcomes';
 import { WebhookWake } from './wake';
 
 const LOCK = 'campaign.webhook-deliveries';
-const LOCK_MS = 60_000;
+const LOCK_MS = 15_000;
 /** A try ends within its time limit; its outcome is written moments later. */
 const LEASE_MARGIN_MS = 5_000;
 
@@ -138,10 +138,13 @@ export class WebhookDispatcher {
     return { id: due.id, webhookId: due.webhookId, attempts: due.attempts + 1, outcome, at: this.clock.now() };
   }
 
-  /** One signed POST: signed anew with the time of this try. */
-  post(url: string, key: Buffer, eventId: string, body: string): Promise<PostOutcome> {
-    const headers = standardWebhookHeaders(key, eventId, this.clock.now(), body);
-    return postJson(url, headers, body, { guard: this.guard, timeoutMs: this.options.timeoutMs });
+  /** One signed POST of a delivery, within the configured time limit. */
+  post(url: string, key: Buffer, id: string, body: string): Promise<PostOutcome> {
+    return postSigned(
+      url,
+      { key, id, body, at: this.clock.now() },
+      { guard: this.guard, timeoutMs: this.options.timeoutMs },
+    );
   }
 
   /** A retry due within the next minutes gets a wake of its own; later ones, the scheduler's. */

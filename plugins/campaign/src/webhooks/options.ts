@@ -39,7 +39,3 @@ export const webhookOptionsSchema = {
 export const DEFAULT_WEBHOOK_OPTIONS: WebhookOptions = Object.fromEntries(
   Object.entries(webhookOptionsSchema.properties).map(([name, p]) => [name, p.default]),
 ) as unknown as WebhookOptions;
-
-/** The wait before try `attempts + 1`: exponential with +-20% jitter. */
-export const retryDelayMs = (options: WebhookOptions, attempts: number) =>
-  Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** Math.max(0, attempts - 1)) * (0.8 + Math.random() * 0.4);

@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { SERVICES, transactionWithRetry } from '@switchboard/core';
-import type { PostOutcome } from '../shared/webhook-poster';
-import { retryDelayMs, WEBHOOK_OPTIONS, WebhookOptions } from './options';
+import { PostOutcome, retryDelayMs } from '../shared/webhook-poster';
+import { WEBHOOK_OPTIONS, WebhookOptions } from './options';
 import { parkPending } from './pending';
 
 /** One finished try of a delivery. */
@@ -79,7 +79,14 @@ export class WebhookOutcomes {
         last_error: verdict === 'delivered' ? null : byId(errorOf),
         ...(finished
           ? { finished_at: byId((t) => t.at) }
-          : { next_attempt_at: byId((t) => new Date(t.at.getTime() + retryDelayMs(this.options, t.attempts))) }),
+          : {
+              next_attempt_at: byId(
+                (t) =>
+                  new Date(
+                    t.at.getTime() + retryDelayMs(this.options.retryBaseMs, this.options.retryMaxMs, t.attempts),
+                  ),
+              ),
+            }),
       });
   }
 
