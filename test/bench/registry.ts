@@ -4,8 +4,9 @@ import {
   audienceBenchmark,
   ingestBenchmark,
   sendBenchmark,
+  webhooksBenchmark,
 } from '@switchboard/plugin-campaign/bench';
-import { monitorBenchmark } from '@switchboard/plugin-server-monitor/bench';
+import { monitorBenchmark, monitorImportBenchmark } from '@switchboard/plugin-server-monitor/bench';
 import { apiBenchmark } from './api';
 
 /** Every benchmark by name; a plugin's own live in its package (`bench/`). */
@@ -15,5 +16,7 @@ export const benchmarks: Record<string, Benchmark> = {
   send: sendBenchmark,
   ingest: ingestBenchmark,
   monitor: monitorBenchmark,
+  'monitor-import': monitorImportBenchmark,
   analytics: analyticsBenchmark,
+  webhooks: webhooksBenchmark,
 };

@@ -5,7 +5,7 @@ import { embeddedBackend, productionBackend, TestBackend } from './services';
 
 /** What the harness (`npm run bench -- NAME`) gives a benchmark, wherever the benchmark lives. */
 export interface BenchOptions {
-  /** A reduced size that runs in under two minutes. */
+  /** A reduced size that runs in a few minutes (the monitor: 10, one whole free-plan window). */
   quick: boolean;
   /** Progress lines (stderr): stdout ends with the benchmark's one JSON object. */
   log(line: string): void;

@@ -2,3 +2,4 @@ export { audienceBenchmark } from './audience';
 export { sendBenchmark } from './send';
 export { ingestBenchmark } from './ingest';
 export { analyticsBenchmark } from './analytics';
+export { webhooksBenchmark } from './webhooks';

@@ -1,1 +1,2 @@
 export { monitorBenchmark } from './monitor';
+export { monitorImportBenchmark } from './import';

@@ -6,6 +6,8 @@ import type { Knex } from 'knex';
 import { benchBackend, BenchOptions, msPer, peakRssMb, processCpuSeconds, waitFor } from '@switchboard/core/testing';
 import usersProjects from '@switchboard/plugin-users-projects';
 import monitor from '../src';
+import { SLA_SLACK_MS } from '../src/worker-status/service';
+import { strictCompliance } from './strict-compliance';
 
 const KEY = 'bench-monitor-key-0123456789';
 const TARGETS = { compliance_percent: 99.9, cpu_ms_per_check: 2, worker_peak_rss_mb: 300, pings_per_second: 3000 };
@@ -68,10 +70,11 @@ async function checkedOnce(knex: Knex): Promise<Record<'premium' | 'free', { tot
 /**
  * `npm run bench -- monitor`: 20,000 premium and 50,000 free servers in 500 organizations (2,000 + 5,000
  * with --quick) on MariaDB + Redis, one API process and one worker, checking a target farm on loopback
- * (latencies 5 to 500 ms, 1 % failing) while the spec's check calls come on their cadence for 5 minutes
- * (2 with --quick). SLA compliance per plan as worker-status measures it, the time until every server was
- * checked once, checks per second, the worker's CPU per check, peak RSS, and heartbeat pings per second
- * against a bare Koa route running the same UPDATE.
+ * (latencies 5 to 500 ms, 1 % failing) while the spec's check calls come on their cadence for 10 minutes
+ * (--quick too: one whole free window after the first cadence). SLA compliance per plan, strict
+ * (stored check results in each cadence window) and as worker-status measures it (with its slack), the time
+ * until every server was checked once, checks per second, the worker's CPU per check, peak RSS, and
+ * heartbeat pings per second against a bare Koa route running the same UPDATE.
  */
 export async function monitorBenchmark({
   quick,
@@ -83,8 +86,8 @@ export async function monitorBenchmark({
   const sizes = quick
     ? { premium: 2_000, free: 5_000, organizations: 500 }
     : { premium: 20_000, free: 50_000, organizations: 500 };
-  // Past the first five minutes, so that free servers are measured over a whole cadence after the first.
-  const runSeconds = quick ? 120 : 360;
+  // Free servers' first whole window after their first cadence ends at 600 s, --quick included.
+  const runSeconds = 600;
   const { backend, engine, env: baseEnv } = await benchBackend([usersProjects, monitor]);
   const env: Record<string, string> = { ...baseEnv, SERVER_MONITOR_API_KEY: KEY };
   const knex = engine.knex;
@@ -140,6 +143,7 @@ export async function monitorBenchmark({
     try {
       const cpuBefore = processCpuSeconds(sender.pid);
       const resultsBefore = Number((await knex('monitor_check_results').count({ n: '*' }))[0].n);
+      const startedAt = new Date();
       const started = performance.now();
       const elapsed = () => (performance.now() - started) / 1000;
       log(`checking for ${runSeconds} s: premium calls every 60 s, free every 300 s`);
@@ -170,7 +174,7 @@ export async function monitorBenchmark({
           const sla = status.sla_compliance as Record<'premium' | 'free', { percentage: number }>;
           // Once a cadence (and its slack) has passed since the start, every server should be on time.
           if (t >= 75) compliance.premium.push(sla.premium.percentage);
-          if (t >= 315 || (quick && firstPass.free !== null)) compliance.free.push(sla.free.percentage);
+          if (t >= 315) compliance.free.push(sla.free.percentage);
           log(
             `${Math.round(t)} s: premium ${sla.premium.percentage} %, free ${sla.free.percentage} %, queued ${JSON.stringify(status.queue_status)}`,
           );
@@ -183,6 +187,9 @@ export async function monitorBenchmark({
       const workerRss = peakRssMb(sender.pid);
       // Pings and their baseline each get the machine alone: a worker draining a backlog would slow the first.
       await sender.stop();
+      // After the worker stopped: results it was still committing are in.
+      const strict = await strictCompliance(knex, startedAt, new Date(startedAt.getTime() + seconds * 1000));
+      log(`strict compliance ${JSON.stringify(strict)}`);
       log('pinging heartbeats, then the bare Koa baseline');
       // Alternating rounds, medians: the database may still be settling after the checks.
       const bare = await helper('bare-ping.js', { DATABASE_URL: env.DATABASE_URL });
@@ -209,7 +216,9 @@ export async function monitorBenchmark({
         import: { ...imported, error_rows: undefined, seconds: Number(importSeconds.toFixed(1)) },
         dispatches,
         seconds_until_all_checked_once: firstPass,
-        compliance_percent: {
+        strict_compliance: strict,
+        worker_status_compliance_with_slack: {
+          slack_seconds: SLA_SLACK_MS / 1000,
           premium: {
             min: minimum(compliance.premium),
             mean: mean(compliance.premium),
@@ -231,8 +240,10 @@ export async function monitorBenchmark({
         met: {} as Record<string, boolean>,
       };
       result.met = {
-        premium_compliance: (minimum(compliance.premium) ?? 0) >= TARGETS.compliance_percent,
-        free_compliance: (minimum(compliance.free) ?? 0) >= TARGETS.compliance_percent,
+        premium_compliance_strict: strict.premium.windows > 0 && strict.premium.min! >= TARGETS.compliance_percent,
+        free_compliance_strict: strict.free.windows > 0 && strict.free.min! >= TARGETS.compliance_percent,
+        premium_compliance_with_slack: (minimum(compliance.premium) ?? 0) >= TARGETS.compliance_percent,
+        free_compliance_with_slack: (minimum(compliance.free) ?? 0) >= TARGETS.compliance_percent,
         premium_checked_within_a_cadence: firstPass.premium !== null && firstPass.premium <= 60,
         free_checked_within_a_cadence: firstPass.free !== null && firstPass.free <= 300,
         cpu_ms_per_check: cpuMsPerCheck <= TARGETS.cpu_ms_per_check,
