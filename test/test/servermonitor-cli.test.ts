@@ -2,22 +2,31 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import type { Knex } from 'knex';
 import request from 'supertest';
+import { createKnex } from '@switchboard/core';
 import { describeEachBackend, waitFor } from '@switchboard/core/testing';
 import { Farm, httpFarm } from '@switchboard/plugin-server-monitor/dist/test/farm';
+import { smsStub, SmsStub } from '@switchboard/plugin-server-monitor/dist/test/sms-stub';
 import { exitOf, freePort, runCli, runJson, startCli } from '../src/cli';
 
 const KEY = 'cli-monitor-key-0123456789';
 
 describeEachBackend('server-monitor from the command line', (backend) => {
   let farm: Farm;
+  let sms: SmsStub;
   let dir: string;
+  /** The CLI's database, for what only SQL sets (a premium organization, a notification setting). */
+  let knex: Knex;
   before(async () => {
     farm = await httpFarm();
+    sms = await smsStub();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'monitor-cli-'));
+    knex = createKnex(backend().databaseUrl);
   });
   after(async () => {
-    await farm?.close();
+    await knex?.destroy();
+    await Promise.all([farm?.close(), sms?.close()]);
     fs.rmSync(dir, { recursive: true, force: true });
   });
   const env = () => ({
@@ -34,7 +43,7 @@ describeEachBackend('server-monitor from the command line', (backend) => {
     return file;
   };
 
-  it('migrates to 1.2, imports a CSV, checks, pings heartbeats, purges, measures capacity and sends test alerts', async () => {
+  it('migrates to 1.2, imports a CSV, checks, pings heartbeats, purges, measures capacity, sends test alerts and rolls back to 1.1', async () => {
     await runJson(['migrate'], env());
     const status = await runJson(['migrate:status'], env());
     expect(status.status.find((s: { plugin: string }) => s.plugin === 'server-monitor')).to.include({ current: '1.2' });
@@ -76,24 +85,72 @@ describeEachBackend('server-monitor from the command line', (backend) => {
     expect(premium.code).to.equal(1);
     expect(premium.stderr).to.contain('No active subscriptions found');
 
+    const now = new Date();
+    const [initech] = await knex('organizations').insert({
+      name: 'Initech',
+      selected_plan: 'pro',
+      subscription_status: 'active',
+      created_at: now,
+      updated_at: now,
+    });
+    const intranet = csv(
+      'intranet.csv',
+      `title,endpoint,organization_name\nIntranet,${farm.url}/status/200,Nobody Inc\n`,
+    );
+    const into = await runJson(['servermonitor:import', intranet, `--organization=${initech}`], env());
+    expect(into).to.include({ imported: 1, organizations_created: 0, errors: 0 });
+    expect(await knex('monitor_servers').where({ title: 'Intranet' }).pluck('organization_id')).to.deep.equal([
+      Number(initech),
+    ]);
+    expect(await knex('organizations').where({ name: 'Nobody Inc' }).first()).to.equal(undefined);
+
     const port = await freePort();
     const serve = startCli(['serve', '--no-scheduler'], { ...env(), PORT: String(port) });
     try {
       const base = `http://127.0.0.1:${port}`;
       await waitFor(async () => (await fetch(`${base}/health`).catch(() => null))?.ok === true, 20_000);
-      const checked = await runJson(['servermonitor:checkserverstatus', '--free'], env());
-      expect(checked.output).to.contain('Dispatched 3 server checks (3 new servers)');
+      const checked = await runJson(['servermonitor:checkserverstatus'], env());
+      expect(checked).to.deep.equal({
+        success: true,
+        message: 'Server checks queued for all servers',
+        output: 'Dispatched 4 server checks (4 new servers)',
+      });
       // Without Redis the command ran its checks itself; with Redis the serve process's worker did.
       await waitFor(async () => {
         const s = (await request(base).get(`/api/servermonitor/worker-status/${KEY}`)).body;
-        return s.sla_compliance?.free.checked === 3;
+        return s.sla_compliance?.free.checked === 3 && s.sla_compliance?.premium.checked === 1;
       }, 20_000);
+      const free = await runJson(['servermonitor:checkserverstatus', '--free'], env());
+      expect(free.output).to.equal(
+        'Dispatched 0 server checks (0 new servers); free servers were dispatched less than half a cadence ago',
+      );
 
-      const beat = await runJson(['servermonitor:heartbeat:create', '--server', '1', '--interval', '60'], env());
+      const beat = await runJson(
+        ['servermonitor:heartbeat:create', '--server', '1', '--interval', '60', '--grace', '30'],
+        env(),
+      );
+      expect(beat).to.include({ server_id: 1, interval_seconds: 60, grace_seconds: 30 });
       expect(beat.ping_url).to.match(/\/api\/servermonitor\/ping\/[A-Za-z0-9_-]{32}$/);
       await request(base).get(new URL(beat.ping_url).pathname).expect(200);
+      const plain = await runCli(
+        ['servermonitor:heartbeat:create', '--server', '4', '--interval', '300', '--grace', '45'],
+        env(),
+      );
+      expect(plain.code).to.equal(0);
+      expect(plain.stdout).to.match(/^http:\/\/\S+\/api\/servermonitor\/ping\/[A-Za-z0-9_-]{32}\n$/);
+      const pingUrl = new URL(plain.stdout.trim());
+      expect(
+        await knex('monitor_heartbeats')
+          .where({ token: pingUrl.pathname.split('/').pop() })
+          .first(),
+      ).to.include({
+        server_id: 4,
+        interval_seconds: 300,
+        grace_seconds: 45,
+      });
+      await request(base).head(pingUrl.pathname).expect(200);
       const beats = (await request(base).get(`/api/servermonitor/check/heartbeats/${KEY}`).expect(200)).body;
-      expect(beats).to.include({ missing: 0, healthy: 1 });
+      expect(beats).to.include({ missing: 0, healthy: 2 });
       const noServer = await runCli(
         ['servermonitor:heartbeat:create', '--server', '999999', '--interval', '60'],
         env(),
@@ -108,35 +165,78 @@ describeEachBackend('server-monitor from the command line', (backend) => {
     const ssl = await runJson(['servermonitor:checksslcertificates'], env());
     expect(ssl).to.include({ checked: 1, expiring_soon: 0, expired: 0 });
     const heartbeats = await runJson(['servermonitor:checkheartbeats'], env());
-    expect(heartbeats).to.include({ missing: 0, healthy: 1 });
+    expect(heartbeats).to.include({ missing: 0, healthy: 2 });
+    // A log entry of Globex's server past the free plan's 7 days: only the purge of everyone takes it.
+    await knex('monitor_logs').insert({
+      server_id: 3,
+      original_status: '200',
+      updated_status: '503',
+      note: 'last month',
+      created_at: new Date(Date.now() - 30 * 86_400_000),
+    });
     const purge = await runJson(['servermonitor:purge-logs', '--organization=1'], env());
     expect(purge.output).to.match(/^Deleted 0 log entries and 0 check results of 1 organizations/);
+    const purgeAll = await runJson(['servermonitor:purge-logs'], env());
+    expect(purgeAll.output).to.match(/^Deleted 1 log entries and 0 check results of 3 organizations/);
+    expect(await knex('monitor_logs').where({ note: 'last month' }).first()).to.equal(undefined);
     const capacity = await runJson(['servermonitor:check-capacity'], env());
-    expect(capacity.servers).to.deep.equal({ premium: 0, free: 3 });
-    expect(capacity.required_checks_per_second).to.equal(0.01);
+    expect(capacity.servers).to.deep.equal({ premium: 1, free: 3 });
+    expect(capacity.required_checks_per_second).to.equal(0.03);
     expect(capacity.measured_checks_per_second).to.be.above(0);
     expect(capacity.workers_needed).to.equal(1);
     expect(capacity.meets_sla).to.equal(true);
 
-    // An administrator of Acme (created through the users API) gets the test alert, in the outbox.
+    // An administrator of Acme (created through the users API) gets the test alert by e-mail, in the
+    // outbox, and by SMS, as the notification setting (only SQL sets it) says.
     const token = await runJson(['token:create', '--org', '1', '--name', 'ops', '--permissions', '*'], env());
     const api = startCli(['serve', '--no-scheduler', '--no-worker'], { ...env(), PORT: String(port) });
     try {
       const base = `http://127.0.0.1:${port}`;
       await waitFor(async () => (await fetch(`${base}/health`).catch(() => null))?.ok === true, 20_000);
-      await request(base)
+      const ops = await request(base)
         .post('/api/v1/users')
         .set('Authorization', `Bearer ${token.token}`)
-        .send({ name: 'Ops', email: 'ops@acme.test', role: 'admin' })
+        .send({ name: 'Ops', email: 'ops@acme.test', role: 'admin', phone: '+15550100' })
         .expect(201);
+      await knex('monitor_notification_settings').insert({
+        organization_id: 1,
+        administrators: JSON.stringify([{ user_id: ops.body.data.id, email_enabled: true, sms_enabled: true }]),
+        created_at: now,
+        updated_at: now,
+      });
     } finally {
       api.kill('SIGTERM');
       await exitOf(api);
     }
-    const alerts = await runJson(['servermonitor:testalerts'], env());
-    expect(alerts).to.include({ success: true, sent: 1, failed: 0 });
+    const smsEnv = {
+      SMS_DRIVER: 'http',
+      SMS_URL: `${sms.url}/sms`,
+      SMS_FROM: '+15550000',
+      SMS_USER: 'u',
+      SMS_PASSWORD: 'p',
+    };
+    const alerts = await runJson(['servermonitor:testalerts'], { ...env(), ...smsEnv });
+    expect(alerts).to.deep.equal({ success: true, organizations: 3, sent: 2, failed: 0 });
     const outbox = path.join(backend().dataDir, 'outbox');
     const mails = fs.readdirSync(outbox).map((f) => fs.readFileSync(path.join(outbox, f), 'utf8'));
     expect(mails.some((m) => m.includes('To: ops@acme.test') && m.includes('Test alert'))).to.equal(true);
+    expect(sms.requests).to.have.length(1);
+    expect(sms.requests[0].form).to.include({ To: '+15550100', From: '+15550000' });
+    expect(sms.requests[0].form.Body).to.match(/^Test alert from Switchboard server monitor\n/);
+    expect(sms.requests[0].authorization).to.equal(`Basic ${Buffer.from('u:p').toString('base64')}`);
+
+    const rollback = await runJson(['migrate:rollback', '--plugin', 'server-monitor', '--to', '1.1'], env());
+    expect(rollback.rolledBack).to.deep.equal([
+      { plugin: 'server-monitor', reverted: ['1.2/02-dispatch-times', '1.2/01-notification-administrators'] },
+    ]);
+    const at11 = await runCli(['migrate:status'], env());
+    expect(at11.code).to.equal(0);
+    expect(at11.stdout).to.match(
+      /^server-monitor \(release 1\.2\.\d+, at 1\.1\): \d+ applied, 2 pending \(1\.2\/01-notification-administrators, 1\.2\/02-dispatch-times\)$/m,
+    );
+    // The setting is back in its 1.1 shape: the e-mail list and the SMS flag.
+    const setting = await knex('monitor_notification_settings').where({ organization_id: 1 }).first();
+    expect(JSON.parse(setting.emails)).to.deep.equal(['ops@acme.test']);
+    expect(Boolean(setting.sms_enabled)).to.equal(true);
   });
 });

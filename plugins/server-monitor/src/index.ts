@@ -58,6 +58,8 @@ export default definePlugin<MonitorOptions>({
     ctx.container.register(CHECK_OPTIONS, { useValue: { ...DEFAULT_CHECK_OPTIONS, ...ctx.options.checks } });
     ctx.container.register(SSL_OPTIONS, { useValue: { ...DEFAULT_SSL_OPTIONS, ...ctx.options.ssl } });
     ctx.container.register(SMS_SENDER, { useValue: smsSenderOf(ctx.config, ctx.logger) });
+    // One per engine: the queue's processors use its HTTP agent, and stop() closes that same agent.
+    ctx.container.registerSingleton(CheckWorker);
   },
   routes(api, ctx) {
     const group = monitorGroup(api);

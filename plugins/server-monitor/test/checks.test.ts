@@ -1,6 +1,9 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { JobQueues, Locks, SERVICES } from '@switchboard/core';
 import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
+import { CheckWorker } from '../src/checks/check-worker';
 import { addServer, monitorFixture, MonitorFixture, organization } from './support';
 import { Farm, httpFarm } from './farm';
 
@@ -150,6 +153,60 @@ describeEachBackend('server-monitor: checks', (backend) => {
       });
     } finally {
       queue.add = add;
+    }
+  });
+
+  it('counts a check that outlasts its timeout as down, the log note naming the timeout', async () => {
+    const quick = await monitorFixture(backend(), { plugin: { checks: { timeoutMs: 200, confirmDelayMs: 0 } } });
+    // Run here, not queued: the other engine's workers take jobs from this backend's queues too.
+    const worker = quick.engine.contexts.get('server-monitor')!.container.resolve(CheckWorker);
+    try {
+      const org = await organization(quick.engine, { plan: 'pro', admin: 'slow@acme.test' });
+      const sluggish = await addServer(quick.engine, org, `${farm.url}/slow/1999`, { title: 'Sluggish' });
+      const started = Date.now();
+      expect(await worker.run(sluggish)).to.include({ up: false, status: 'timeout', responseMs: null });
+      expect(Date.now() - started, 'two tries of 200 ms, not the 2 s answer').to.be.below(1_500);
+      expect(farm.hits.get('/slow/1999')).to.equal(2);
+
+      expect(await server(sluggish)).to.include({ status: 'timeout' });
+      expect(Boolean((await server(sluggish)).is_up)).to.equal(false);
+      const logs = await f.engine.knex('monitor_logs').where({ server_id: sluggish }).select();
+      expect(logs.map((l) => [l.original_status, l.updated_status, l.note])).to.deep.equal([
+        ['200', 'timeout', `${farm.url}/slow/1999 failed (timed out after 200 ms)`],
+      ]);
+      const alerts = await f.engine.knex('monitor_alerts').where({ server_id: sluggish }).select('kind', 'subject');
+      expect(alerts).to.deep.equal([{ kind: 'server-down', subject: 'DOWN: Sluggish' }]);
+    } finally {
+      await worker.checker.close();
+      await quick.close();
+    }
+  });
+
+  it('closes the connections its checks keep alive when the engine stops', async () => {
+    let open = 0;
+    const target = http.createServer((_req, res) => res.end('ok'));
+    target.on('connection', (socket) => {
+      open++;
+      socket.on('close', () => open--);
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    try {
+      const running = await monitorFixture(backend());
+      try {
+        await running.engine.startPlugins();
+        const org = await organization(running.engine, { plan: 'pro' });
+        const id = await addServer(running.engine, org, `http://127.0.0.1:${(target.address() as AddressInfo).port}/`);
+        const worker = running.engine.contexts.get('server-monitor')!.container.resolve(CheckWorker);
+        expect(await worker.run(id)).to.include({ up: true });
+        expect(open, 'kept alive for the next check').to.equal(1);
+      } finally {
+        await running.close();
+      }
+      // Well within the agent's 10 s keep-alive.
+      await waitFor(() => open === 0, 2_000);
+    } finally {
+      target.closeAllConnections();
+      await new Promise((resolve) => target.close(resolve));
     }
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
-import { addServer, monitorFixture, MonitorFixture, organization } from './support';
+import { addServer, monitorFixture, MonitorFixture, notificationSetting, organization } from './support';
 import { Farm, httpFarm } from './farm';
 
 const DAY = 86_400_000;
@@ -85,5 +85,29 @@ describeEachBackend('server-monitor: SSL certificates', (backend) => {
     } finally {
       await quick.close();
     }
+  });
+
+  it("judges expiry by each organization's own threshold, alerting its administrators", async () => {
+    // Only this test's organizations are active, so the counts are of its servers.
+    await f.engine.knex('organizations').update({ subscription_status: 'inactive' });
+    clock.set(new Date());
+    const wide = await organization(f.engine, { plan: 'pro', admin: 'wide@acme.test' });
+    const narrow = await organization(f.engine, { plan: 'free', admin: 'narrow@acme.test' });
+    // Settings that only set the threshold: administrators are alerted as without a setting, by e-mail.
+    await notificationSetting(f.engine, wide, { sslExpiryDays: 90 });
+    await notificationSetting(f.engine, narrow, { sslExpiryDays: 3 });
+    await addServer(f.engine, wide, `${lasting.httpsUrl}/status/200`, { title: 'Sixty days' });
+    const five = await addServer(f.engine, narrow, `${ending.httpsUrl}/status/200`, { title: 'Five days' });
+
+    expect((await f.call('/check/ssl').expect(200)).body).to.include({ checked: 2, expiring_soon: 1, expired: 0 });
+    await waitFor(() => sink.to('wide@acme.test').length === 1, 10_000);
+    expect((await sink.to('wide@acme.test')[0].parse()).subject).to.equal('SSL certificate expiring: Sixty days');
+    expect((await f.engine.knex('monitor_certificates').where({ server_id: five }).first()).alerted).to.equal(null);
+
+    clock.advance(2.5 * DAY);
+    expect((await f.call('/check/ssl').expect(200)).body).to.include({ checked: 2, expiring_soon: 2, expired: 0 });
+    await waitFor(() => sink.to('narrow@acme.test').length === 1, 10_000);
+    expect((await sink.to('narrow@acme.test')[0].parse()).subject).to.equal('SSL certificate expiring: Five days');
+    expect(sink.to('wide@acme.test')).to.have.length(1);
   });
 });

@@ -5,6 +5,7 @@ import { createTestEngine, TestBackend } from '@switchboard/core/testing';
 import usersProjects from '@switchboard/plugin-users-projects';
 import monitor from '../src';
 import { DEFAULT_CHECK_OPTIONS } from '../src/checks/options';
+import type { Administrator } from '../src/alerts/recipients';
 
 export const API_KEY = 'monitor-test-key-0123456789';
 
@@ -66,17 +67,43 @@ export async function organization(
     created_at: now,
     updated_at: now,
   });
-  if (options.admin)
-    await engine.knex('users').insert({
-      organization_id: id,
-      name: 'Admin',
-      email: options.admin,
-      role: 'admin',
-      phone: options.phone ?? null,
-      created_at: now,
-      updated_at: now,
-    });
+  if (options.admin) await user(engine, Number(id), { email: options.admin, phone: options.phone });
   return Number(id);
+}
+
+/** A user of users-projects (an administrator unless another role is given); its id. */
+export async function user(
+  engine: Engine,
+  organizationId: number,
+  fields: { email: string; phone?: string; role?: string },
+): Promise<number> {
+  const now = new Date();
+  const [id] = await engine.knex('users').insert({
+    organization_id: organizationId,
+    name: fields.email.split('@')[0],
+    email: fields.email,
+    role: fields.role ?? 'admin',
+    phone: fields.phone ?? null,
+    created_at: now,
+    updated_at: now,
+  });
+  return Number(id);
+}
+
+/** The organization's notification setting (1.2 shape); what is not given keeps the column's default. */
+export async function notificationSetting(
+  engine: Engine,
+  organizationId: number,
+  setting: { administrators?: Administrator[]; sslExpiryDays?: number },
+): Promise<void> {
+  const now = new Date();
+  await engine.knex('monitor_notification_settings').insert({
+    organization_id: organizationId,
+    ...(setting.administrators && { administrators: JSON.stringify(setting.administrators) }),
+    ...(setting.sslExpiryDays !== undefined && { ssl_expiry_days: setting.sslExpiryDays }),
+    created_at: now,
+    updated_at: now,
+  });
 }
 
 /** A server as an import makes it. */

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { chromium } from 'playwright-core';
 import type { AddressInfo } from 'node:net';
+import { JobQueues, SERVICES } from '@switchboard/core';
 import { describeEachBackend, ManualClock } from '@switchboard/core/testing';
 import { WorkerStatusService } from '../src/worker-status/service';
 import { addServer, API_KEY, monitorFixture, MonitorFixture, organization } from './support';
@@ -90,6 +91,47 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
       expect(await page.textContent('body')).to.contain('Invalid API key');
     } finally {
       await browser.close();
+    }
+  });
+
+  it('is healthy with every server checked on time, warning down to 90 %, critical below', async () => {
+    const statusOf = async () => (await f.call('/worker-status').expect(200)).body;
+    await f.engine.knex('monitor_servers').update({ last_checked_at: ago(10_000) });
+    const all = await statusOf();
+    expect(all.status).to.equal('healthy');
+    expect(all.sla_compliance.premium.percentage).to.equal(100);
+    expect(all.sla_compliance.free.percentage).to.equal(100);
+
+    // 20 premium servers, 2 of them last checked longer than 75 s ago: 90 %.
+    const pro = await organization(f.engine, { plan: 'pro' });
+    const premium = all.sla_compliance.premium.total;
+    for (let i = premium; i < 20; i++)
+      await addServer(f.engine, pro, `https://late-${i}.test/`, { last_checked_at: ago(i < 18 ? 10_000 : 76_000) });
+    const warning = await statusOf();
+    expect(warning.sla_compliance.premium).to.deep.equal({ percentage: 90, checked: 18, total: 20 });
+    expect(warning.status).to.equal('warning');
+
+    await f.engine
+      .knex('monitor_servers')
+      .where({ endpoint: 'https://late-17.test/' })
+      .update({ last_checked_at: ago(76_000) });
+    const critical = await statusOf();
+    expect(critical.sla_compliance.premium.percentage).to.equal(85);
+    expect(critical.status).to.equal('critical');
+  });
+
+  it('answers 500 with the detail when the queues cannot be read', async () => {
+    const queue = f.engine.container.resolve<JobQueues>(SERVICES.Queues).get('servermonitor.check-free');
+    const counts = queue.counts;
+    queue.counts = () => Promise.reject(new Error('the queue is down'));
+    try {
+      expect((await f.call('/worker-status').expect(500)).body).to.deep.equal({
+        success: false,
+        message: 'Failed to read the worker status',
+        error: 'the queue is down',
+      });
+    } finally {
+      queue.counts = counts;
     }
   });
 });

@@ -12,7 +12,10 @@ export interface Recipient {
   address: string;
 }
 
-/** An organization's notification setting; without one, every administrator is alerted by e-mail. */
+/**
+ * An organization's notification setting. Without one, or with one whose `administrators` was never set
+ * (a row written only for `ssl_expiry_days`), every administrator is alerted by e-mail; `[]` alerts none.
+ */
 export async function administratorsOf(
   knex: Knex | Knex.Transaction,
   organizationId: number,
@@ -20,15 +23,13 @@ export async function administratorsOf(
   const setting = await knex('monitor_notification_settings')
     .where({ organization_id: organizationId })
     .first('administrators', 'other_emails');
-  if (setting)
-    return {
-      administrators: parseJson<Administrator[]>(setting.administrators, []),
-      otherEmails: parseJson<string[]>(setting.other_emails, []),
-    };
+  const otherEmails = parseJson<string[]>(setting?.other_emails, []);
+  if (setting?.administrators !== null && setting?.administrators !== undefined)
+    return { administrators: parseJson<Administrator[]>(setting.administrators, []), otherEmails };
   const admins = await knex('users').where({ organization_id: organizationId, role: 'admin' }).pluck('id');
   return {
     administrators: admins.map((id: unknown) => ({ user_id: toInt(id), email_enabled: true, sms_enabled: false })),
-    otherEmails: [],
+    otherEmails,
   };
 }
 

@@ -48,18 +48,23 @@ export class HttpChecker {
         error: status < 400 ? null : `answered ${status}`,
       };
     } catch (err) {
-      const e = err as Error & { code?: string };
-      const timedOut = e.name === 'TimeoutError' || /timeout/i.test(e.code ?? '') || /timeout/i.test(e.message);
-      return {
-        up: false,
-        status: timedOut ? 'timeout' : 'unreachable',
-        responseMs: null,
-        error: (e.code ? `${e.code}: ${e.message}` : e.message).slice(0, 255),
-      };
+      const e = err as Error & { code?: unknown };
+      // undici's codes are strings (UND_ERR_CONNECT_TIMEOUT); the abort signal's DOMException has code 23.
+      const code = typeof e.code === 'string' ? e.code : undefined;
+      const timedOut = e.name === 'TimeoutError' || /timeout/i.test(code ?? '') || /timeout/i.test(e.message);
+      const error = timedOut
+        ? `timed out after ${this.options.timeoutMs} ms${code ? ` (${code})` : ''}`
+        : code
+          ? `${code}: ${e.message}`
+          : e.message;
+      return { up: false, status: timedOut ? 'timeout' : 'unreachable', responseMs: null, error: error.slice(0, 255) };
     }
   }
 
+  private closing?: Promise<void>;
+
+  /** Once: a second close (the CLI's own, then the plugin's stop) waits for the first. */
   close(): Promise<void> {
-    return this.dispatcher.close();
+    return (this.closing ??= this.dispatcher.close());
   }
 }

@@ -8,6 +8,8 @@ const retention = Object.entries(RETENTION_DAYS)
   .map(([plan, days]) => `${plan} ${days} d`)
   .join(', ');
 
+const BUSY = 'A purge is already running';
+
 export const purgeOutput = (p: Purge) =>
   p.busy
     ? 'Another purge is running; nothing deleted by this call'
@@ -29,7 +31,8 @@ export function purgeRoutes(group: ApiGroup, ctx: PluginContext): void {
       requireKey(ctx.config, params.key);
       const id = positiveId(params.id, 'organization');
       const purged = await failingAs(failed, () => purger.purge(id));
-      return { success: true, message: `Logs of organization ${id} purged`, output: purgeOutput(purged) };
+      const message = purged.busy ? BUSY : `Logs of organization ${id} purged`;
+      return { success: true, message, output: purgeOutput(purged) };
     },
   );
   group.get(
@@ -42,7 +45,7 @@ export function purgeRoutes(group: ApiGroup, ctx: PluginContext): void {
     async ({ params }) => {
       requireKey(ctx.config, params.key);
       const purged = await failingAs(failed, () => purger.purge());
-      return { success: true, message: 'Logs purged', output: purgeOutput(purged) };
+      return { success: true, message: purged.busy ? BUSY : 'Logs purged', output: purgeOutput(purged) };
     },
   );
 }
