@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +21,8 @@ import { exitOf, repoRoot, startCli } from '../src/cli';
 const EVENTS = 2000;
 /** The worker's tries in flight at once (the default concurrency): what a crash may deliver twice. */
 const IN_FLIGHT = 64;
+/** The API (this process) seals each webhook's secret; the workers open it: one key for both. */
+const APP_KEY = crypto.randomBytes(32).toString('base64');
 
 /**
  * Outbound webhooks are delivered at least once (issue 13): a `switchboard worker` killed with SIGKILL
@@ -60,9 +63,10 @@ describe('outbound webhooks survive a killed worker and an emptied Redis [mysql+
     // The workers' options: a short time limit, so a dead worker's lease (2 x the limit + 5 s) ends soon.
     const shipped = JSON.parse(fs.readFileSync(path.join(repoRoot, 'config/switchboard.json'), 'utf8'));
     shipped.plugins.campaign.options.webhooks = { timeoutMs: 1000 };
+    fs.mkdirSync(backend.dataDir, { recursive: true });
     configFile = path.join(backend.dataDir, 'switchboard.json');
     fs.writeFileSync(configFile, JSON.stringify(shipped));
-    engine = await createTestEngine(backend, { plugins: [campaign], env: { REDIS_URL: redisUrl } });
+    engine = await createTestEngine(backend, { plugins: [campaign], env: { REDIS_URL: redisUrl, APP_KEY } });
     server = engine.http().listen(0);
     engine.startScheduler();
     api = apiClient(server, '/api/campaign', await createTenant(engine));
@@ -84,6 +88,7 @@ describe('outbound webhooks survive a killed worker and an emptied Redis [mysql+
       PLUGINS: 'campaign',
       DATA_DIR: backend!.dataDir,
       SWITCHBOARD_CONFIG: configFile,
+      APP_KEY,
     });
     workers.push(worker);
     return worker;

@@ -206,6 +206,22 @@ describeEachBackend('campaign: outbound webhooks', (backend) => {
     await f.api().delete(`/webhooks/${hook.id}`).expect(200);
   });
 
+  it('logs a delivery whose secret cannot be opened as a failed try, and delivers the others', async () => {
+    const broken = await create({ name: 'Broken', url: hooks.url('/broken'), events: ['subscriber.created'] });
+    const fine = await create({ name: 'Fine', url: hooks.url('/fine'), events: ['subscriber.created'] });
+    // As after a change of APP_KEY: the sealed secret no longer opens.
+    await f.engine.knex('webhooks').where({ id: broken.id }).update({ secret: 'v1.not-sealed-with-this-key' });
+    await f.api().post('/subscribers', { email: 'key@acme.test' }).expect(201);
+    await waitFor(() => hooks.at('/fine').length === 1, 15_000);
+    await waitFor(async () => (await deliveries(broken.id)).data[0]?.attempts === 1, 5_000);
+    const [d] = (await deliveries(broken.id)).data;
+    expect(d).to.include({ state: 'pending', response_status: null });
+    expect(d.last_error).to.match(/^the secret cannot be opened \(was APP_KEY changed\?\)/);
+    expect(hooks.at('/broken')).to.have.length(0);
+    await f.api().delete(`/webhooks/${broken.id}`).expect(200);
+    await f.api().delete(`/webhooks/${fine.id}`).expect(200);
+  });
+
   it('waits in the database: a delivery taken by a worker that died is tried again after its lease', async () => {
     const hook = await create({ name: 'Lease', url: hooks.url('/lease'), events: ['subscriber.created'] });
     // As a killed worker leaves it: taken (due after the lease), never answered.

@@ -131,10 +131,19 @@ export class WebhookDispatcher {
     }));
   }
 
+  /** A try always ends in an outcome: one delivery that cannot be tried never stops the others. */
   private async attempt(due: Due, keys: Map<number, Buffer>): Promise<Tried> {
-    let key = keys.get(due.webhookId);
-    if (!key) keys.set(due.webhookId, (key = keyOfSecret(this.secrets.open(due.secret))));
-    const outcome = await this.post(due.url, key, due.eventId, due.body);
+    let outcome: PostOutcome;
+    try {
+      let key = keys.get(due.webhookId);
+      if (!key) keys.set(due.webhookId, (key = keyOfSecret(this.secrets.open(due.secret))));
+      outcome = await this.post(due.url, key, due.eventId, due.body);
+    } catch (err) {
+      // Only opening the secret throws: postSigned answers every failure as an outcome.
+      const reason = (err as Error).message;
+      const error = `the secret cannot be opened (was APP_KEY changed?): ${reason}`.slice(0, 255);
+      outcome = { status: null, error, latencyMs: 0 };
+    }
     return { id: due.id, webhookId: due.webhookId, attempts: due.attempts + 1, outcome, at: this.clock.now() };
   }
 
