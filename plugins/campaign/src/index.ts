@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { definePlugin } from '@switchboard/core';
+import { definePlugin, OutboundGuard, SERVICES } from '@switchboard/core';
 import { subscriberRoutes } from './audience/subscribers/routes';
 import { batchRoutes } from './audience/batch/routes';
 import { listRoutes } from './audience/lists/routes';
@@ -20,7 +20,7 @@ import { CAMPAIGN_API_PREFIX } from './shared/paths';
 import { SENDING_OPTIONS, SendingOptions, sendingOptionsSchema } from './sending/options';
 import { inboundWebhookRoutes } from './events/inbound-webhooks/routes';
 import { receiveRoutes } from './events/receive-routes';
-import { fetchRemoteText, REMOTE_TEXT } from './events/remote-text';
+import { remoteTextThrough, REMOTE_TEXT } from './events/remote-text';
 import { processStatsRebuilds, statsRebuildCommands } from './events/stats-rebuild-commands';
 import { messageStatsRoutes } from './events/message-stats';
 import { analyticsRoutes } from './analytics/routes';
@@ -60,7 +60,9 @@ export default definePlugin({
   register(ctx) {
     const { providers } = ctx.options as { providers?: Record<string, string> };
     ctx.container.register(ProviderAdapters, { useValue: loadProviderAdapters(providers ?? BUILT_IN_PROVIDERS) });
-    ctx.container.register(REMOTE_TEXT, { useValue: fetchRemoteText });
+    ctx.container.register(REMOTE_TEXT, {
+      useFactory: (c) => remoteTextThrough(c.resolve<OutboundGuard>(SERVICES.OutboundGuard)),
+    });
     ctx.container.register(SENDING_OPTIONS, {
       useValue: (ctx.options as { sending?: SendingOptions }).sending ?? {
         pauseFailureRate: 0.5,

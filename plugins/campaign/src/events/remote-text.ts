@@ -1,4 +1,6 @@
-import { AppError } from '@switchboard/core';
+import { request } from 'undici';
+import { AppError, OutboundGuard } from '@switchboard/core';
+import { readAtMost } from '../shared/webhook-poster';
 
 /** Reads a URL's text: the certificates and confirmations of provider webhooks. Tests register their own. */
 export type RemoteText = (url: string) => Promise<string>;
@@ -8,17 +10,22 @@ const TIMEOUT_MS = 5000;
 const MAX_BYTES = 64 * 1024;
 
 /**
- * Only URLs an adapter has checked come here (Amazon SNS's own). A failure is a 503: the provider tries
- * again later, which is what a passing network problem needs.
+ * Only URLs an adapter has checked come here (Amazon SNS's own), read through the outbound guard like
+ * every request made for a tenant, no redirect followed. A failure is a 503: the provider tries again
+ * later, which is what a passing network problem needs.
  */
-export const fetchRemoteText: RemoteText = async (url) => {
-  try {
-    const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(TIMEOUT_MS) });
-    if (!response.ok) throw new Error(`answered ${response.status}`);
-    const text = await response.text();
-    if (text.length > MAX_BYTES) throw new Error(`answered more than ${MAX_BYTES} bytes`);
-    return text;
-  } catch (err) {
-    throw new AppError('SERVICE_UNAVAILABLE', `Could not read ${url}: ${(err as Error).message}`);
-  }
-};
+export const remoteTextThrough =
+  (guard: OutboundGuard): RemoteText =>
+  async (url) => {
+    try {
+      const refused = guard.checkUrl(url);
+      if (refused) throw new Error(refused);
+      const answer = await request(url, { dispatcher: guard.dispatcher, signal: AbortSignal.timeout(TIMEOUT_MS) });
+      const { bytes, cut } = await readAtMost(answer.body, MAX_BYTES);
+      if (answer.statusCode < 200 || answer.statusCode >= 300) throw new Error(`answered ${answer.statusCode}`);
+      if (cut) throw new Error(`answered more than ${MAX_BYTES} bytes`);
+      return bytes.toString('utf8');
+    } catch (err) {
+      throw new AppError('SERVICE_UNAVAILABLE', `Could not read ${url}: ${(err as Error).message}`);
+    }
+  };

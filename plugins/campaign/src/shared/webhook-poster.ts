@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import type { OutboundGuard } from '@switchboard/core';
 import { standardWebhookHeaders } from './standard-webhooks';
 
@@ -11,6 +11,21 @@ export interface PostOutcome {
 
 /** Of a receiver's answer only this much is read, then the rest is thrown away. */
 const BODY_BYTES = 64 * 1024;
+
+/** Reads an answer's body up to `max` bytes, then drops the rest; `cut` says whether there was more. */
+export async function readAtMost(body: Dispatcher.ResponseData['body'], max: number) {
+  const chunks: Buffer[] = [];
+  let read = 0;
+  for await (const chunk of body) {
+    read += (chunk as Buffer).length;
+    if (read > max) {
+      body.destroy();
+      return { bytes: Buffer.concat(chunks), cut: true };
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return { bytes: Buffer.concat(chunks), cut: false };
+}
 
 /**
  * POSTs a JSON body to a tenant's receiver through the outbound guard (no private, loopback or metadata
@@ -35,14 +50,7 @@ export async function postJson(
       dispatcher: through.guard.dispatcher,
       signal: AbortSignal.timeout(through.timeoutMs),
     });
-    let read = 0;
-    for await (const chunk of answer.body) {
-      read += (chunk as Buffer).length;
-      if (read > BODY_BYTES) {
-        answer.body.destroy();
-        break;
-      }
-    }
+    await readAtMost(answer.body, BODY_BYTES);
     return { status: answer.statusCode, error: null, latencyMs: took() };
   } catch (err) {
     const error = err as Error & { cause?: Error };

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /** Far enough ahead that the due index never meets the row: an inactive subscription's deliveries wait here. */
-const PARKED = new Date('9999-01-01T00:00:00.000Z');
+export const PARKED = new Date('9999-01-01T00:00:00.000Z');
 
 /** An inactive subscription's pending deliveries wait, out of the dispatcher's way... */
 export const parkPending = (trx: Knex | Knex.Transaction, webhookId: number) =>
