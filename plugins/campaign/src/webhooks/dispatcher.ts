@@ -58,7 +58,7 @@ export class WebhookDispatcher {
     let tries = 0;
     const inFlight = new Set<Promise<void>>();
     const finished: Tried[] = [];
-    const keys = new Map<number, Buffer>();
+    const keys = new Map<string, Buffer>();
     let extendedAt = Date.now();
     try {
       for (;;) {
@@ -146,11 +146,12 @@ export class WebhookDispatcher {
   }
 
   /** A try always ends in an outcome: one delivery that cannot be tried never stops the others. */
-  private async attempt(due: Due, keys: Map<number, Buffer>): Promise<Tried> {
+  private async attempt(due: Due, keys: Map<string, Buffer>): Promise<Tried> {
     let outcome: PostOutcome;
     try {
-      let key = keys.get(due.webhookId);
-      if (!key) keys.set(due.webhookId, (key = keyOfSecret(this.secrets.open(due.secret))));
+      // By the sealed text: a secret changed meanwhile is another entry.
+      let key = keys.get(due.secret);
+      if (!key) keys.set(due.secret, (key = keyOfSecret(this.secrets.open(due.secret))));
       outcome = await this.post(due.url, key, due.eventId, due.body);
     } catch (err) {
       // Only opening the secret throws: postSigned answers every failure as an outcome.
