@@ -1,5 +1,4 @@
 import dns from 'node:dns';
-import { lookup as resolveAll } from 'node:dns/promises';
 import net, { type LookupFunction } from 'node:net';
 import { Agent, buildConnector } from 'undici';
 import { addressAllowed as addressInRanges } from '../auth/ip-allowlist';
@@ -8,8 +7,8 @@ import { allowedRangesOf, LOOPBACK_RANGES, REFUSED_RANGES, type Ranges } from '.
 
 /**
  * Keeps the requests the engine makes for tenants (webhooks and the like) away from private networks.
- * `checkUrl` and `checkUrlResolved` give a reason to show when a URL is saved; `dispatcher` refuses the
- * connection itself, so a name that resolves differently by the time of the request is still caught.
+ * `checkUrl` gives a reason to show when a URL is saved (a literal address; names are not resolved then);
+ * `dispatcher` refuses the connection itself, checking the address a name resolves to at that moment.
  * OUTBOUND_ALLOWED_RANGES lists ranges allowed all the same; with APP_ENV=local loopback is allowed.
  */
 export class OutboundGuard {
@@ -49,22 +48,6 @@ export class OutboundGuard {
     const ip = ipLiteralOf(parsed.hostname);
     if (ip && !this.isAllowedAddress(ip)) return `the url points at a private or loopback address (${ip})`;
     return null;
-  }
-
-  /** As checkUrl, and every address the host name resolves to must be allowed. */
-  async checkUrlResolved(url: string): Promise<string | null> {
-    const reason = this.checkUrl(url);
-    if (reason) return reason;
-    const { hostname } = new URL(url);
-    if (ipLiteralOf(hostname)) return null;
-    let addresses: dns.LookupAddress[];
-    try {
-      addresses = await resolveAll(hostname, { all: true });
-    } catch {
-      return `the host name ${hostname} does not resolve`;
-    }
-    const refused = addresses.find(({ address }) => !this.isAllowedAddress(address));
-    return refused ? `the host name ${hostname} resolves to a private or loopback address (${refused.address})` : null;
   }
 
   close(): Promise<void> {
