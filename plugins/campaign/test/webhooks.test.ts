@@ -248,6 +248,16 @@ describeEachBackend('campaign: outbound webhooks', (backend) => {
     );
     await f.api().delete(`/webhooks/${hook.id}`).expect(200);
   });
+  it('deletes finished deliveries once they are older than the log keeps them (30 days)', async () => {
+    const finished = () => f.engine.knex('webhook_deliveries').whereNotNull('finished_at').count({ n: '*' }).first();
+    expect(Number((await finished())!.n)).to.be.above(0);
+    clock.advance(29 * 86_400_000);
+    await tick();
+    expect(Number((await finished())!.n)).to.be.above(0);
+    clock.advance(2 * 86_400_000);
+    await tick();
+    expect(Number((await finished())!.n)).to.equal(0);
+  });
 });
 
 describeEachBackend('campaign: outbound webhooks outside a developer machine', (backend) => {
