@@ -20,7 +20,7 @@ import { CheckType, TIERS } from './shared/plans';
 type Context = () => Promise<PluginContext>;
 
 /** The spec's operations fail as the endpoints do: a clear message and exit code 1. */
-const asCliError = (err: unknown): never => {
+export const asCliError = (err: unknown): never => {
   if (err instanceof AppError || err instanceof ImportFileError) throw new CliError(err.message);
   throw err;
 };

@@ -14,6 +14,7 @@ import { TIERS } from './shared/plans';
 import { heartbeatRoutes } from './heartbeats/routes';
 import { HeartbeatService } from './heartbeats/service';
 import { heartbeatCommands } from './heartbeats/commands';
+import { notificationCommands } from './notifications/commands';
 import { uptimeRoutes } from './uptime/routes';
 import { UPTIME_JOB, UptimeService } from './uptime/service';
 import { purgeRoutes } from './purge/routes';
@@ -110,6 +111,7 @@ export default definePlugin<MonitorOptions>({
     const ctx = context as () => Promise<PluginContext>;
     heartbeatCommands(program, ctx);
     monitorCommands(program, ctx);
+    notificationCommands(program, ctx);
   },
   async stop(ctx) {
     await ctx.container.resolve(CheckWorker).checker.close();
