@@ -83,9 +83,15 @@ function ipLiteralOf(hostname: string): string | null {
   return net.isIP(bare) !== 0 ? bare : null;
 }
 
-/** Its code lets a caller tell it from a network failure that a retry could get past. */
+/** The code of a refused connection: a caller tells it from a network failure that a retry could get past. */
+export const OUTBOUND_ADDRESS_REFUSED = 'ERR_OUTBOUND_ADDRESS_REFUSED';
+
+/**
+ * A name's address is not told: a tenant's receiver url must not become a way to map the internal DNS.
+ * An address the url gave as such is named.
+ */
 function refusedAddressError(address: string, hostname?: string): Error {
-  const of = hostname ? ` of ${hostname}` : '';
-  const message = `outbound request refused: the address ${address}${of} is private or loopback`;
-  return Object.assign(new Error(message), { code: 'ERR_OUTBOUND_ADDRESS_REFUSED' });
+  const what = hostname ? `the address of ${hostname}` : `the address ${address}`;
+  const message = `outbound request refused: ${what} is private or loopback`;
+  return Object.assign(new Error(message), { code: OUTBOUND_ADDRESS_REFUSED });
 }

@@ -3,7 +3,10 @@ import { ConfigError } from '../config/load-config';
 
 export type Ranges = ReturnType<typeof parseRanges>;
 
-/** Private, loopback, link-local, shared, documentation, benchmark, multicast and reserved networks. */
+/**
+ * Private, loopback, link-local, shared, documentation, benchmark, multicast and reserved networks, and
+ * the IPv6 ranges that carry an IPv4 address inside (NAT64, 6to4) with its relay anycast.
+ */
 export const REFUSED_RANGES = parseRanges([
   '0.0.0.0/8',
   '10.0.0.0/8',
@@ -13,6 +16,7 @@ export const REFUSED_RANGES = parseRanges([
   '172.16.0.0/12',
   '192.0.0.0/24',
   '192.0.2.0/24',
+  '192.88.99.0/24',
   '192.168.0.0/16',
   '198.18.0.0/15',
   '198.51.100.0/24',
@@ -26,6 +30,8 @@ export const REFUSED_RANGES = parseRanges([
   'ff00::/8',
   '2001:db8::/32',
   '64:ff9b::/96',
+  '64:ff9b:1::/48',
+  '2002::/16',
 ]);
 // IPv4-mapped addresses (::ffff:a.b.c.d) need no range of their own: the matching sees them as the IPv4 address.
 

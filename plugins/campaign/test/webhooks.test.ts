@@ -184,6 +184,19 @@ describeEachBackend('campaign: outbound webhooks', (backend) => {
     }
   });
 
+  it('keeps the run of failures when a client echoes active: true back with an edit', async () => {
+    const hook = await create({ name: 'Echo', url: hooks.url('/gone'), events: ['subscriber.created'] });
+    await f.api().post('/subscribers', { email: 'echo1@acme.test' }).expect(201);
+    await f.api().post('/subscribers', { email: 'echo2@acme.test' }).expect(201);
+    await waitFor(async () => (await deliveries(hook.id, '?state=failed')).pagination.total === 2, 15_000);
+    const run = () => f.engine.knex('webhooks').where({ id: hook.id }).first('failures_in_row', 'failing_since');
+    const before = await run();
+    expect(Number(before.failures_in_row)).to.equal(2);
+    await f.api().put(`/webhooks/${hook.id}`, { name: 'Echo 2', active: true }).expect(200);
+    expect(await run()).to.deep.equal(before);
+    await f.api().delete(`/webhooks/${hook.id}`).expect(200);
+  });
+
   it('sends a signed test event and answers what the receiver said', async () => {
     const hook = await create({ name: 'T', url: hooks.url('/test'), events: ['sent'] });
     const answer = (await f.api().post(`/webhooks/${hook.id}/test`).expect(200)).body.data;
@@ -291,8 +304,9 @@ describeEachBackend('campaign: outbound webhooks outside a developer machine', (
         return d?.attempts === 1;
       }, 15_000);
       const [d] = (await f.api().get(`/webhooks/${named.body.data.id}/deliveries`)).body.data;
-      expect(d.last_error).to.contain('refused');
-      expect(d.response_status).to.equal(null);
+      // Refused for good (a retry would be refused too), without telling the tenant the name's address.
+      expect(d).to.include({ state: 'failed', response_status: null });
+      expect(d.last_error).to.equal('outbound request refused: the address of localhost is private or loopback');
       const test = (await f.api().post(`/webhooks/${named.body.data.id}/test`).expect(200)).body.data;
       expect(test.delivered).to.equal(false);
       expect(test.error).to.contain('refused');

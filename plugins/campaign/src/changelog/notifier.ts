@@ -11,6 +11,9 @@ const BATCH = 50;
 const AT_ONCE = 10;
 /** A receiver that has not answered by then has failed this try. */
 const TIMEOUT_MS = 10_000;
+const LOCK_MS = 30_000;
+/** How long a notice taken for sending waits before another run may take it: sends end well before. */
+const LEASE_MS = 5 * 60_000;
 /** Tries of a notice before it is given up: 1 min, 2, 4 ... up to 6 h between them (with jitter). */
 export const NOTICE_TRIES = 10;
 
@@ -60,20 +63,55 @@ export class ChangelogNotifier {
 
   /** Sends what is due, one run at a time across processes; counts of this run (null: another runs). */
   async run(): Promise<{ sent: number; retried: number; failed: number; dropped: number } | null> {
-    const lock = await this.locks.acquire('campaign.changelog-notices', 60_000);
+    const lock = await this.locks.acquire('campaign.changelog-notices', LOCK_MS);
     if (!lock) return null;
+    let held = true;
+    const heartbeat = setInterval(() => {
+      lock.extend(LOCK_MS).then(
+        (extended) => (held &&= extended),
+        () => (held = false),
+      );
+    }, LOCK_MS / 3);
     const counts = { sent: 0, retried: 0, failed: 0, dropped: 0 };
     try {
-      for (;;) {
-        const batch = await this.dueBatch();
-        if (!batch.length) return counts;
-        await lock.extend(60_000);
-        for (let i = 0; i < batch.length; i += AT_ONCE)
-          await Promise.all(batch.slice(i, i + AT_ONCE).map(async (n) => counts[await this.handle(n)]++));
+      // Once the lock is lost another run may have it: this one takes no more.
+      while (held) {
+        const batch = await this.takeDue();
+        if (!batch.length) break;
+        for (let i = 0; i < batch.length; i += AT_ONCE) {
+          const done = await Promise.allSettled(batch.slice(i, i + AT_ONCE).map((n) => this.handle(n)));
+          for (const d of done) if (d.status === 'fulfilled') counts[d.value]++;
+        }
       }
+      return counts;
     } finally {
+      clearInterval(heartbeat);
       await lock.release();
     }
+  }
+
+  /**
+   * The due notices, their due time moved past their sending (a lease): a run that died or lost its lock
+   * leaves them to be sent again after it, never at the same time as another run.
+   */
+  private async takeDue(): Promise<Notice[]> {
+    const batch = await this.dueBatch();
+    if (!batch.length) return batch;
+    const now = this.clock.now();
+    const lease = new Date(now.getTime() + LEASE_MS + Math.floor(Math.random() * 1_000));
+    const ids = batch.map((n) => n.id);
+    const claimed = await this.knex('changelog_notices')
+      .whereIn('id', ids)
+      .andWhere('state', 'pending')
+      .andWhere('next_attempt_at', '<=', now)
+      .update({ next_attempt_at: lease });
+    if (claimed === ids.length) return batch;
+    const mine = new Set(
+      (await this.knex('changelog_notices').whereIn('id', ids).andWhere('next_attempt_at', lease).pluck('id')).map(
+        Number,
+      ),
+    );
+    return batch.filter((n) => mine.has(n.id));
   }
 
   private async dueBatch(): Promise<Notice[]> {

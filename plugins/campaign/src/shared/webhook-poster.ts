@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import type { OutboundGuard } from '@switchboard/core';
+import { OUTBOUND_ADDRESS_REFUSED, type OutboundGuard } from '@switchboard/core';
 import { standardWebhookHeaders } from './standard-webhooks';
 
 /** What a receiver answered a POST, or why it could not. */
@@ -7,6 +7,8 @@ export interface PostOutcome {
   status: number | null;
   error: string | null;
   latencyMs: number;
+  /** The outbound guard refused the address: trying again would be refused too. */
+  refused?: boolean;
 }
 
 /** Of a receiver's answer only this much is read, then the rest is thrown away. */
@@ -41,7 +43,7 @@ export async function postJson(
   const started = performance.now();
   const took = () => Math.round(performance.now() - started);
   const refused = through.guard.checkUrl(url);
-  if (refused) return { status: null, error: refused, latencyMs: 0 };
+  if (refused) return { status: null, error: refused, latencyMs: 0, refused: true };
   try {
     const answer = await request(url, {
       method: 'POST',
@@ -53,12 +55,13 @@ export async function postJson(
     await readAtMost(answer.body, BODY_BYTES);
     return { status: answer.statusCode, error: null, latencyMs: took() };
   } catch (err) {
-    const error = err as Error & { cause?: Error };
+    const error = err as Error & { code?: string; cause?: Error & { code?: string } };
     const reason =
       error.name === 'TimeoutError'
         ? `no answer within ${through.timeoutMs} ms`
         : (error.cause?.message ?? error.message);
-    return { status: null, error: reason, latencyMs: took() };
+    const refusedAddress = (error.cause?.code ?? error.code) === OUTBOUND_ADDRESS_REFUSED;
+    return { status: null, error: reason, latencyMs: took(), ...(refusedAddress ? { refused: true } : {}) };
   }
 }
 

@@ -12,6 +12,8 @@ const LOCK = 'campaign.webhook-deliveries';
 const LOCK_MS = 15_000;
 /** A try ends within its time limit; its outcome is written moments later. */
 const LEASE_MARGIN_MS = 5_000;
+/** Two runs' leases differ, so each finds the rows it claimed by its own lease. */
+const claimJitterMs = () => Math.floor(Math.random() * 1_000);
 
 interface Due {
   id: number;
@@ -47,28 +49,33 @@ export class WebhookDispatcher {
     return Boolean(await this.dueQuery(1).first('id'));
   }
 
-  /** Delivers until nothing is due; the number of tries (null: another process runs). */
+  /**
+   * Delivers until nothing is due; the number of tries (null: another process runs). The lock is
+   * extended on a timer; once it is lost, no more is taken (another run may have the lock by then).
+   */
   async run(): Promise<number | null> {
     const lock = await this.locks.acquire(LOCK, LOCK_MS);
     if (!lock) {
       // That run may be finishing: look again soon, so a wake that came meanwhile is not lost.
-      await this.wake.later(1_000);
+      await this.wake.later(1_000, 'lock');
       return null;
     }
+    let held = true;
+    const heartbeat = setInterval(() => {
+      lock.extend(LOCK_MS).then(
+        (extended) => (held &&= extended),
+        () => (held = false),
+      );
+    }, LOCK_MS / 3);
     let tries = 0;
     const inFlight = new Set<Promise<void>>();
     const finished: Tried[] = [];
     const keys = new Map<string, Buffer>();
-    let extendedAt = Date.now();
     try {
       for (;;) {
-        if (Date.now() - extendedAt > LOCK_MS / 3) {
-          await lock.extend(LOCK_MS);
-          extendedAt = Date.now();
-        }
         // Take more once a quarter of the places are free: a read per few tries, not per try.
         const room = this.options.concurrency - inFlight.size;
-        if (!inFlight.size || room >= this.options.concurrency / 4) {
+        if (held && (!inFlight.size || room >= this.options.concurrency / 4)) {
           await this.outcomes.write(finished.splice(0));
           for (const due of await this.take(room)) {
             tries++;
@@ -82,9 +89,11 @@ export class WebhookDispatcher {
         if (!inFlight.size) break;
         await Promise.race(inFlight);
       }
+      await this.outcomes.write(finished.splice(0));
       await this.wakeForNextRetry();
       return tries;
     } finally {
+      clearInterval(heartbeat);
       await Promise.allSettled(inFlight);
       await this.outcomes.write(finished.splice(0)).catch(() => undefined);
       await lock.release();
@@ -122,15 +131,25 @@ export class WebhookDispatcher {
       ).map((h: Record<string, unknown>) => [toInt(h.id), h]),
     );
     for (const [id, hook] of hooks) if (!toBool(hook.active)) await parkPending(this.knex, id);
-    const taken = rows.filter((r) => toBool(hooks.get(toInt(r.webhook_id))?.active));
+    let taken = rows.filter((r) => toBool(hooks.get(toInt(r.webhook_id))?.active));
     if (!taken.length) return this.take(room);
-    const lease = new Date(this.clock.now().getTime() + LEASE_MARGIN_MS + 2 * this.options.timeoutMs);
-    await this.knex('webhook_deliveries')
-      .whereIn(
-        'id',
-        taken.map((r) => toInt(r.id)),
-      )
+    // Claimed only where still due: a run that lost its lock and this one never take the same row.
+    const now = this.clock.now();
+    const lease = new Date(now.getTime() + LEASE_MARGIN_MS + 2 * this.options.timeoutMs + claimJitterMs());
+    const ids = taken.map((r) => toInt(r.id));
+    const claimed = await this.knex('webhook_deliveries')
+      .whereIn('id', ids)
+      .andWhere('state', 'pending')
+      .andWhere('next_attempt_at', '<=', now)
       .update({ next_attempt_at: lease });
+    if (claimed < ids.length) {
+      const mine = new Set(
+        (await this.knex('webhook_deliveries').whereIn('id', ids).andWhere('next_attempt_at', lease).pluck('id')).map(
+          Number,
+        ),
+      );
+      taken = taken.filter((r) => mine.has(toInt(r.id)));
+    }
     return taken.map((r) => {
       const hook = hooks.get(toInt(r.webhook_id))!;
       return {
@@ -180,6 +199,6 @@ export class WebhookDispatcher {
       .first('next_attempt_at');
     if (!next) return;
     const wait = toDate(next.next_attempt_at)!.getTime() - this.clock.now().getTime();
-    if (wait < 5 * 60_000) await this.wake.later(wait);
+    if (wait < 5 * 60_000) await this.wake.later(wait, `at-${Math.ceil((Date.now() + wait) / 1000)}`);
   }
 }

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, parseJson, SERVICES, toInt } from '@switchboard/core';
+import { Clock, isForeignKeyViolation, parseJson, SERVICES, toInt } from '@switchboard/core';
 import type { WebhookEventName } from './event-names';
 import { WebhookWake } from './wake';
 
@@ -70,11 +70,27 @@ export class WebhookOutbox {
       }));
     });
     if (!rows.length) return;
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK)
-      await trx('webhook_deliveries').insert(rows.slice(i, i + INSERT_CHUNK));
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) await this.insert(trx, rows.slice(i, i + INSERT_CHUNK));
     trx.executionPromise.then(
       () => this.wake.now(),
       () => undefined,
     );
+  }
+
+  /**
+   * A subscription deleted after it was read here fails the insert on its foreign key; that must not fail
+   * the change being recorded (a send's outcomes, an import): its rows are dropped, the others written.
+   * The failed statement alone is undone on both databases, not the transaction.
+   */
+  private async insert(trx: Knex.Transaction, rows: Array<{ webhook_id: number }>): Promise<void> {
+    try {
+      await trx('webhook_deliveries').insert(rows);
+    } catch (err) {
+      if (!isForeignKeyViolation(err)) throw err;
+      const ids = [...new Set(rows.map((r) => r.webhook_id))];
+      const left = new Set((await trx('webhooks').whereIn('id', ids).pluck('id')).map(Number));
+      const kept = rows.filter((r) => left.has(r.webhook_id));
+      if (kept.length) await trx('webhook_deliveries').insert(kept);
+    }
   }
 }

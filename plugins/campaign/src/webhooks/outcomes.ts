@@ -17,11 +17,14 @@ export interface Tried {
 
 type Verdict = 'delivered' | 'retry' | 'failed';
 
-/** A 2xx delivers; a 429, a 5xx or no answer is tried again; any other answer fails for good. */
+/**
+ * A 2xx delivers; a 429, a 5xx or no answer is tried again; any other answer, or an address the outbound
+ * guard refuses, fails for good.
+ */
 export function verdictOf(tried: Tried, maxAttempts: number): Verdict {
-  const { status } = tried.outcome;
+  const { status, refused } = tried.outcome;
   if (status !== null && status >= 200 && status < 300) return 'delivered';
-  const retriable = status === null || status === 429 || status >= 500;
+  const retriable = !refused && (status === null || status === 429 || status >= 500);
   return retriable && tried.attempts < maxAttempts ? 'retry' : 'failed';
 }
 
@@ -90,11 +93,15 @@ export class WebhookOutcomes {
       });
   }
 
+  /**
+   * Each subscription's run of failures, in the order of the tries: a success ends it, failures after it
+   * start a new one. Nothing is written for a subscription that was not failing and still is not.
+   */
   private async followFailures(trx: Knex.Transaction, all: Tried[]): Promise<void> {
-    const runs = new Map<number, { failures: number; succeeded: boolean; firstFailure: Date | null; last: Tried }>();
+    const runs = new Map<number, { failures: number; reset: boolean; firstFailure: Date | null; last: Tried }>();
     for (const t of all) {
-      const run = runs.get(t.webhookId) ?? { failures: 0, succeeded: false, firstFailure: null, last: t };
-      if (verdictOf(t, Infinity) === 'delivered') run.succeeded = true;
+      const run = runs.get(t.webhookId) ?? { failures: 0, reset: false, firstFailure: null, last: t };
+      if (verdictOf(t, Infinity) === 'delivered') Object.assign(run, { failures: 0, reset: true, firstFailure: null });
       else {
         run.failures++;
         run.firstFailure ??= t.at;
@@ -102,21 +109,31 @@ export class WebhookOutcomes {
       run.last = t;
       runs.set(t.webhookId, run);
     }
+    const failing = new Set<number>(
+      (
+        await trx('webhooks')
+          .whereIn('id', [...runs.keys()])
+          .andWhere('failures_in_row', '>', 0)
+          .pluck('id')
+      ).map(Number),
+    );
     // In id order, so concurrent writers take the rows in one order.
     for (const [webhookId, run] of [...runs].sort(([a], [b]) => a - b)) {
-      if (run.succeeded) {
-        await trx('webhooks')
-          .where({ id: webhookId })
-          .andWhere('failures_in_row', '>', 0)
-          .update({ failures_in_row: 0, failing_since: null });
+      if (!run.failures) {
+        if (failing.has(webhookId))
+          await trx('webhooks').where({ id: webhookId }).update({ failures_in_row: 0, failing_since: null });
         continue;
       }
       await trx('webhooks')
         .where({ id: webhookId })
-        .update({
-          failures_in_row: trx.raw('failures_in_row + ?', [run.failures]),
-          failing_since: trx.raw('COALESCE(failing_since, ?)', [run.firstFailure]),
-        });
+        .update(
+          run.reset
+            ? { failures_in_row: run.failures, failing_since: run.firstFailure }
+            : {
+                failures_in_row: trx.raw('failures_in_row + ?', [run.failures]),
+                failing_since: trx.raw('COALESCE(failing_since, ?)', [run.firstFailure]),
+              },
+        );
       const since = new Date(run.last.at.getTime() - this.options.disableAfterMs);
       const reason =
         `deactivated ${run.last.at.toISOString()}: every try failed since the failures began ` +

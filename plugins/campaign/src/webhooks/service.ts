@@ -12,6 +12,7 @@ import {
   rowMapper,
   SecretBox,
   SERVICES,
+  toBool,
 } from '@switchboard/core';
 import { whsecOf } from '../shared/standard-webhooks';
 import { assertReceiverUrl } from '../shared/receiver-url';
@@ -83,21 +84,26 @@ export class WebhooksService {
     const { secret, events, ...fields } = input;
     if (fields.url !== undefined) assertReceiverUrl(this.guard, 'url', fields.url);
     const now = this.clock.now();
-    await this.knex.transaction(async (trx) => {
-      const changed = await trx('webhooks')
+    const activated = await this.knex.transaction(async (trx) => {
+      const current = await trx('webhooks').where({ organization_id: orgId, id }).forUpdate().first('active');
+      if (!current) throw notFound('Webhook', id);
+      const wasActive = toBool(current.active);
+      // Only a change of state counts: a client echoing `active: true` back resets nothing.
+      const activating = fields.active === true && !wasActive;
+      await trx('webhooks')
         .where({ organization_id: orgId, id })
         .update({
           ...fields,
           ...(events !== undefined ? { events: JSON.stringify(events) } : {}),
           ...(secret !== undefined ? { secret: this.secrets.seal(secret) } : {}),
-          ...(fields.active === true ? { disabled_reason: null, failures_in_row: 0, failing_since: null } : {}),
+          ...(activating ? { disabled_reason: null, failures_in_row: 0, failing_since: null } : {}),
           updated_at: now,
         });
-      if (!changed) throw notFound('Webhook', id);
-      if (fields.active === true) await unparkPending(trx, id, now);
-      if (fields.active === false) await parkPending(trx, id);
+      if (activating) await unparkPending(trx, id, now);
+      if (fields.active === false && wasActive) await parkPending(trx, id);
+      return activating;
     });
-    if (fields.active === true) this.wake.now();
+    if (activated) this.wake.now();
     return this.show(await this.row(orgId, id), secret);
   }
 

@@ -28,9 +28,12 @@ export class WebhookWake {
     this.trailing.unref();
   }
 
-  /** A wake after `ms` (one such wake waits at a time: the job id dedupes). */
-  async later(ms: number): Promise<void> {
-    await this.queues.get(WEBHOOK_DELIVERIES_JOB).add({}, { jobId: 'webhooks-later', delayMs: Math.max(1, ms) });
+  /**
+   * A wake after `ms`. `reason` names it: one wake of a name waits at a time (the job id dedupes), and
+   * a wake asked for from inside that same job is not swallowed by it when the names differ.
+   */
+  async later(ms: number, reason: string): Promise<void> {
+    await this.queues.get(WEBHOOK_DELIVERIES_JOB).add({}, { jobId: `webhooks-${reason}`, delayMs: Math.max(1, ms) });
   }
 
   private add(): void {

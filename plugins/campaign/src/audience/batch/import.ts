@@ -236,14 +236,15 @@ export class BatchImport {
       }
       const deltas = await insertMemberships(trx, orgId, memberships, now, new Set(freshIds));
 
-      // Counters last: their rows are shared by every concurrent import and stay locked until commit.
-      await adjustStatusCounts(trx, orgId, { [status]: fresh.length }, { kind: 'created', at: now });
-      await applyListDeltas(trx, deltas);
       await this.webhooks.emit(
         trx,
         orgId,
         fresh.map((r) => subscriberCreated({ id: ids.get(r.email)!, email: r.email, status }, now)),
       );
+
+      // Counters last: their rows are shared by every concurrent import and stay locked until commit.
+      await adjustStatusCounts(trx, orgId, { [status]: fresh.length }, { kind: 'created', at: now });
+      await applyListDeltas(trx, deltas);
 
       result.created += fresh.length;
       result.updated += updates.length;
