@@ -5,6 +5,7 @@ import { escapeHtml } from '../shared/html';
 import { postSigned, retryDelayMs } from '../shared/webhook-poster';
 import { ChangelogSecrets } from './secrets';
 import { ChangelogUnsubscribe } from './unsubscribe';
+import { claimDue, keepLock } from '../shared/leased-rows';
 
 /** Notices read at a time, and sent at once. */
 const BATCH = 50;
@@ -35,8 +36,8 @@ interface Notice {
 /**
  * Sends due changelog notices: the mail (with an unsubscribe link) or the signed webhook POST. A notice is
  * marked sent once its receiver took it; a failure is tried again later with backoff, then given up.
- * The rows are the truth: a worker killed mid-send leaves the notice pending, sent again at most once
- * more (the webhook's `webhook-id` stays the same, so a receiver can drop the repeat).
+ * The rows are the truth: a worker killed mid-send leaves the notice pending, sent again once its lease
+ * ends (the webhook's `webhook-id` stays the same, so a receiver can drop the repeat).
  */
 @injectable()
 export class ChangelogNotifier {
@@ -65,17 +66,11 @@ export class ChangelogNotifier {
   async run(): Promise<{ sent: number; retried: number; failed: number; dropped: number } | null> {
     const lock = await this.locks.acquire('campaign.changelog-notices', LOCK_MS);
     if (!lock) return null;
-    let held = true;
-    const heartbeat = setInterval(() => {
-      lock.extend(LOCK_MS).then(
-        (extended) => (held &&= extended),
-        () => (held = false),
-      );
-    }, LOCK_MS / 3);
+    const kept = keepLock(lock, LOCK_MS);
     const counts = { sent: 0, retried: 0, failed: 0, dropped: 0 };
     try {
       // Once the lock is lost another run may have it: this one takes no more.
-      while (held) {
+      while (kept.held()) {
         const batch = await this.takeDue();
         if (!batch.length) break;
         for (let i = 0; i < batch.length; i += AT_ONCE) {
@@ -85,7 +80,7 @@ export class ChangelogNotifier {
       }
       return counts;
     } finally {
-      clearInterval(heartbeat);
+      kept.stop();
       await lock.release();
     }
   }
@@ -97,20 +92,8 @@ export class ChangelogNotifier {
   private async takeDue(): Promise<Notice[]> {
     const batch = await this.dueBatch();
     if (!batch.length) return batch;
-    const now = this.clock.now();
-    const lease = new Date(now.getTime() + LEASE_MS + Math.floor(Math.random() * 1_000));
     const ids = batch.map((n) => n.id);
-    const claimed = await this.knex('changelog_notices')
-      .whereIn('id', ids)
-      .andWhere('state', 'pending')
-      .andWhere('next_attempt_at', '<=', now)
-      .update({ next_attempt_at: lease });
-    if (claimed === ids.length) return batch;
-    const mine = new Set(
-      (await this.knex('changelog_notices').whereIn('id', ids).andWhere('next_attempt_at', lease).pluck('id')).map(
-        Number,
-      ),
-    );
+    const mine = await claimDue(this.knex, 'changelog_notices', ids, this.clock.now(), LEASE_MS);
     return batch.filter((n) => mine.has(n.id));
   }
 

@@ -6,14 +6,13 @@ import { postSigned, PostOutcome } from '../shared/webhook-poster';
 import { WEBHOOK_OPTIONS, WebhookOptions } from './options';
 import { WebhookOutcomes, Tried } from './outcomes';
 import { WebhookWake } from './wake';
+import { claimDue, keepLock } from '../shared/leased-rows';
 import { PARKED, parkPending } from './pending';
 
 const LOCK = 'campaign.webhook-deliveries';
 const LOCK_MS = 15_000;
 /** A try ends within its time limit; its outcome is written moments later. */
 const LEASE_MARGIN_MS = 5_000;
-/** Two runs' leases differ, so each finds the rows it claimed by its own lease. */
-const claimJitterMs = () => Math.floor(Math.random() * 1_000);
 
 interface Due {
   id: number;
@@ -60,13 +59,7 @@ export class WebhookDispatcher {
       await this.wake.later(1_000, 'lock');
       return null;
     }
-    let held = true;
-    const heartbeat = setInterval(() => {
-      lock.extend(LOCK_MS).then(
-        (extended) => (held &&= extended),
-        () => (held = false),
-      );
-    }, LOCK_MS / 3);
+    const kept = keepLock(lock, LOCK_MS);
     let tries = 0;
     const inFlight = new Set<Promise<void>>();
     const finished: Tried[] = [];
@@ -75,7 +68,7 @@ export class WebhookDispatcher {
       for (;;) {
         // Take more once a quarter of the places are free: a read per few tries, not per try.
         const room = this.options.concurrency - inFlight.size;
-        if (held && (!inFlight.size || room >= this.options.concurrency / 4)) {
+        if (kept.held() && (!inFlight.size || room >= this.options.concurrency / 4)) {
           await this.outcomes.write(finished.splice(0));
           for (const due of await this.take(room)) {
             tries++;
@@ -93,7 +86,7 @@ export class WebhookDispatcher {
       await this.wakeForNextRetry();
       return tries;
     } finally {
-      clearInterval(heartbeat);
+      kept.stop();
       await Promise.allSettled(inFlight);
       await this.outcomes.write(finished.splice(0)).catch(() => undefined);
       await lock.release();
@@ -131,37 +124,25 @@ export class WebhookDispatcher {
       ).map((h: Record<string, unknown>) => [toInt(h.id), h]),
     );
     for (const [id, hook] of hooks) if (!toBool(hook.active)) await parkPending(this.knex, id);
-    let taken = rows.filter((r) => toBool(hooks.get(toInt(r.webhook_id))?.active));
-    if (!taken.length) return this.take(room);
-    // Claimed only where still due: a run that lost its lock and this one never take the same row.
-    const now = this.clock.now();
-    const lease = new Date(now.getTime() + LEASE_MARGIN_MS + 2 * this.options.timeoutMs + claimJitterMs());
-    const ids = taken.map((r) => toInt(r.id));
-    const claimed = await this.knex('webhook_deliveries')
-      .whereIn('id', ids)
-      .andWhere('state', 'pending')
-      .andWhere('next_attempt_at', '<=', now)
-      .update({ next_attempt_at: lease });
-    if (claimed < ids.length) {
-      const mine = new Set(
-        (await this.knex('webhook_deliveries').whereIn('id', ids).andWhere('next_attempt_at', lease).pluck('id')).map(
-          Number,
-        ),
-      );
-      taken = taken.filter((r) => mine.has(toInt(r.id)));
-    }
-    return taken.map((r) => {
-      const hook = hooks.get(toInt(r.webhook_id))!;
-      return {
-        id: toInt(r.id),
-        webhookId: toInt(r.webhook_id),
-        eventId: toText(r.event_id),
-        body: toText(r.body),
-        attempts: toInt(r.attempts),
-        url: toText(hook.url),
-        secret: toText(hook.secret),
-      };
-    });
+    const active = rows.filter((r) => toBool(hooks.get(toInt(r.webhook_id))?.active));
+    if (!active.length) return this.take(room);
+    const ids = active.map((r) => toInt(r.id));
+    const leaseMs = LEASE_MARGIN_MS + 2 * this.options.timeoutMs;
+    const mine = await claimDue(this.knex, 'webhook_deliveries', ids, this.clock.now(), leaseMs);
+    return active
+      .filter((r) => mine.has(toInt(r.id)))
+      .map((r) => {
+        const hook = hooks.get(toInt(r.webhook_id))!;
+        return {
+          id: toInt(r.id),
+          webhookId: toInt(r.webhook_id),
+          eventId: toText(r.event_id),
+          body: toText(r.body),
+          attempts: toInt(r.attempts),
+          url: toText(hook.url),
+          secret: toText(hook.secret),
+        };
+      });
   }
 
   /** A try always ends in an outcome: one delivery that cannot be tried never stops the others. */

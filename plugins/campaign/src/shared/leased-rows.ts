@@ -1,0 +1,39 @@
+import type { Knex } from 'knex';
+import type { LockHandle } from '@switchboard/core';
+
+/**
+ * Keeps a run's lock: extended every third of its time. `held()` turns false once an extension fails,
+ * after which another run may hold the lock and this one must take nothing more.
+ */
+export function keepLock(lock: LockHandle, ttlMs: number): { held(): boolean; stop(): void } {
+  let held = true;
+  const timer = setInterval(() => {
+    lock.extend(ttlMs).then(
+      (extended) => (held &&= extended),
+      () => (held = false),
+    );
+  }, ttlMs / 3);
+  return { held: () => held, stop: () => clearInterval(timer) };
+}
+
+/**
+ * Claims pending rows (`state`, `next_attempt_at`) that are still due by moving their due time to a lease
+ * of this run's own (jittered, so two runs' leases differ): a row is never taken by two runs, and one
+ * whose run died is due again after the lease. The ids this run claimed.
+ */
+export async function claimDue(
+  knex: Knex,
+  table: string,
+  ids: number[],
+  now: Date,
+  leaseMs: number,
+): Promise<Set<number>> {
+  const lease = new Date(now.getTime() + leaseMs + Math.floor(Math.random() * 1_000));
+  const claimed = await knex(table)
+    .whereIn('id', ids)
+    .andWhere('state', 'pending')
+    .andWhere('next_attempt_at', '<=', now)
+    .update({ next_attempt_at: lease });
+  if (claimed === ids.length) return new Set(ids);
+  return new Set((await knex(table).whereIn('id', ids).andWhere('next_attempt_at', lease).pluck('id')).map(Number));
+}
