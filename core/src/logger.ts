@@ -1,7 +1,11 @@
-import pino, { Logger } from 'pino';
+import type { Logger } from 'pino';
+import { loadOnFirstUse } from './load-on-first-use';
+
+const pinoModule = loadOnFirstUse(() => require('pino') as typeof import('pino'));
 
 export type { Logger };
 
 export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'switchboard' }, timestamp: pino.stdTimeFunctions.isoTime });
+  const { pino, stdTimeFunctions } = pinoModule();
+  return pino({ level, base: { service: 'switchboard' }, timestamp: stdTimeFunctions.isoTime });
 }

@@ -41,6 +41,17 @@ describeEachBackend('HTTP envelopes and error mapping', (backend) => {
     }
   });
 
+  it('fails an answer whose status the route does not document in tests, and publishes those it does', async () => {
+    const documented = await request(server).get('/api/probe/duplicates/1').set(tenant.auth).expect(409);
+    expect(documented.body.error.code).to.equal('DUPLICATE_ENTRY');
+    const gone = await request(server).get('/api/probe/gone').set(tenant.auth).expect(500);
+    expect(gone.body.error.code).to.equal('INTERNAL_ERROR');
+    const document = (await request(server).get('/api/openapi.json').expect(200)).body;
+    const responses = document.paths['/api/probe/duplicates/{id}'].get.responses;
+    expect(Object.keys(responses)).to.have.members(['200', '401', '403', '404', '409', '422', '429', '431']);
+    expect(responses['409'].content['application/json'].schema.required).to.deep.equal(['success', 'error']);
+  });
+
   it('answers 201 with defaults applied and unknown members dropped', async () => {
     const res = await request(server)
       .post('/api/probe/things')

@@ -252,7 +252,7 @@ describeEachBackend('migrations: concurrent runners', (backend) => {
     expect(results.flatMap(([r]) => r.applied)).to.have.members(ALL);
     expect(await names(a, 'migrations_widgets')).to.deep.equal(ALL);
     expect(await a('migrations_widgets_lock').select('is_locked')).to.deep.equal([{ is_locked: 0 }]);
-  });
+  }).timeout(30_000);
 
   it('wait for a lock held by another runner, and fail saying how to clear a stale one', async () => {
     const warnings: string[] = [];

@@ -8,6 +8,7 @@ import {
 } from '@switchboard/plugin-campaign/bench';
 import { monitorBenchmark, monitorImportBenchmark } from '@switchboard/plugin-server-monitor/bench';
 import { apiBenchmark } from './api';
+import { cliBenchmark } from './cli';
 
 /** Every benchmark by name; a plugin's own live in its package (`bench/`). */
 export const benchmarks: Record<string, Benchmark> = {
@@ -19,4 +20,5 @@ export const benchmarks: Record<string, Benchmark> = {
   'monitor-import': monitorImportBenchmark,
   analytics: analyticsBenchmark,
   webhooks: webhooksBenchmark,
+  cli: cliBenchmark,
 };

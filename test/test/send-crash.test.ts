@@ -137,7 +137,7 @@ describe('sending survives a killed worker and an emptied Redis [mysql+redis]', 
     expect(done.delivery).to.include({ recipients: RECIPIENTS, sent: RECIPIENTS, failed: 0, queued: 0 });
     expect(done.stats.sent).to.equal(RECIPIENTS);
     expectEveryoneOnce(id, sink.accepted - before);
-  });
+  }).timeout(60_000);
 
   it('Redis emptied mid-send (FLUSHDB): the watchdog queues the rest again from the database', async () => {
     if (!workers.some((w) => w.exitCode === null && w.signalCode === null)) startWorker();
@@ -161,7 +161,7 @@ describe('sending survives a killed worker and an emptied Redis [mysql+redis]', 
     const done = await delivery(id);
     expect(done.delivery).to.include({ recipients: RECIPIENTS, sent: RECIPIENTS, failed: 0, queued: 0 });
     expectEveryoneOnce(id, sink.accepted - before);
-  });
+  }).timeout(60_000);
 });
 
 /**
@@ -249,5 +249,5 @@ describe('sending survives a killed serve process on the embedded default', func
     const twice = [...counts.values()].filter((n) => n > 1).length;
     expect([...counts.values()].every((n) => n <= 2)).to.equal(true);
     expect(twice).to.be.at.most(IN_FLIGHT);
-  });
+  }).timeout(60_000);
 });

@@ -131,5 +131,5 @@ describe('outbound webhooks survive a killed worker and an emptied Redis [mysql+
     const twice = [...taken.values()].filter((n) => n > 1).length;
     expect([...taken.values()].every((n) => n <= 2)).to.equal(true);
     expect(twice).to.be.at.most(IN_FLIGHT);
-  });
+  }).timeout(120_000);
 });

@@ -15,7 +15,10 @@ export interface CliOptions extends EngineOptions {
 export function buildProgram(options: CliOptions = {}): Command {
   const config = loadConfig(options.config);
   const plugins = loadPlugins(config.plugins, options.resolvePlugin);
-  const program = new Command('switchboard').description('Switchboard engine').showHelpAfterError();
+  const program = new Command('switchboard')
+    .description('Switchboard engine')
+    .version(config.version, '-V, --version', 'print the version')
+    .showHelpAfterError();
 
   let engine: Engine | undefined;
   const open = async () => (engine ??= await Engine.create(config, options));

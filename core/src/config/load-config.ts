@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv from 'ajv';
 import { AppConfig, AppEnv, MailConfig, PluginConfig } from './types';
 import { ConfigFile, configFileSchema } from './config-file.schema';
+import { settingsAjv } from './settings-ajv';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -32,7 +32,7 @@ function readConfigFile(file: string, explicit: boolean): ConfigFile {
   } catch (err) {
     throw new ConfigError(`Config file ${file} is not valid JSON: ${(err as Error).message}`);
   }
-  const validate = new Ajv({ allErrors: true }).compile(configFileSchema);
+  const validate = settingsAjv().compile(configFileSchema);
   if (!validate(parsed)) {
     const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
     throw new ConfigError(`Config file ${file} is invalid: ${problems}`);

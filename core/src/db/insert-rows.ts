@@ -1,6 +1,8 @@
-import { escapeId } from 'mysql2';
 import type { Knex } from 'knex';
 import { dialectOfKnex } from './dialect';
+import { loadOnFirstUse } from '../load-on-first-use';
+
+const mysql2 = loadOnFirstUse(() => require('mysql2') as typeof import('mysql2'));
 
 export interface InsertRowsOptions {
   /** Skip rows whose key exists already (INSERT IGNORE / ON CONFLICT DO NOTHING). */
@@ -92,6 +94,7 @@ export async function insertValues(
     });
     return insertWithKnex(trx, table, objects, options);
   }
+  const { escapeId } = mysql2();
   const names = [...rows.columns, ...shared.map(([c]) => c)];
   const head = `INSERT ${options.ignoreExisting ? 'IGNORE ' : ''}INTO ${escapeId(table)} (${names.map((c) => escapeId(c)).join(', ')}) VALUES `;
   const append = options.appendOnConflict;

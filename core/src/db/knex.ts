@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import knexFactory, { Knex } from 'knex';
+import type { Knex } from 'knex';
+import { loadOnFirstUse } from '../load-on-first-use';
+
+const knexModule = loadOnFirstUse(() => require('knex') as typeof import('knex'));
 
 export type Dialect = 'sqlite' | 'mysql';
 
@@ -34,7 +37,7 @@ export function createKnex(
   if (dialectOf(databaseUrl) === 'sqlite') {
     const filename = databaseUrl.slice('sqlite:'.length) || ':memory:';
     if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
-    return knexFactory({
+    return knexModule().knex({
       client: 'better-sqlite3',
       connection: { filename },
       useNullAsDefault: true,
@@ -53,7 +56,7 @@ export function createKnex(
     });
   }
   const url = new URL(databaseUrl.replace(/^mariadb:/, 'mysql:'));
-  return knexFactory({
+  return knexModule().knex({
     client: 'mysql2',
     connection: {
       host: url.hostname,

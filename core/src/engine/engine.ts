@@ -10,9 +10,7 @@ import { SERVICES } from '../container/service-keys';
 import { loadPlugins, LoadedPlugin } from '../plugin/loader';
 import type { PluginContext } from '../plugin/types';
 import { ApiRegistry } from '../http/api-registry';
-import { buildHttpApp } from '../http/build-app';
 import { ShutdownGate } from '../http/shutdown-gate';
-import { RateLimits } from '../http/rate-limits';
 import type { Metrics } from '../http/metrics';
 import { ApiTokenService } from '../auth/api-tokens';
 import { knownResources } from '../auth/permissions';
@@ -23,6 +21,11 @@ import type { JobQueues } from '../queue/types';
 import type { Locks } from '../locks/types';
 import type { Clock } from '../clock';
 import { closeSharedServices, createRootContainer, SharedServiceOverrides } from './shared-services';
+import { loadOnFirstUse } from '../load-on-first-use';
+
+// Koa, its middleware and the rate limiters load when the process serves HTTP.
+const httpApp = loadOnFirstUse(() => require('../http/build-app') as typeof import('../http/build-app'));
+const rateLimiting = loadOnFirstUse(() => require('../http/rate-limits') as typeof import('../http/rate-limits'));
 
 export const CORE_MIGRATIONS: MigrationNamespace = {
   id: 'core',
@@ -129,7 +132,9 @@ export class Engine {
   }
 
   http(): Koa {
-    this.app ??= buildHttpApp({
+    if (this.app) return this.app;
+    const { RateLimits } = rateLimiting();
+    this.app = httpApp().buildHttpApp({
       config: this.config,
       logger: this.logger,
       registry: this.registry,

@@ -1,5 +1,5 @@
-import { container as globalContainer, DependencyContainer } from 'tsyringe';
-import { createClient, RedisClientType } from 'redis';
+import { container as globalContainer, DependencyContainer, instanceCachingFactory } from 'tsyringe';
+import type { RedisClientType } from 'redis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/types';
@@ -10,13 +10,16 @@ import { createLogger } from '../logger';
 import { createJobQueues } from '../queue';
 import { createLocks } from '../locks';
 import { createMailer } from '../mail/mailer';
-import { Metrics } from '../http/metrics';
 import { ApiTokenService } from '../auth/api-tokens';
 import { SecretBox } from '../secrets/secret-box';
 import { loadAppKey } from '../secrets/app-key';
 import { OutboundGuard } from '../http/outbound-guard';
 import type { JobQueues } from '../queue/types';
 import type { Locks } from '../locks/types';
+import { loadOnFirstUse } from '../load-on-first-use';
+
+const redisModule = loadOnFirstUse(() => require('redis') as typeof import('redis'));
+const metricsModule = loadOnFirstUse(() => require('../http/metrics') as typeof import('../http/metrics'));
 
 export interface SharedServiceOverrides {
   logger?: Logger;
@@ -35,7 +38,7 @@ export async function createRootContainer(
   const logger = overrides.logger ?? createLogger(config.logLevel);
   let redis: RedisClientType | null = null;
   if (config.redisUrl) {
-    redis = createClient({ url: config.redisUrl }) as RedisClientType;
+    redis = redisModule().createClient({ url: config.redisUrl }) as RedisClientType;
     redis.on('error', (err) => logger.warn({ err }, 'redis connection error'));
     await redis.connect();
   }
@@ -59,7 +62,8 @@ export async function createRootContainer(
       dkim: config.mail.dkim,
     }),
   });
-  root.register(SERVICES.Metrics, { useValue: new Metrics(queues) });
+  // Made when the HTTP app is built: only serving needs prom-client.
+  root.register(SERVICES.Metrics, { useFactory: instanceCachingFactory(() => new (metricsModule().Metrics)(queues)) });
   root.register(SERVICES.SecretBox, { useValue: secretBox });
   root.register(SERVICES.OutboundGuard, { useValue: outboundGuard });
   // One per engine: the HTTP pipeline and the commands share its cache, so a revocation is seen at once.

@@ -7,6 +7,7 @@ import { grants, permissionProblem } from '../auth/permissions';
 import { AppError } from './errors';
 import { compileResponseCheck, compileValidator } from './validation';
 import { readJsonBody } from './body';
+import { documentedResponses, OtherAnswer } from './documented-responses';
 
 export interface RouteSpec {
   summary: string;
@@ -18,7 +19,16 @@ export interface RouteSpec {
   body?: object;
   /** Top-level body fields whose surrounding white space is dropped before validation. */
   trim?: string[];
-  response: { status?: number; description?: string; schema?: object };
+  response: { status?: number; description?: string; schema?: object; contentType?: string };
+  /**
+   * The other statuses this route answers beyond those its kind of route always may (documented-responses.ts),
+   * each with when: `{409: 'DUPLICATE_ENTRY: a list with this name exists'}`.
+   */
+  answers?: Readonly<Record<number, OtherAnswer>>;
+  /** The OpenAPI operationId; by default built from the method and the path. */
+  operationId?: string;
+  /** Left out of the OpenAPI document: a catch-all that only answers errors. */
+  unpublished?: boolean;
 }
 
 /** The type a request schema describes once ajv has validated (defaults applied, unknown members dropped). */
@@ -58,6 +68,8 @@ export interface ApiGroupOptions {
   rateLimit?: RateLimitPolicy | null;
   /** A spec whose error body differs from the standard envelope renders its own. */
   renderError?: (err: AppError) => RenderedError;
+  /** The JSON schema of what `renderError` renders, for the OpenAPI document. */
+  errorSchema?: object;
 }
 
 export interface RouteRecord {
@@ -118,8 +130,9 @@ export class ApiGroup {
       this.options.checkResponses && spec.response.schema ? compileResponseCheck(spec.response.schema, route) : null;
     const status = spec.response.status ?? 200;
     const needsToken = this.options.auth === 'token';
+    const checkStatus = this.options.checkResponses ? undocumentedStatusCheck(this.routes.at(-1)!, route) : null;
 
-    this.router.register(path, [method], async (ctx: Context) => {
+    const answer = async (ctx: Context) => {
       const auth = ctx.state.auth as AuthContext | undefined;
       if (needsToken) requirePermission(ctx, auth, spec.permission!);
       const params = validateParams ? validateParams({ ...ctx.params }) : ctx.params;
@@ -130,9 +143,28 @@ export class ApiGroup {
       ctx.status = (ctx.state.responseStatus as number | undefined) ?? status;
       checkResponse?.(result);
       if (status !== 204) ctx.body = result;
+    };
+    this.router.register(path, [method], async (ctx: Context) => {
+      if (!checkStatus) return answer(ctx);
+      try {
+        await answer(ctx);
+      } catch (err) {
+        if (err instanceof AppError) checkStatus(err.status);
+        throw err;
+      }
+      checkStatus(ctx.status);
     });
     return this;
   }
+}
+
+/** Throws (a bug: the route answers what its OpenAPI document does not say) on a status it does not document. */
+function undocumentedStatusCheck(record: RouteRecord, route: string): (status: number) => void {
+  const documented = new Set(Object.keys(documentedResponses(record)).map(Number));
+  return (status) => {
+    if (!documented.has(status))
+      throw new Error(`${route} answered ${status}, which its OpenAPI document does not list`);
+  };
 }
 
 function trimFields(body: unknown, fields: string[] | undefined): unknown {

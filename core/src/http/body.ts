@@ -1,6 +1,8 @@
-import coBody from 'co-body';
 import type { Context } from 'koa';
 import { AppError } from './errors';
+import { loadOnFirstUse } from '../load-on-first-use';
+
+const coBody = loadOnFirstUse(() => require('co-body') as typeof import('co-body'));
 
 /**
  * The JSON request body, or undefined when the request has none. Malformed JSON is a 400,
@@ -14,7 +16,9 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be JSON (Content-Type: application/json)');
   }
   try {
-    ctx.state.jsonBody = await coBody.json(ctx.req, { limit: ctx.state.bodyLimit ?? '1mb', strict: true });
+    // A `__proto__` member is dropped like any member the schema does not name (co-body's types omit the option).
+    const options = { limit: ctx.state.bodyLimit ?? '1mb', strict: true, onProtoPoisoning: 'remove' };
+    ctx.state.jsonBody = await coBody().json(ctx.req, options);
   } catch (err) {
     const type = (err as { type?: string }).type;
     if (type === 'entity.too.large') {

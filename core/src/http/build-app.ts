@@ -9,6 +9,7 @@ import { requestContext } from './request-context';
 import { errorHandler } from './error-handler';
 import { clientAddress } from './client-address';
 import { groupGuard } from './group-guard';
+import { shadowedPaths } from './shadowed-paths';
 import { docsRouter } from './docs';
 import { healthRouter, ReadinessCheck } from './health';
 import { buildOpenApi } from './openapi';
@@ -43,6 +44,7 @@ export function buildHttpApp(deps: HttpDeps): Koa {
   });
   app.use(clientAddress(deps.config.trustedProxies));
   app.use(groupGuard(deps.registry, deps.tokens, deps.rateLimits));
+  app.use(shadowedPaths(deps.registry));
   for (const router of [
     healthRouter(deps.ready, deps.metrics, deps.config.version, metricsAccess(deps.config.env)),
     docsRouter(() => buildOpenApi(deps.registry, { version: deps.config.version, serverUrl: deps.config.publicUrl })),

@@ -1,24 +1,33 @@
 import type { ApiRegistry, RouteRecord } from './api-registry';
+import { documentedResponses } from './documented-responses';
 
-const errorSchema = {
-  type: 'object',
-  required: ['success', 'error'],
-  properties: {
-    success: { const: false },
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: {
-        code: { type: 'string' },
-        message: { type: 'string' },
-        details: { type: 'object', properties: { field: { type: 'string' }, rule: { type: 'string' } } },
-        retry_after: { type: 'integer' },
-      },
-    },
-  },
-};
+/** `/lists/:id/subscribers` -> `/lists/{id}/subscribers`; a route at its group's prefix has no trailing slash. */
+const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/(.)\/$/, '$1');
 
-const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+/** `GET /api/campaign/lists/{id}/subscribers` -> `getCampaignListsByIdSubscribers`. */
+function defaultOperationId(method: string, path: string): string {
+  const words = path
+    .split('/')
+    .filter((part) => part && part !== 'api')
+    .map((part) => (part.startsWith('{') ? `by-${part.slice(1, -1)}` : part))
+    .flatMap((part) => part.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean);
+  return [method.toLowerCase(), ...words.map((w) => w[0].toUpperCase() + w.slice(1))].join('');
+}
+
+/**
+ * The request schema as the server reads it: unknown members are dropped, not refused (ajv's
+ * removeAdditional), so the document does not claim `additionalProperties: false` for requests.
+ */
+function asRead(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(asRead);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key, value]) => !(key === 'additionalProperties' && value === false))
+      .map(([key, value]) => [key, asRead(value)]),
+  );
+}
 
 function parameters(route: RouteRecord): object[] {
   const out: object[] = [];
@@ -28,42 +37,45 @@ function parameters(route: RouteRecord): object[] {
   ] as const) {
     const s = schema as { properties?: Record<string, object>; required?: string[] } | undefined;
     for (const [name, property] of Object.entries(s?.properties ?? {})) {
-      out.push({ name, in: where, required: where === 'path' || (s?.required ?? []).includes(name), schema: property });
+      out.push({
+        name,
+        in: where,
+        required: where === 'path' || (s?.required ?? []).includes(name),
+        schema: asRead(property),
+      });
     }
   }
   return out;
 }
 
-function operation(route: RouteRecord): object {
+function responses(route: RouteRecord): object {
+  return Object.fromEntries(
+    Object.entries(documentedResponses(route)).map(([status, { description, contentType, schema }]) => [
+      status,
+      {
+        description,
+        ...(schema || contentType
+          ? { content: { [contentType ?? 'application/json']: schema ? { schema } : {} } }
+          : {}),
+      },
+    ]),
+  );
+}
+
+function operation(route: RouteRecord, path: string): object {
   const { spec, group } = route;
-  const status = String(spec.response.status ?? 200);
-  const errors: Record<string, object> = {};
-  const errorResponse = (description: string) => ({
-    description,
-    content: { 'application/json': { schema: errorSchema } },
-  });
-  if (group.options.auth === 'token') {
-    errors['401'] = errorResponse('AUTH_INVALID_TOKEN');
-    errors['403'] = errorResponse('AUTH_INSUFFICIENT_PERMISSIONS');
-  }
-  if (spec.params) errors['404'] = errorResponse('RESOURCE_NOT_FOUND');
-  if (spec.body || spec.query || spec.params) errors['422'] = errorResponse('VALIDATION_ERROR');
-  if (group.options.rateLimit) errors['429'] = errorResponse('RATE_LIMIT_EXCEEDED');
   return {
+    operationId: spec.operationId ?? defaultOperationId(route.method, path),
     summary: spec.summary,
     ...(spec.description ? { description: spec.description } : {}),
     tags: [group.options.tag],
     ...(spec.permission ? { 'x-permission': spec.permission } : {}),
     ...(group.options.auth === 'token' ? { security: [{ bearerAuth: [] }] } : { security: [] }),
     parameters: parameters(route),
-    ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
-    responses: {
-      [status]: {
-        description: spec.response.description ?? 'Success',
-        ...(spec.response.schema ? { content: { 'application/json': { schema: spec.response.schema } } } : {}),
-      },
-      ...errors,
-    },
+    ...(spec.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: asRead(spec.body) } } } }
+      : {}),
+    responses: responses(route),
   };
 }
 
@@ -71,12 +83,20 @@ function operation(route: RouteRecord): object {
 export function buildOpenApi(registry: ApiRegistry, info: { version: string; serverUrl: string }): object {
   const paths: Record<string, Record<string, object>> = {};
   for (const route of registry.routes()) {
+    if (route.spec.unpublished) continue;
     const path = toOpenApiPath(route.group.options.prefix + route.path);
-    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route, path);
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Switchboard API', version: info.version },
+    info: {
+      title: 'Switchboard API',
+      version: info.version,
+      description:
+        'Email campaigns, server monitoring and a users/projects API. Unknown members of request bodies and ' +
+        'queries are ignored.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
     servers: [{ url: info.serverUrl }],
     components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
     paths,

@@ -1,9 +1,12 @@
 import dns from 'node:dns';
 import net, { type LookupFunction } from 'node:net';
-import { Agent, buildConnector } from 'undici';
+import type { Agent, buildConnector } from 'undici';
 import { addressAllowed as addressInRanges } from '../auth/ip-allowlist';
 import type { AppConfig } from '../config/types';
 import { allowedRangesOf, LOOPBACK_RANGES, REFUSED_RANGES, type Ranges } from './outbound-ranges';
+import { loadOnFirstUse } from '../load-on-first-use';
+
+const undici = loadOnFirstUse(() => require('undici') as typeof import('undici'));
 
 /**
  * Keeps the requests the engine makes for tenants (webhooks and the like) away from private networks.
@@ -12,20 +15,24 @@ import { allowedRangesOf, LOOPBACK_RANGES, REFUSED_RANGES, type Ranges } from '.
  * OUTBOUND_ALLOWED_RANGES lists ranges allowed all the same; with APP_ENV=local loopback is allowed.
  */
 export class OutboundGuard {
-  /** Send every outbound request through it: undici's `request(url, { dispatcher })`. */
-  readonly dispatcher: Agent;
   private readonly allowedRanges: Ranges;
+  private agent?: Agent;
 
   constructor(config: Pick<AppConfig, 'appEnv' | 'env'>) {
     this.allowedRanges = [
       ...(config.appEnv === 'local' ? LOOPBACK_RANGES : []),
       ...allowedRangesOf(config.env.OUTBOUND_ALLOWED_RANGES),
     ];
-    this.dispatcher = new Agent({
+  }
+
+  /** Send every outbound request through it: undici's `request(url, { dispatcher })`. Made on first use. */
+  get dispatcher(): Agent {
+    this.agent ??= new (undici().Agent)({
       connections: 32,
       keepAliveTimeout: 10_000,
       connect: this.guardedConnector(),
     });
+    return this.agent;
   }
 
   /** Anything that is not a plain IPv4 or IPv6 address is refused. */
@@ -50,13 +57,13 @@ export class OutboundGuard {
     return null;
   }
 
-  close(): Promise<void> {
-    return this.dispatcher.close();
+  async close(): Promise<void> {
+    await this.agent?.close();
   }
 
   /** Node does not call `lookup` for an address given as is, so those are checked before connecting. */
   private guardedConnector(): buildConnector.connector {
-    const connect = buildConnector({ lookup: this.guardedLookup });
+    const connect = undici().buildConnector({ lookup: this.guardedLookup });
     return (options, callback) => {
       if (net.isIP(options.hostname) !== 0 && !this.isAllowedAddress(options.hostname)) {
         callback(refusedAddressError(options.hostname), null);

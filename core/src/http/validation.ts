@@ -2,6 +2,10 @@ import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { AppError } from './errors';
 import { addIntegerTextKeyword, INTEGER_TEXT } from './integer-text';
+import { EMAIL_PATTERN } from '../schemas/common';
+
+/** Patterns that spell out a format (for validators other than ajv): a mismatch reads as that format's. */
+const FORMAT_OF_PATTERN: Record<string, string> = { [EMAIL_PATTERN]: 'email' };
 
 function newAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
@@ -35,6 +39,8 @@ export function toValidationError(error: ErrorObject): AppError {
     return new AppError('VALIDATION_ERROR', `${field} is required`, { field, rule: 'required' });
   }
   const field = base || 'body';
+  const format = error.keyword === 'pattern' ? FORMAT_OF_PATTERN[String(error.params.pattern)] : undefined;
+  if (format) return new AppError('VALIDATION_ERROR', `${field} must be a valid ${format}`, { field, rule: 'format' });
   const message =
     error.keyword === 'format'
       ? `${field} must be a valid ${error.params.format}`

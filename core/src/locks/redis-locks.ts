@@ -1,6 +1,9 @@
 import crypto from 'node:crypto';
-import { createClient, RedisClientType } from 'redis';
+import type { RedisClientType } from 'redis';
 import type { LockHandle, Locks } from './types';
+import { loadOnFirstUse } from '../load-on-first-use';
+
+const redisModule = loadOnFirstUse(() => require('redis') as typeof import('redis'));
 
 // Release and extend only while the stored token is still ours, atomically.
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
@@ -20,7 +23,7 @@ export class RedisLocks implements Locks {
 
   /** Locks on a client of their own; commands fail at once while Redis is away, so acquire never waits. */
   static fromUrl(url: string, prefix: string, onError: (err: Error) => void = () => undefined): RedisLocks {
-    const client = createClient({ url, disableOfflineQueue: true }) as RedisClientType;
+    const client = redisModule().createClient({ url, disableOfflineQueue: true }) as RedisClientType;
     client.on('error', onError);
     return new RedisLocks(client, prefix, true);
   }

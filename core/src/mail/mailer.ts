@@ -1,7 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer, { SendMailOptions, Transporter } from 'nodemailer';
+import type { SendMailOptions, Transporter } from 'nodemailer';
 import type { DkimKey } from '../config/types';
+import { loadOnFirstUse } from '../load-on-first-use';
+
+const nodemailerModule = loadOnFirstUse(() => require('nodemailer') as typeof import('nodemailer'));
 
 export interface MailMessage {
   from: string | { name: string; address: string };
@@ -74,34 +77,42 @@ function withDkim(original: MailMessage, keys: DkimKey[]): SendMailOptions {
  * .eml file in the outbox folder.
  */
 export function createMailer(options: MailerOptions): Mailer {
+  // Made for the first mail: a process that sends none does not load nodemailer.
+  let made: Transporter | undefined;
+  const transport = () => (made ??= createTransport(options));
+  const close = () => made?.close();
   if (options.smtpUrl) {
-    const transport: Transporter = nodemailer.createTransport({
-      url: options.smtpUrl,
-      pool: true,
-      maxConnections: options.maxConnections ?? 5,
-      maxMessages: Infinity,
-      ...(options.messagesPerSecond ? { rateDelta: 1000, rateLimit: options.messagesPerSecond } : {}),
-    });
     return {
       async send(message) {
-        const info = await transport.sendMail(withDkim(message, options.dkim ?? []));
+        const info = await transport().sendMail(withDkim(message, options.dkim ?? []));
         const relayId = relayIdOf(String(info.response ?? ''));
         return relayId ? { messageId: info.messageId, relayId } : { messageId: info.messageId };
       },
-      close: () => transport.close(),
+      close,
     };
   }
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     async send(message) {
-      const info = await transport.sendMail(withDkim(message, options.dkim ?? []));
+      const info = await transport().sendMail(withDkim(message, options.dkim ?? []));
       await fs.mkdir(options.outboxDir, { recursive: true });
       const file = `${new Date().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[^A-Za-z0-9@.-]/g, '')}.eml`;
       await fs.writeFile(path.join(options.outboxDir, file), info.message as Buffer);
       return { messageId: info.messageId };
     },
-    close: () => transport.close(),
+    close,
   };
+}
+
+function createTransport(options: MailerOptions): Transporter {
+  const nodemailer = nodemailerModule();
+  if (!options.smtpUrl) return nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return nodemailer.createTransport({
+    url: options.smtpUrl,
+    pool: true,
+    maxConnections: options.maxConnections ?? 5,
+    maxMessages: Infinity,
+    ...(options.messagesPerSecond ? { rateDelta: 1000, rateLimit: options.messagesPerSecond } : {}),
+  });
 }
 
 /**

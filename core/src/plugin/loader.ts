@@ -1,6 +1,5 @@
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
 import type { PluginConfig } from '../config/types';
+import { settingsAjv } from '../config/settings-ajv';
 import type { Plugin } from './types';
 
 export class PluginLoadError extends Error {
@@ -68,9 +67,7 @@ function importPlugin(config: PluginConfig, resolve: Resolve): Plugin {
 function validateOptions(plugin: Plugin, config: PluginConfig): Record<string, unknown> {
   const options = structuredClone(config.options);
   if (!plugin.optionsSchema) return options;
-  const ajv = new Ajv({ allErrors: true, useDefaults: true });
-  addFormats(ajv);
-  const validate = ajv.compile(plugin.optionsSchema);
+  const validate = settingsAjv().compile(plugin.optionsSchema);
   if (!validate(options)) {
     const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(options)'} ${e.message}`).join('; ');
     throw new PluginLoadError(

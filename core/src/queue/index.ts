@@ -1,6 +1,8 @@
-import { BeeJobQueues } from './bee-queue';
 import { MemoryJobQueues } from './memory-queue';
 import type { JobQueues, QueueLogger } from './types';
+import { loadOnFirstUse } from '../load-on-first-use';
+
+const beeQueueDriver = loadOnFirstUse(() => require('./bee-queue') as typeof import('./bee-queue'));
 
 export * from './types';
 
@@ -16,6 +18,7 @@ export interface JobQueuesOptions {
 
 export function createJobQueues(options: JobQueuesOptions): JobQueues {
   if (!options.redisUrl) return new MemoryJobQueues(options.logger);
+  const { BeeJobQueues } = beeQueueDriver();
   return new BeeJobQueues({
     redisUrl: options.redisUrl,
     prefix: options.prefix,

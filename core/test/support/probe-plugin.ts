@@ -60,6 +60,27 @@ export const probePlugin = definePlugin({
         throw new AppError('QUOTA_EXCEEDED', 'Plan allows 10 things');
       })
       .get(
+        '/duplicates/:id',
+        {
+          summary: 'a 409 its spec names',
+          permission: 'things:read',
+          params: idParams,
+          answers: { 409: 'DUPLICATE_ENTRY: the thing exists' },
+          response: {},
+        },
+        async () => {
+          throw new AppError('DUPLICATE_ENTRY', 'The thing exists');
+        },
+      )
+      .get(
+        '/gone',
+        { summary: 'a status it does not document', permission: 'things:read', response: {} },
+        async ({ ctx: http }) => {
+          http.state.responseStatus = 410;
+          return { gone: true };
+        },
+      )
+      .get(
         '/rows/:id',
         { summary: 'a query, after a pause of id ms', permission: 'things:read', params: idParams, response: {} },
         async ({ params, auth }) => {

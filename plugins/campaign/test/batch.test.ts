@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import request from 'supertest';
 import { describeEachBackend } from '@switchboard/core/testing';
 import { campaignFixture, CampaignFixture } from './support';
 
@@ -10,6 +11,16 @@ describeEachBackend('campaign: batch operations', (backend) => {
     list = (await f.api().post('/lists', { name: 'Import', code: 'import' }).expect(201)).body.data.id;
   });
   after(() => f.close());
+
+  it('answers only its own methods: GET is a 405 naming them, not a subscriber called "batch"', async () => {
+    const path = '/api/campaign/subscribers/batch';
+    const get = await request(f.server).get(path).set(f.tenant.auth).expect(405);
+    expect(get.body.error.code).to.equal('METHOD_NOT_ALLOWED');
+    expect(get.headers.allow).to.equal('POST, PUT, DELETE');
+    const options = await request(f.server).options(path).set(f.tenant.auth).expect(200);
+    expect(options.headers.allow).to.equal('POST, PUT, DELETE');
+    await request(f.server).get('/api/campaign/subscribers/999999').set(f.tenant.auth).expect(404);
+  });
 
   /** The subscriber a search for this exact address finds, as a list shows it. */
   const byEmail = async (email: string) =>

@@ -282,7 +282,7 @@ describeEachBackend('campaign: send, test and cancel: the status machine and wha
     const id = await draft();
     const res = await f.api().post(`/messages/${id}/test`, { email: 'ada@example.com' }).expect(200);
     expect(res.body.data.email).to.equal('ada@example.com');
-    const mail = await sink.mails.find((m) => m.raw.includes(res.body.data.message_id))!.parse();
+    const mail = await sink.mails.find((m) => m.raw.includes(res.body.data.message_id_header))!.parse();
     expect(mail.subject).to.equal('[Test] Hello Ada');
     await f.api().post(`/messages/${id}/test`, { email: 'nobody@example.com' }).expect(200);
     const blank = sink.mails.filter((m) => m.to.includes('nobody@example.com'));

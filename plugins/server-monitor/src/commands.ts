@@ -1,7 +1,16 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { SingleBar } from 'cli-progress';
-import { AppError, CliError, idOf, JobQueue, JobQueues, printResult, SERVICES, toInt } from '@switchboard/core';
+import {
+  AppError,
+  CliError,
+  idOf,
+  JobQueue,
+  JobQueues,
+  loadOnFirstUse,
+  printResult,
+  SERVICES,
+  toInt,
+} from '@switchboard/core';
 import type { PluginContext } from '@switchboard/core';
 import { CheckDispatcher } from './checks/dispatcher';
 import { CheckWorker } from './checks/check-worker';
@@ -18,6 +27,8 @@ import { ImportFileError, ServerImporter } from './import/importer';
 import { CheckType, TIERS } from './shared/plans';
 
 type Context = () => Promise<PluginContext>;
+
+const cliProgress = loadOnFirstUse(() => require('cli-progress') as typeof import('cli-progress'));
 
 /** The spec's operations fail as the endpoints do: a clear message and exit code 1. */
 export const asCliError = (err: unknown): never => {
@@ -136,7 +147,7 @@ export function monitorCommands(program: Command, context: Context): void {
       const organizationId = organizationOption(o.organization);
       if (!fs.existsSync(file)) throw new CliError(`No such file: ${file}`);
       const ctx = await context();
-      const bar = process.stderr.isTTY && !o.json ? new SingleBar({ stream: process.stderr }) : null;
+      const bar = process.stderr.isTTY && !o.json ? new (cliProgress().SingleBar)({ stream: process.stderr }) : null;
       bar?.start(fs.statSync(file).size, 0);
       const result = await ctx.container
         .resolve(ServerImporter)

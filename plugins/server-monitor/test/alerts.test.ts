@@ -115,7 +115,7 @@ describeEachBackend('server-monitor: alerts', (backend) => {
     expect(delivered.every((r) => r.sent_at !== null)).to.equal(true);
     expect(sink.to('dora@acme.test')).to.have.length(1);
     expect(sms.to('+15550104').map((r) => r.status)).to.deep.equal([500, 201]);
-  });
+  }).timeout(30_000);
 
   it('marks an alert failed after its fifth try, keeping the error', async () => {
     const org = await organization(f.engine, { plan: 'free' });

@@ -53,6 +53,7 @@ export function registerRoutes(api: PluginApi, ctx: PluginContext): void {
       '/users',
       {
         summary: 'Create a user',
+        answers: { 409: 'DUPLICATE_ENTRY: a user with this email exists in the organization' },
         permission: 'users:write',
         body: createUserBody,
         response: { status: 201, schema: singleSchema(userSchema) },
@@ -63,6 +64,7 @@ export function registerRoutes(api: PluginApi, ctx: PluginContext): void {
       '/users/:id',
       {
         summary: 'Update a user (any subset of its fields)',
+        answers: { 409: 'DUPLICATE_ENTRY: another user of the organization has this email' },
         permission: 'users:write',
         params: idParams,
         body: updateUserBody,
@@ -112,6 +114,7 @@ export function registerRoutes(api: PluginApi, ctx: PluginContext): void {
       '/projects',
       {
         summary: 'Create a project',
+        answers: { 422: 'VALIDATION_ERROR, also when owner_id is not a user of the organization (rule exists)' },
         permission: 'projects:write',
         body: createProjectBody,
         response: { status: 201, schema: singleSchema(projectSchema) },

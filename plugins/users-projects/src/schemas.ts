@@ -1,10 +1,18 @@
-import { idSchema, nullableTimestamp, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
+import {
+  emailSchema,
+  idSchema,
+  nullableTimestamp,
+  pageQueryProperties,
+  Shape,
+  timestamp,
+  Validated,
+} from '@switchboard/core';
 
 export const ROLES = ['admin', 'member'] as const;
 export const PROJECT_STATUSES = ['active', 'archived'] as const;
 
 const name = { type: 'string', minLength: 1, maxLength: 191 } as const;
-const email = { type: 'string', format: 'email', maxLength: 191 } as const;
+const email = emailSchema;
 const phone = { type: ['string', 'null'], pattern: '^\\+?[0-9 ()./-]{3,32}$', maxLength: 32 } as const;
 
 export const userSchema = {
@@ -13,7 +21,7 @@ export const userSchema = {
   properties: {
     id: { type: 'integer' },
     name: { type: 'string' },
-    email: { type: 'string', format: 'email' },
+    email: { type: 'string' },
     role: { enum: ROLES },
     phone: { type: ['string', 'null'] },
     created_at: timestamp,

@@ -14,6 +14,7 @@ export function changelogRoutes(group: ApiGroup, ctx: PluginContext): void {
     {
       summary: 'Subscribe to API change notices (201 when new, 200 when the pair was already subscribed)',
       permission: 'changelog:write',
+      answers: { 200: 'the pair was already subscribed: the subscription as it is' },
       body: changelogSubscribeBody,
       trim: ['email', 'webhook_url'],
       response: { status: 201, schema: okSchema(changelogSubscribedSchema) },

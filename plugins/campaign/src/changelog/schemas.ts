@@ -1,11 +1,11 @@
-import { Shape, Validated } from '@switchboard/core';
+import { emailSchema, Shape, Validated } from '@switchboard/core';
 
 export const changelogSubscribeBody = {
   type: 'object',
   additionalProperties: false,
   required: ['email'],
   properties: {
-    email: { type: 'string', format: 'email', maxLength: 191 },
+    email: emailSchema,
     webhook_url: { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 512 },
   },
 } as const;

@@ -34,6 +34,16 @@ export function receiveRoutes(api: PluginApi, ctx: PluginContext): void {
     '/webhook/:provider',
     {
       summary: "Receive a provider's events (verified with the endpoint's secret)",
+      description:
+        "The body is the provider's own (JSON, a form or multipart), read as sent and verified before it is parsed.",
+      answers: {
+        400: 'BAD_REQUEST: the verified body cannot be read in the provider format',
+        401: 'SIGNATURE_INVALID: the signature does not hold (or the endpoint has no secret)',
+        403: 'INACTIVE: the endpoint is switched off',
+        404: 'RESOURCE_NOT_FOUND: no such provider, or no such (single active) endpoint of it',
+        413: 'PAYLOAD_TOO_LARGE: the body is larger than the configured limit',
+        503: 'SERVICE_UNAVAILABLE: a certificate or confirmation the provider names could not be read (SNS); the provider tries again',
+      },
       params: {
         type: 'object',
         required: ['provider'],

@@ -1,6 +1,7 @@
-import { request } from 'undici';
-import { AppError, OutboundGuard } from '@switchboard/core';
+import { AppError, loadOnFirstUse, OutboundGuard } from '@switchboard/core';
 import { readAtMost } from '../shared/webhook-poster';
+
+const undici = loadOnFirstUse(() => require('undici') as typeof import('undici'));
 
 /** Reads a URL's text: the certificates and confirmations of provider webhooks. Tests register their own. */
 export type RemoteText = (url: string) => Promise<string>;
@@ -20,7 +21,10 @@ export const remoteTextThrough =
     try {
       const refused = guard.checkUrl(url);
       if (refused) throw new Error(refused);
-      const answer = await request(url, { dispatcher: guard.dispatcher, signal: AbortSignal.timeout(TIMEOUT_MS) });
+      const answer = await undici().request(url, {
+        dispatcher: guard.dispatcher,
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
       const { bytes, cut } = await readAtMost(answer.body, MAX_BYTES);
       if (answer.statusCode < 200 || answer.statusCode >= 300) throw new Error(`answered ${answer.statusCode}`);
       if (cut) throw new Error(`answered more than ${MAX_BYTES} bytes`);

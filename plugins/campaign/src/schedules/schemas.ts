@@ -1,4 +1,5 @@
 import { MAX_SEND_LISTS } from '../sending/schemas';
+import { SCHEDULE_ZONES } from './next-run';
 import { idSchema, INT_UNSIGNED_MAX, nullableTimestamp, Shape, timestamp, Validated } from '@switchboard/core';
 
 export const FREQUENCIES = ['weekly', 'daily'] as const;
@@ -7,7 +8,7 @@ const properties = {
   message_id: idSchema,
   frequency: { enum: FREQUENCIES },
   send_time: { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:MM in the timezone' },
-  timezone: { type: 'string', minLength: 3, maxLength: 64, description: 'IANA Region/City, e.g. Europe/Berlin' },
+  timezone: { type: 'string', enum: SCHEDULE_ZONES, description: 'IANA Region/City, e.g. Europe/Berlin' },
   day_of_week: {
     type: ['integer', 'null'],
     minimum: 0,

@@ -36,8 +36,11 @@ export function sendingRoutes(group: ApiGroup, ctx: PluginContext): void {
         response: {
           schema: confirmationSchema({
             type: 'object',
-            required: ['email', 'message_id'],
-            properties: { email: { type: 'string' }, message_id: { type: 'string' } },
+            required: ['email', 'message_id_header'],
+            properties: {
+              email: { type: 'string' },
+              message_id_header: { type: 'string', description: 'the Message-ID header of the mail sent' },
+            },
           }),
         },
       },

@@ -1,4 +1,4 @@
-import { nullableTimestamp, Shape, Validated } from '@switchboard/core';
+import { emailSchema, nullableTimestamp, Shape, Validated } from '@switchboard/core';
 
 /** How many lists one send may name (each is checked and joined). */
 export const MAX_SEND_LISTS = 100;
@@ -34,7 +34,7 @@ export const testSendBody = {
   type: 'object',
   additionalProperties: false,
   required: ['email'],
-  properties: { email: { type: 'string', format: 'email', maxLength: 191 } },
+  properties: { email: emailSchema },
 } as const;
 
 export const SEND_STATUSES = ['pending', 'active', 'paused', 'sent', 'cancelled'] as const;

@@ -149,7 +149,7 @@ export class SendService {
    * One mail to `email` now, rendered for the organization's subscriber with that address if there is
    * one (else empty merge values), its subject marked as a test. No counter or status changes.
    */
-  async test(orgId: number, messageId: number, email: string): Promise<{ email: string; message_id: string }> {
+  async test(orgId: number, messageId: number, email: string): Promise<{ email: string; message_id_header: string }> {
     const message = await ownedRow(this.knex, 'messages', orgId, messageId, MESSAGE_COLUMNS, 'Message');
     const content = contentOf(message);
     const composer = new Composer(content, await this.senders.of(orgId, content), { subjectPrefix: '[Test] ' });
@@ -171,7 +171,7 @@ export class SendService {
       // The mail server's answer, as the caller's problem to see (a refused address, a server away).
       throw validationError('email', 'delivery', `The test mail was not accepted: ${(err as Error).message}`);
     }
-    return { email, message_id: mail.messageId! };
+    return { email, message_id_header: mail.messageId! };
   }
 
   private assertSendable(messageId: number, status: string): void {

@@ -17,7 +17,8 @@ export function trackingRoutes(api: PluginApi, ctx: PluginContext): void {
       {
         summary: 'Open pixel of a tracked mail (counts the first open)',
         query: { type: 'object', required: ['token'], properties: { token } },
-        response: { description: 'a 1x1 GIF' },
+        response: { description: 'a 1x1 GIF', contentType: 'image/gif' },
+        answers: { 404: 'RESOURCE_NOT_FOUND: the token is not one of ours' },
       },
       async ({ query, ctx: http }) => {
         await tracking.open(query.token);
@@ -36,6 +37,7 @@ export function trackingRoutes(api: PluginApi, ctx: PluginContext): void {
           properties: { token, u: { type: 'string', minLength: 8, maxLength: 2048, pattern: '^https?://' } },
         },
         response: { status: 302, description: 'a redirect to the link' },
+        answers: { 404: 'RESOURCE_NOT_FOUND: the token is not one of ours, or the link is not one of its mail' },
       },
       async ({ query, ctx: http }) => {
         const url = await tracking.click(query.token, query.u);

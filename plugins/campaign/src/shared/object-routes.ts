@@ -1,8 +1,18 @@
-import { ApiGroup, idParams, messageBody, messageEnvelopeSchema, RouteHandler, Validated } from '@switchboard/core';
+import {
+  ApiGroup,
+  idParams,
+  messageBody,
+  messageEnvelopeSchema,
+  RouteHandler,
+  RouteSpec,
+  Validated,
+} from '@switchboard/core';
 import { envelopes, okSchema, pageSchema } from './envelope';
 
 interface Action {
   summary: string;
+  /** Statuses it answers beyond those of its kind of route (409 for a duplicate ...). */
+  answers?: RouteSpec['answers'];
 }
 
 interface BodyAction<B> extends Action {
@@ -57,6 +67,7 @@ export function objectRoutes<const Q extends object, const C extends object, con
       routes.collection,
       {
         summary: list.summary,
+        answers: list.answers,
         permission: read,
         query: list.query,
         response: { schema: okSchema({ type: 'array', items: routes.schema }) },
@@ -69,6 +80,7 @@ export function objectRoutes<const Q extends object, const C extends object, con
       routes.collection,
       {
         summary: page.summary,
+        answers: page.answers,
         permission: read,
         query: page.query,
         response: { schema: pageSchema(page.item ?? routes.schema) },
@@ -83,7 +95,7 @@ export function objectRoutes<const Q extends object, const C extends object, con
   if (get) {
     group.get(
       one,
-      { summary: get.summary, permission: read, params: idParams, response },
+      { summary: get.summary, answers: get.answers, permission: read, params: idParams, response },
       handler(async ({ auth, params }) => envelope.ok(await get.run(auth.organizationId, params.id))),
     );
   }
@@ -92,6 +104,7 @@ export function objectRoutes<const Q extends object, const C extends object, con
       routes.collection,
       {
         summary: create.summary,
+        answers: create.answers,
         permission: write,
         body: create.body,
         trim: create.trim,
@@ -103,14 +116,28 @@ export function objectRoutes<const Q extends object, const C extends object, con
   if (update) {
     group.put(
       one,
-      { summary: update.summary, permission: write, params: idParams, body: update.body, trim: update.trim, response },
+      {
+        summary: update.summary,
+        answers: update.answers,
+        permission: write,
+        params: idParams,
+        body: update.body,
+        trim: update.trim,
+        response,
+      },
       handler(async ({ auth, params, body }) => envelope.ok(await update.run(auth.organizationId, params.id, body))),
     );
   }
   if (remove) {
     group.delete(
       one,
-      { summary: remove.summary, permission: write, params: idParams, response: { schema: messageEnvelopeSchema } },
+      {
+        summary: remove.summary,
+        answers: remove.answers,
+        permission: write,
+        params: idParams,
+        response: { schema: messageEnvelopeSchema },
+      },
       handler(async ({ auth, params }) => {
         await remove.run(auth.organizationId, params.id);
         return messageBody(`${routes.thing} ${params.id} deleted`);

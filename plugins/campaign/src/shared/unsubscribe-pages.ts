@@ -18,6 +18,11 @@ const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
   `<title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
 
+const HTML_PAGE = { description: 'an HTML page', contentType: 'text/html', schema: { type: 'string' } };
+const NOT_VALID_PAGE = {
+  404: { description: 'an HTML page: the link is not valid', contentType: 'text/html', schema: { type: 'string' } },
+};
+
 /**
  * A person opens these links in a browser: a link that is not valid answers a 404 page, not the API's
  * JSON envelope.
@@ -50,7 +55,8 @@ export function unsubscribePages(api: PluginApi, path: string, target: Unsubscri
       {
         summary: 'The page of an unsubscribe link: asks to confirm',
         query: tokenQuery,
-        response: { description: 'an HTML page' },
+        response: HTML_PAGE,
+        answers: NOT_VALID_PAGE,
       },
       async ({ query, ctx: http }) =>
         orNotFoundPage(http, async () => {
@@ -69,7 +75,8 @@ export function unsubscribePages(api: PluginApi, path: string, target: Unsubscri
       {
         summary: 'Unsubscribe (the page form, or RFC 8058 one-click)',
         query: tokenQuery,
-        response: { description: 'an HTML page' },
+        response: HTML_PAGE,
+        answers: NOT_VALID_PAGE,
       },
       async ({ query, ctx: http }) =>
         orNotFoundPage(http, async () => done((await target.unsubscribe(query.token)).email)),

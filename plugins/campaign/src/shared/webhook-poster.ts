@@ -1,6 +1,8 @@
-import { request, type Dispatcher } from 'undici';
-import { OUTBOUND_ADDRESS_REFUSED, type OutboundGuard } from '@switchboard/core';
+import type { Dispatcher } from 'undici';
+import { loadOnFirstUse, OUTBOUND_ADDRESS_REFUSED, type OutboundGuard } from '@switchboard/core';
 import { standardWebhookHeaders } from './standard-webhooks';
+
+const undici = loadOnFirstUse(() => require('undici') as typeof import('undici'));
 
 /** What a receiver answered a POST, or why it could not. */
 export interface PostOutcome {
@@ -45,7 +47,7 @@ export async function postJson(
   const refused = through.guard.checkUrl(url);
   if (refused) return { status: null, error: refused, latencyMs: 0, refused: true };
   try {
-    const answer = await request(url, {
+    const answer = await undici().request(url, {
       method: 'POST',
       headers,
       body,

@@ -10,7 +10,13 @@ const events = {
 } as const;
 const properties = {
   name: { type: 'string', minLength: 1, maxLength: 191 },
-  url: { type: 'string', minLength: 1, maxLength: 2048, description: 'http(s) address of the receiver' },
+  url: {
+    type: 'string',
+    format: 'uri',
+    pattern: '^https?://',
+    maxLength: 2048,
+    description: 'http(s) address of the receiver',
+  },
   events,
   secret: {
     type: 'string',

@@ -1,4 +1,7 @@
-import { Agent, Dispatcher, interceptors, request } from 'undici';
+import type { Dispatcher } from 'undici';
+import { loadOnFirstUse } from '@switchboard/core';
+
+const undici = loadOnFirstUse(() => require('undici') as typeof import('undici'));
 
 export interface CheckOutcome {
   up: boolean;
@@ -22,6 +25,7 @@ export class HttpChecker {
   private readonly dispatcher: Dispatcher;
 
   constructor(private readonly options: HttpCheckOptions = { timeoutMs: 10_000, maxRedirections: 5 }) {
+    const { Agent, interceptors } = undici();
     this.dispatcher = new Agent({
       connect: { rejectUnauthorized: false, timeout: options.timeoutMs },
       keepAliveTimeout: 10_000,
@@ -31,7 +35,7 @@ export class HttpChecker {
   async check(url: string): Promise<CheckOutcome> {
     const started = performance.now();
     try {
-      const answer = await request(url, {
+      const answer = await undici().request(url, {
         method: 'GET',
         dispatcher: this.dispatcher,
         headersTimeout: this.options.timeoutMs,

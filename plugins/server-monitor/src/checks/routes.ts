@@ -1,5 +1,5 @@
 import { AppError, ApiGroup, PluginContext } from '@switchboard/core';
-import { keyParam, requireKey, successSchema } from '../shared/api';
+import { KEYED_ANSWERS, keyParam, requireKey, successSchema } from '../shared/api';
 import { CHECK_TYPES, CheckType } from '../shared/plans';
 import { CheckDispatcher, Dispatch } from './dispatcher';
 
@@ -35,9 +35,18 @@ export function checkRoutes(group: ApiGroup, ctx: PluginContext): void {
       params: {
         type: 'object',
         required: ['type', 'key'],
-        properties: { type: { type: 'string', maxLength: 64 }, key: keyParam },
+        properties: {
+          type: { type: 'string', description: 'all, premium or free (another value: 400 after the key is checked)' },
+          key: keyParam,
+        },
       },
       response: { schema: successSchema({ output: { type: 'string' } }, ['output']) },
+      answers: {
+        ...KEYED_ANSWERS,
+        400: 'the type is not all, premium or free',
+        402: 'No active subscriptions found',
+        404: 'No servers found for active subscriptions',
+      },
     },
     async ({ params }) => {
       requireKey(ctx.config, params.key);

@@ -1,5 +1,5 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { keyParam, requireKey, successSchema } from '../shared/api';
+import { KEYED_ANSWERS, keyParam, requireKey, successSchema } from '../shared/api';
 import { failingAs } from '../checks/routes';
 import { HeartbeatService } from './service';
 
@@ -20,6 +20,7 @@ export function heartbeatRoutes(group: ApiGroup, ctx: PluginContext): void {
       response: {
         schema: successSchema({ missing: { type: 'integer' }, healthy: { type: 'integer' } }, ['missing', 'healthy']),
       },
+      answers: KEYED_ANSWERS,
     },
     async ({ params }) => {
       requireKey(ctx.config, params.key);
@@ -34,6 +35,7 @@ export function heartbeatRoutes(group: ApiGroup, ctx: PluginContext): void {
     summary: 'A heartbeat ping (GET, POST or HEAD; no API key: the token is the secret)',
     params: tokenParams,
     response: { schema: successSchema() },
+    answers: { 404: 'no heartbeat has this token' },
   } as const;
   const handler = async ({ params }: { params: { token: string } }) => {
     await heartbeats.ping(params.token);

@@ -1,5 +1,5 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { idAndKey, keyParam, positiveId, requireKey, successSchema } from '../shared/api';
+import { idAndKey, KEYED_ANSWERS, keyParam, positiveId, requireKey, successSchema } from '../shared/api';
 import { failingAs } from '../checks/routes';
 import { RETENTION_DAYS } from '../shared/plans';
 import { Purge, PurgeService } from './service';
@@ -26,6 +26,11 @@ export function purgeRoutes(group: ApiGroup, ctx: PluginContext): void {
       summary: "Purge one organization's logs and check results beyond its plan's retention",
       params: idAndKey,
       response: { schema },
+      answers: {
+        ...KEYED_ANSWERS,
+        400: 'the organization id is not a positive integer',
+        404: 'Organization with ID <id> not found',
+      },
     },
     async ({ params }) => {
       requireKey(ctx.config, params.key);
@@ -41,6 +46,7 @@ export function purgeRoutes(group: ApiGroup, ctx: PluginContext): void {
       summary: "Purge every organization's logs and check results beyond its plan's retention",
       params: { type: 'object', required: ['key'], properties: { key: keyParam } },
       response: { schema },
+      answers: KEYED_ANSWERS,
     },
     async ({ params }) => {
       requireKey(ctx.config, params.key);

@@ -16,9 +16,26 @@ export function renderMonitorError(err: AppError): RenderedError {
   };
 }
 
+/** What `renderMonitorError` renders. */
+export const monitorErrorSchema = {
+  type: 'object',
+  required: ['success', 'message'],
+  properties: {
+    success: { const: false },
+    message: { type: 'string' },
+    error: { type: 'string', description: 'the detail of a 500' },
+  },
+} as const;
+
 /** The routes of the spec: no API token; the key is the last path segment (checked by `requireKey`). */
 export const monitorGroup = (api: PluginApi) =>
-  api.group({ prefix: MONITOR_PREFIX, tag: 'server-monitor', auth: 'none', renderError: renderMonitorError });
+  api.group({
+    prefix: MONITOR_PREFIX,
+    tag: 'server-monitor',
+    auth: 'none',
+    renderError: renderMonitorError,
+    errorSchema: monitorErrorSchema,
+  });
 
 const digest = (text: string) => crypto.createHash('sha256').update(text).digest();
 
@@ -36,7 +53,14 @@ export function requireKey(config: AppConfig, given: string | undefined): void {
   if (!keyHolds(config, given)) throw new AppError('AUTH_INSUFFICIENT_PERMISSIONS', 'Invalid API key');
 }
 
-export const keyParam = { type: 'string', maxLength: 512, description: 'SERVER_MONITOR_API_KEY' } as const;
+/** Any text: a key that is not the configured one, however long, is the spec's 403 Invalid API key. */
+export const keyParam = { type: 'string', description: 'SERVER_MONITOR_API_KEY' } as const;
+
+/** What every keyed route may answer besides its success: the spec's 403 and 500. */
+export const KEYED_ANSWERS = {
+  403: 'Invalid API key: the key is wrong or missing',
+  500: 'the operation failed: message names it, error gives the detail',
+} as const;
 
 /** The spec's success bodies. */
 export const successSchema = (properties: Record<string, object> = {}, required: string[] = []) =>
@@ -58,5 +82,8 @@ export function positiveId(text: string, what: string): number {
 export const idAndKey = {
   type: 'object',
   required: ['id', 'key'],
-  properties: { id: { type: 'string', maxLength: 32 }, key: keyParam },
+  properties: {
+    id: { type: 'string', description: 'a positive integer (another value: 400 after the key is checked)' },
+    key: keyParam,
+  },
 } as const;

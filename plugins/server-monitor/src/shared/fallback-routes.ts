@@ -12,6 +12,8 @@ export function fallbackRoutes(group: ApiGroup, ctx: PluginContext): void {
     {
       summary: 'Any other path: 403 Invalid API key without the key as its last segment, else 404',
       response: { schema: { type: 'object' } },
+      answers: { 403: 'Invalid API key', 404: 'No such route' },
+      unpublished: true,
     },
     async ({ ctx: http }) => {
       const last = http.path.split('/').pop();

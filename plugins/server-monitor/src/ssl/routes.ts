@@ -1,5 +1,5 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { keyParam, requireKey, successSchema } from '../shared/api';
+import { KEYED_ANSWERS, keyParam, requireKey, successSchema } from '../shared/api';
 import { failingAs } from '../checks/routes';
 import { SslService } from './service';
 
@@ -17,6 +17,7 @@ export function sslRoutes(group: ApiGroup, ctx: PluginContext): void {
           ['checked', 'expiring_soon', 'expired'],
         ),
       },
+      answers: KEYED_ANSWERS,
     },
     async ({ params }) => {
       requireKey(ctx.config, params.key);

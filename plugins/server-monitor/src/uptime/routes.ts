@@ -1,5 +1,5 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { idAndKey, keyParam, positiveId, requireKey, successSchema } from '../shared/api';
+import { idAndKey, KEYED_ANSWERS, keyParam, positiveId, requireKey, successSchema } from '../shared/api';
 import { failingAs } from '../checks/routes';
 import { UptimeService } from './service';
 
@@ -15,6 +15,11 @@ export function uptimeRoutes(group: ApiGroup, ctx: PluginContext): void {
       summary: 'Mark one server for uptime recalculation and queue the job',
       params: idAndKey,
       response: { schema: successSchema() },
+      answers: {
+        ...KEYED_ANSWERS,
+        400: 'the server id is not a positive integer',
+        404: 'Server with ID <server_id> not found',
+      },
     },
     async ({ params }) => {
       requireKey(ctx.config, params.key);
@@ -29,6 +34,7 @@ export function uptimeRoutes(group: ApiGroup, ctx: PluginContext): void {
       summary: 'Mark every server for uptime recalculation and queue the job',
       params: keyOnly,
       response: { schema: successSchema() },
+      answers: KEYED_ANSWERS,
     },
     async ({ params }) => {
       requireKey(ctx.config, params.key);
@@ -42,6 +48,7 @@ export function uptimeRoutes(group: ApiGroup, ctx: PluginContext): void {
       summary: 'Queue uptime recalculation for the servers marked as needing it',
       params: keyOnly,
       response: { schema: successSchema() },
+      answers: KEYED_ANSWERS,
     },
     async ({ params }) => {
       requireKey(ctx.config, params.key);

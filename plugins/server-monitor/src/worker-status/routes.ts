@@ -1,5 +1,5 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { keyParam, MONITOR_PREFIX, requireKey } from '../shared/api';
+import { KEYED_ANSWERS, keyParam, MONITOR_PREFIX, requireKey } from '../shared/api';
 import { failingAs } from '../checks/routes';
 import { renderDashboard } from './dashboard';
 import { WorkerStatusService } from './service';
@@ -46,6 +46,7 @@ export function workerStatusRoutes(group: ApiGroup, ctx: PluginContext): void {
           },
         },
       },
+      answers: KEYED_ANSWERS,
     },
     async ({ params }) => {
       requireKey(ctx.config, params.key);
@@ -63,7 +64,8 @@ export function workerStatusRoutes(group: ApiGroup, ctx: PluginContext): void {
     {
       summary: 'The worker-performance dashboard (HTML): status, compliance per plan, a chart of the last hours',
       params: keyOnly,
-      response: { description: 'An HTML page', schema: { type: 'string' } },
+      response: { description: 'An HTML page', contentType: 'text/html', schema: { type: 'string' } },
+      answers: KEYED_ANSWERS,
     },
     async ({ params, ctx: http }) => {
       requireKey(ctx.config, params.key);

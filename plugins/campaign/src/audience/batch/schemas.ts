@@ -1,4 +1,4 @@
-import { idSchema, Shape, Validated } from '@switchboard/core';
+import { emailSchema, idSchema, Shape, Validated } from '@switchboard/core';
 import { createSubscriberBody, profileProperties } from '../subscribers/schemas';
 
 /** Requests above this many rows are refused whole (VALIDATION_ERROR, rule maxItems). */
@@ -46,7 +46,7 @@ export const batchUpdateRowSchema = {
   description: 'names the subscriber by id or by email',
   properties: {
     id: idSchema,
-    email: { type: 'string', format: 'email', maxLength: 191 },
+    email: emailSchema,
     ...profileProperties,
   },
 } as const;

@@ -18,6 +18,10 @@ export function confirmRoutes(api: PluginApi, ctx: PluginContext): void {
         properties: { token: { type: 'string', minLength: 3, maxLength: 200 } },
       },
       response: { schema: messageSchema },
+      answers: {
+        404: 'RESOURCE_NOT_FOUND: the subscription no longer exists',
+        422: 'VALIDATION_ERROR: the link is not valid (rule signature)',
+      },
     },
     async ({ query }) => {
       await confirmations.confirm(query.token);

@@ -18,16 +18,23 @@ export function listRoutes(group: ApiGroup, ctx: PluginContext): void {
     get: { summary: 'Get a list', run: (org, id) => lists.get(org, id) },
     create: {
       summary: 'Create a list (code unique in the organization)',
+      answers: { 409: 'DUPLICATE_ENTRY: a list with this code exists' },
       body: createListBody,
       run: (org, body) => lists.create(org, body),
     },
-    update: { summary: 'Update a list', body: updateListBody, run: (org, id, body) => lists.update(org, id, body) },
+    update: {
+      summary: 'Update a list',
+      answers: { 409: 'DUPLICATE_ENTRY: another list has this code' },
+      body: updateListBody,
+      run: (org, id, body) => lists.update(org, id, body),
+    },
     remove: { summary: 'Delete a list (its subscribers stay)', run: (org, id) => lists.delete(org, id) },
   })
     .post(
       '/lists/:id/subscribers',
       {
         summary: 'Add subscribers to a list',
+        answers: { 422: 'VALIDATION_ERROR, also when a subscriber id is not of the organization (rule exists)' },
         permission: 'lists:write',
         params: idParams,
         body: membershipBody,

@@ -28,6 +28,7 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
     envelope,
     page: {
       summary: 'List subscribers (filters and search operators)',
+      answers: { 422: 'VALIDATION_ERROR, also when list_id is not a list of the organization (rule exists)' },
       query: listSubscribersQuery,
       item: subscriberListItemSchema,
       run: (org, q) => query.list(org, q),
@@ -35,6 +36,10 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
     get: { summary: 'Get a subscriber with its lists and counters', run: (org, id) => query.get(org, id) },
     update: {
       summary: 'Update a subscriber (lists and meta_data are replaced when given)',
+      answers: {
+        409: 'DUPLICATE_ENTRY: another subscriber has this email',
+        422: 'VALIDATION_ERROR, also when a list id is not of the organization (rule exists)',
+      },
       body: updateSubscriberBody,
       run: async (org, id, body) => {
         await writer.update(org, id, body);
@@ -47,6 +52,10 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
       '/subscribers',
       {
         summary: 'Create a subscriber',
+        answers: {
+          409: 'DUPLICATE_ENTRY: a subscriber with this email exists',
+          422: 'VALIDATION_ERROR, also when a list id is not of the organization (rule exists)',
+        },
         permission: 'subscribers:write',
         body: createSubscriberBody,
         trim: ['email'],

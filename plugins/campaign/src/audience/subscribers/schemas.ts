@@ -1,4 +1,12 @@
-import { idSchema, nullableTimestamp, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
+import {
+  emailSchema,
+  idSchema,
+  nullableTimestamp,
+  pageQueryProperties,
+  Shape,
+  timestamp,
+  Validated,
+} from '@switchboard/core';
 import { SUBSCRIBER_STATUSES } from '../../shared/subscriber-statuses';
 
 const text = { type: ['string', 'null'], maxLength: 191 } as const;
@@ -32,7 +40,7 @@ export const createSubscriberBody = {
   additionalProperties: false,
   required: ['email'],
   properties: {
-    email: { type: 'string', format: 'email', maxLength: 191 },
+    email: emailSchema,
     ...profileProperties,
     confirmed: { type: 'boolean', default: true, description: 'false: unconfirmed, and a double opt-in mail is sent' },
   },

@@ -1,5 +1,5 @@
 import { sendSchema } from '../../sending/schemas';
-import { nullableTimestamp, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
+import { emailSchema, nullableTimestamp, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
 
 export const MESSAGE_STATUSES = ['draft', 'pending', 'active', 'sent', 'cancelled'] as const;
 
@@ -10,7 +10,7 @@ const properties = {
   content_html: { type: ['string', 'null'], maxLength: 500_000 },
   content_text: { type: ['string', 'null'], maxLength: 500_000 },
   from_name: { type: ['string', 'null'], maxLength: 191 },
-  from_email: { anyOf: [{ type: 'string', format: 'email', maxLength: 191 }, { type: 'null' }] },
+  from_email: { anyOf: [emailSchema, { type: 'null' }] },
   track_opens: {
     type: 'boolean',
     description: "count opens with a pixel in the HTML part (default: the organization's message-defaults, else false)",

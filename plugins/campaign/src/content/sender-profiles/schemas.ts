@@ -1,6 +1,6 @@
-import { Shape, timestamp, Validated } from '@switchboard/core';
+import { emailSchema, Shape, timestamp, Validated } from '@switchboard/core';
 
-const email = { type: 'string', format: 'email', maxLength: 191 } as const;
+const email = emailSchema;
 const properties = {
   name: { type: 'string', minLength: 1, maxLength: 191 },
   from_name: { type: 'string', minLength: 1, maxLength: 191 },

@@ -1,0 +1,101 @@
+// What the engine calls of the plugin: index.ts loads this file when an engine opens, not for the CLI's command list.
+import { AppError, JobQueues, PluginApi, PluginContext, RecurringTask } from '@switchboard/core';
+import { monitorGroup } from './shared/api';
+import { fallbackRoutes } from './shared/fallback-routes';
+import { checkRoutes } from './checks/routes';
+import { CheckDispatcher } from './checks/dispatcher';
+import { CheckWorker } from './checks/check-worker';
+import { CHECK_JOBS } from './checks/jobs';
+import { CHECK_OPTIONS, CheckOptions, DEFAULT_CHECK_OPTIONS } from './checks/options';
+import { AlertService } from './alerts/alert-service';
+import { ALERT_JOB } from './alerts/jobs';
+import { SMS_SENDER, smsSenderOf } from './alerts/sms';
+import { TIERS } from './shared/plans';
+import { heartbeatRoutes } from './heartbeats/routes';
+import { HeartbeatService } from './heartbeats/service';
+import { uptimeRoutes } from './uptime/routes';
+import { UPTIME_JOB, UptimeService } from './uptime/service';
+import { purgeRoutes } from './purge/routes';
+import { PurgeService } from './purge/service';
+import { sslRoutes } from './ssl/routes';
+import { workerStatusRoutes } from './worker-status/routes';
+import { WorkerStatusService } from './worker-status/service';
+import { DEFAULT_SSL_OPTIONS, SSL_JOB, SSL_OPTIONS, SslOptions, SslService } from './ssl/service';
+
+export interface MonitorOptions {
+  checks?: Partial<CheckOptions>;
+  ssl?: Partial<SslOptions>;
+}
+
+/** A recurring call of the spec's table; "nothing to check" (402, 404) is no failure of the schedule. */
+const recurringCall = (name: string, cron: string, run: (now: Date) => Promise<unknown>): RecurringTask => ({
+  name,
+  cron,
+  run: async (now) => {
+    try {
+      await run(now);
+    } catch (err) {
+      if (!(err instanceof AppError && (err.status === 402 || err.status === 404))) throw err;
+    }
+  },
+});
+
+export function register(ctx: PluginContext<MonitorOptions>): void {
+  ctx.container.register(CHECK_OPTIONS, { useValue: { ...DEFAULT_CHECK_OPTIONS, ...ctx.options.checks } });
+  ctx.container.register(SSL_OPTIONS, { useValue: { ...DEFAULT_SSL_OPTIONS, ...ctx.options.ssl } });
+  ctx.container.register(SMS_SENDER, { useValue: smsSenderOf(ctx.config, ctx.logger) });
+  // One per engine: the queue's processors use its HTTP agent, and stop() closes that same agent.
+  ctx.container.registerSingleton(CheckWorker);
+}
+
+export function routes(api: PluginApi, ctx: PluginContext): void {
+  const group = monitorGroup(api);
+  // Before check/{type}: check/heartbeats and check/ssl are routes of their own.
+  heartbeatRoutes(group, ctx);
+  sslRoutes(group, ctx);
+  checkRoutes(group, ctx);
+  uptimeRoutes(group, ctx);
+  purgeRoutes(group, ctx);
+  workerStatusRoutes(group, ctx);
+  fallbackRoutes(group, ctx);
+}
+
+export function jobs(queues: JobQueues, ctx: PluginContext): void {
+  const worker = ctx.container.resolve(CheckWorker);
+  const { concurrency } = ctx.container.resolve<CheckOptions>(CHECK_OPTIONS);
+  for (const tier of TIERS) queues.get(CHECK_JOBS[tier]).process(concurrency, (job) => worker.run(job.data.serverId));
+  const alerts = ctx.container.resolve(AlertService);
+  queues.get(ALERT_JOB).process(5, (job) => alerts.send(job.data.alertId));
+  const uptime = ctx.container.resolve(UptimeService);
+  queues.get(UPTIME_JOB).process(1, () => uptime.recalculate());
+  const ssl = ctx.container.resolve(SslService);
+  // The rest of a check/ssl call, without a time budget.
+  queues.get(SSL_JOB).process(1, async (job) => {
+    // The call that handed it over may still hold the lock for a moment: tried again (the job's retries).
+    if ((await ssl.check(job.data.after, Number.MAX_SAFE_INTEGER)).busy) throw new Error('an SSL check is running');
+  });
+}
+
+export function recurring(ctx: PluginContext): RecurringTask[] {
+  const dispatcher = ctx.container.resolve(CheckDispatcher);
+  const alerts = ctx.container.resolve(AlertService);
+  const heartbeats = ctx.container.resolve(HeartbeatService);
+  const uptime = ctx.container.resolve(UptimeService);
+  const purger = ctx.container.resolve(PurgeService);
+  const ssl = ctx.container.resolve(SslService);
+  const status = ctx.container.resolve(WorkerStatusService);
+  return [
+    recurringCall('servermonitor.check-premium', '0 * * * * *', () => dispatcher.dispatch('premium')),
+    recurringCall('servermonitor.check-free', '0 */5 * * * *', () => dispatcher.dispatch('free')),
+    recurringCall('servermonitor.check-heartbeats', '0 * * * * *', () => heartbeats.check()),
+    recurringCall('servermonitor.check-ssl', '0 0 6 * * *', () => ssl.check()),
+    recurringCall('servermonitor.calculate', '0 0 * * * *', () => uptime.queueStale()),
+    recurringCall('servermonitor.purge-logs', '0 0 2 * * *', () => purger.purge()),
+    recurringCall('servermonitor.sla-sample', '45 * * * * *', () => status.sample()),
+    recurringCall('servermonitor.alert-requeue', '30 * * * * *', (now) => alerts.requeueStale(now)),
+  ];
+}
+
+export async function stop(ctx: PluginContext): Promise<void> {
+  await ctx.container.resolve(CheckWorker).checker.close();
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Schemathesis against a real `switchboard serve`, once on the embedded default (SQLite, in-process queue) and
+# once on MariaDB + Redis: every check (`--checks all`), SCHEMATHESIS_EXAMPLES (25) examples per operation, a
+# fixed seed so that a run is repeatable, each backend time-boxed by SCHEMATHESIS_SECONDS (300).
+# Usage: test/api/run-schemathesis.sh [sqlite] [mysql]   (both by default; the build must be current: tsc -b)
+# Schemathesis is built once by ../shared/tools/schemathesis/install.sh (or SCHEMATHESIS=/path/to/schemathesis).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+here=test/api
+backends=("$@")
+[ ${#backends[@]} -gt 0 ] || backends=(sqlite mysql)
+
+st=${SCHEMATHESIS:-}
+if [ -z "$st" ]; then
+  installer=../shared/tools/schemathesis/install.sh
+  [ -x "$installer" ] || { echo "Schemathesis: $installer is missing (set SCHEMATHESIS=...)" >&2; exit 1; }
+  st=$("$installer" | tail -n 1)
+fi
+
+work=$(mktemp -d)
+server=
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
+
+examine() {
+  local backend=$1
+  local port data="$work/$backend"
+  port=$(free_port)
+  mkdir -p "$data"
+  export DATA_DIR="$data" PORT="$port" HOST=127.0.0.1 APP_ENV=local LOG_LEVEL=warn RATE_LIMIT_SCALE=1000
+  export PUBLIC_URL="http://127.0.0.1:$port"
+  SERVER_MONITOR_API_KEY=$(node -e "console.log(require('crypto').randomBytes(24).toString('hex'))")
+  export SERVER_MONITOR_API_KEY
+  if [ "$backend" = mysql ]; then
+    local database="sb_schemathesis_$$"
+    export DATABASE_URL="${TEST_MYSQL_URL:-mysql://root@127.0.0.1:3306/test}" REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379}"
+    DATABASE_URL=$(node test/api/fresh-mysql-database.js "$DATABASE_URL" "$database")
+    export REDIS_PREFIX="sb-schemathesis-$$"
+  else
+    unset DATABASE_URL REDIS_URL REDIS_PREFIX
+  fi
+  node bin/switchboard.js migrate > /dev/null
+  local org
+  org=$(node bin/switchboard.js org:create --name "Schemathesis" --plan pro)
+  SWITCHBOARD_TOKEN=$(node bin/switchboard.js token:create --org "$org" --name schemathesis --permissions '*')
+  export SWITCHBOARD_TOKEN
+  node bin/switchboard.js serve > "$work/serve-$backend.log" 2>&1 &
+  server=$!
+  for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/health" > /dev/null && break; sleep 0.2; done
+
+  echo "Schemathesis on $backend"
+  local status=0
+  timeout "${SCHEMATHESIS_SECONDS:-300}" "$st" --config-file "$here/schemathesis.toml" run \
+    "http://127.0.0.1:$port/api/openapi.json" --checks all --max-examples "${SCHEMATHESIS_EXAMPLES:-25}" \
+    --workers 2 --seed "${SCHEMATHESIS_SEED:-20261125}" --generation-database none --no-color || status=$?
+  kill "$server" && wait "$server" 2>/dev/null || true
+  server=
+  if [ "$backend" = mysql ]; then node test/api/fresh-mysql-database.js "$DATABASE_URL" --drop; fi
+  if [ $status -ne 0 ]; then
+    echo "Schemathesis on $backend failed (exit $status); the server's log:" >&2
+    tail -n 40 "$work/serve-$backend.log" >&2
+    return $status
+  fi
+}
+
+for backend in "${backends[@]}"; do
+  examine "$backend"
+done

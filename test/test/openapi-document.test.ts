@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import request from 'supertest';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import type { Engine } from '@switchboard/core';
+import { createTestEngine, embeddedBackend, TestBackend } from '@switchboard/core/testing';
+import campaign from '@switchboard/plugin-campaign';
+import usersProjects from '@switchboard/plugin-users-projects';
+import serverMonitor from '@switchboard/plugin-server-monitor';
+import { repoRoot } from '../src/cli';
+
+const run = promisify(execFile);
+const examinerConfig = path.join(repoRoot, 'test/api');
+
+/** The served OpenAPI document, judged by tools others wrote: swagger-parser and redocly's recommended rules. */
+describe('the OpenAPI document, by outside examiners', function () {
+  this.timeout(60_000);
+  let backend: TestBackend;
+  let engine: Engine;
+  let document: Record<string, any>;
+  before(async () => {
+    backend = embeddedBackend();
+    engine = await createTestEngine(backend, { plugins: [campaign, usersProjects, serverMonitor] });
+    document = (await request(engine.http().callback()).get('/api/openapi.json').expect(200)).body;
+  });
+  after(async () => {
+    await engine.close();
+    await backend.dispose();
+  });
+
+  it('is valid OpenAPI 3.1 for swagger-parser', async () => {
+    const api = await SwaggerParser.validate(structuredClone(document) as never);
+    expect(api.info.license).to.deep.equal({ name: 'MIT', identifier: 'MIT' });
+  });
+
+  it('passes redocly lint with the recommended rules: no error, no warning', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-redocly-'));
+    try {
+      for (const file of ['redocly.yaml', '.redocly.lint-ignore.yaml'])
+        fs.copyFileSync(path.join(examinerConfig, file), path.join(folder, file));
+      fs.writeFileSync(path.join(folder, 'openapi.json'), JSON.stringify(document));
+      const redocly = path.join(repoRoot, 'node_modules/.bin/redocly');
+      const lint = await run(redocly, ['lint', 'openapi.json', '--config', 'redocly.yaml', '--format=json'], {
+        cwd: folder,
+      }).catch((failed: { stdout: string }) => failed);
+      const report = JSON.parse(lint.stdout) as { totals: object; problems: { ruleId: string; message: string }[] };
+      expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).to.deep.equal([]);
+      expect(report.totals).to.include({ errors: 0, warnings: 0 });
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('names every operation once and publishes no wildcard or trailing-slash path', () => {
+    const operations = Object.values(document.paths as Record<string, Record<string, { operationId: string }>>)
+      .flatMap((methods) => Object.values(methods))
+      .map((op) => op.operationId);
+    expect(new Set(operations).size).to.equal(operations.length);
+    for (const p of Object.keys(document.paths)) expect(p).to.not.match(/\*|.\/$/);
+  });
+
+  it("documents the server-monitor routes' own error body, as the spec states it", () => {
+    const check = document.paths['/api/servermonitor/check/{type}/{key}'].get;
+    expect(Object.keys(check.responses)).to.include.members(['200', '400', '402', '403', '404', '500']);
+    const body = check.responses['403'].content['application/json'].schema;
+    expect(body.required).to.deep.equal(['success', 'message']);
+    expect(document.paths['/api/servermonitor/dashboard/{key}'].get.responses['200'].content).to.have.key('text/html');
+  });
+});
