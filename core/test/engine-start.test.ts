@@ -103,6 +103,24 @@ describeEachBackend('engine lifecycle: start() brings up what a process runs, in
     );
   });
 
+  it('compiles route schemas when the HTTP app is built: a schema ajv refuses stops serving, not a command', async () => {
+    const broken = definePlugin({
+      id: 'broken',
+      version: '1.0',
+      routes: (api) => {
+        api
+          .group({ prefix: '/api/broken', tag: 'broken', auth: 'none', rateLimit: null })
+          .post('/x', { summary: 'x', body: { type: 'object', colour: 'red' }, response: {} }, async () => ({}));
+      },
+    });
+    const engine = await createTestEngine(backend(), { plugins: [broken], migrate: false });
+    try {
+      expect(() => engine.http()).to.throw(/colour/);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('an engine that never started does not stop its plugins', async () => {
     const calls: string[] = [];
     const engine = await createTestEngine(backend(), { plugins: [recordingPlugin(calls)], migrate: false });

@@ -8,6 +8,7 @@ import { AppError } from './errors';
 import { compileResponseCheck, compileValidator } from './validation';
 import { readJsonBody } from './body';
 import { documentedResponses, OtherAnswer } from './documented-responses';
+import { loadOnFirstUse } from '../load-on-first-use';
 
 export interface RouteSpec {
   summary: string;
@@ -91,9 +92,15 @@ export interface GroupSettings extends ApiGroupOptions {
 export class ApiGroup {
   readonly router: Router;
   readonly routes: RouteRecord[] = [];
+  private readonly compilers: (() => unknown)[] = [];
 
   constructor(readonly options: GroupSettings) {
     this.router = new Router({ prefix: options.prefix });
+  }
+
+  /** Compiles every route's validators now (a schema ajv refuses stops whoever builds the HTTP app). */
+  compileAll(): void {
+    for (const compile of this.compilers) compile();
   }
 
   get<const S extends RouteSpec>(path: string, spec: S, handler: SpecHandler<S>): this;
@@ -123,11 +130,15 @@ export class ApiGroup {
     const problem = spec.permission ? permissionProblem(spec.permission, this.options.resources) : null;
     if (problem) throw new Error(`${route}: permission ${spec.permission}: ${problem}`);
     this.routes.push({ method, path, spec, group: this });
-    const validateParams = spec.params ? compileValidator(spec.params, 'text') : null;
-    const validateQuery = spec.query ? compileValidator(spec.query, 'text') : null;
-    const validateBody = spec.body ? compileValidator(spec.body, 'body') : null;
-    const checkResponse =
-      this.options.checkResponses && spec.response.schema ? compileResponseCheck(spec.response.schema, route) : null;
+    // Compiled when the HTTP app is built (compileAll) or at the first request, not by commands that serve nothing.
+    const checks = loadOnFirstUse(() => ({
+      params: spec.params ? compileValidator(spec.params, 'text') : null,
+      query: spec.query ? compileValidator(spec.query, 'text') : null,
+      body: spec.body ? compileValidator(spec.body, 'body') : null,
+      response:
+        this.options.checkResponses && spec.response.schema ? compileResponseCheck(spec.response.schema, route) : null,
+    }));
+    this.compilers.push(checks);
     const status = spec.response.status ?? 200;
     const needsToken = this.options.auth === 'token';
     const checkStatus = this.options.checkResponses ? undocumentedStatusCheck(this.routes.at(-1)!, route) : null;
@@ -135,13 +146,14 @@ export class ApiGroup {
     const answer = async (ctx: Context) => {
       const auth = ctx.state.auth as AuthContext | undefined;
       if (needsToken) requirePermission(ctx, auth, spec.permission!);
-      const params = validateParams ? validateParams({ ...ctx.params }) : ctx.params;
-      const query = validateQuery ? validateQuery({ ...ctx.query }) : ctx.query;
-      const body = validateBody ? validateBody(trimFields((await readJsonBody(ctx)) ?? {}, spec.trim)) : undefined;
+      const validate = checks();
+      const params = validate.params ? validate.params({ ...ctx.params }) : ctx.params;
+      const query = validate.query ? validate.query({ ...ctx.query }) : ctx.query;
+      const body = validate.body ? validate.body(trimFields((await readJsonBody(ctx)) ?? {}, spec.trim)) : undefined;
       const result = await handler({ params, query, body, auth: auth!, ctx });
       // A handler may answer another success status than the documented one (e.g. 200 for "already there").
       ctx.status = (ctx.state.responseStatus as number | undefined) ?? status;
-      checkResponse?.(result);
+      validate.response?.(result);
       if (status !== 204) ctx.body = result;
     };
     this.router.register(path, [method], async (ctx: Context) => {

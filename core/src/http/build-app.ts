@@ -30,6 +30,7 @@ export interface HttpDeps {
 
 /** The Koa application: built apart from listen() so tests drive it in-process. */
 export function buildHttpApp(deps: HttpDeps): Koa {
+  for (const group of deps.registry.groups) group.compileAll();
   const app = new Koa();
   app.silent = true;
   const bodyLimit = deps.config.bodyLimit;
