@@ -7,6 +7,7 @@ import { campaignContainer, campaignFixture, CampaignFixture } from './support';
 import { REMOTE_TEXT } from '../src/events/remote-text';
 import { listOf, mailsOf, sendNow } from './sending-support';
 import { signProviderA } from './provider-signing';
+import { SubscriberWriter } from '../src/audience/subscribers/writer';
 
 describeEachBackend('campaign: inbound provider webhooks', (backend) => {
   let f: CampaignFixture;
@@ -449,5 +450,42 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     expect(mail.raw).to.match(/^X-Mailin-custom: \{"campaign_message_id":"\d+"/im);
     // nodemailer capitalizes header names; Postmark's keys are read whatever their case.
     expect(mail.raw).to.match(new RegExp(`^X-PM-Metadata-campaign_message_id: ${message}\\r?$`, 'im'));
+  });
+
+  it("commits a complaint and its subscriber's change together: a crash between keeps neither, the retry both", async () => {
+    const endpoint = (
+      await f.api().post('/inbound-webhooks', { provider: 'provider_a', name: 'SG 2', secret: 'sg-secret-2' }).expect(201)
+    ).body.data;
+    const complaint = JSON.stringify([
+      {
+        event: 'spamreport',
+        email: 'ada@example.com',
+        timestamp: Math.floor(Date.now() / 1000),
+        sg_event_id: 'sp1',
+        campaign_message_id: String(message),
+        campaign_subscriber_id: String(ada),
+      },
+    ]);
+    const path = `/webhook/provider_a?endpoint=${endpoint.id}`;
+    const status = async () => (await f.api().get(`/subscribers/${ada}`).expect(200)).body.data.status;
+    const stored = () => f.engine.knex('inbound_events').where({ provider_event_id: 'spamreport:sp1' }).first();
+    expect(await status()).to.equal('active');
+
+    const change = SubscriberWriter.prototype.setStatusWithin;
+    SubscriberWriter.prototype.setStatusWithin = async () => {
+      throw new Error('the process dies between recording the event and moving the subscriber');
+    };
+    try {
+      await post(path, complaint, signProviderA('sg-secret-2', complaint)).expect(500);
+    } finally {
+      SubscriberWriter.prototype.setStatusWithin = change;
+    }
+    expect(await stored(), 'the event is not kept without its effect').to.equal(undefined);
+    expect(await status()).to.equal('active');
+
+    const retry = await post(path, complaint, signProviderA('sg-secret-2', complaint)).expect(200);
+    expect(retry.body.data).to.deep.equal({ received: 1, recorded: 1 });
+    expect(await stored()).to.not.equal(undefined);
+    expect(await status()).to.equal('unsubscribed');
   });
 });

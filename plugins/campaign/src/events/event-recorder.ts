@@ -5,6 +5,7 @@ import { Clock, GroupCommit, SERVICES, toDate, toInt, transactionWithRetry } fro
 import { addToTimelines } from './timelines';
 import type { EventType, NormalizedEvent } from '@switchboard/provider-kit';
 import { SubscriberWriter } from '../audience/subscribers/writer';
+import { ensureStatusCountRows } from '../audience/subscribers/status-counts';
 import { EventLinker } from './event-linker';
 import type { SubscriberStatus } from '../shared/subscriber-statuses';
 import type { ReceivingEndpoint } from './inbound-webhooks/service';
@@ -120,6 +121,8 @@ export class InboundEventRecorder {
       received_at: now,
       receipt,
     }));
+    for (const orgId of new Set(batch.map((s) => s.endpoint.organizationId)))
+      await ensureStatusCountRows(this.knex, orgId);
     const recorded = await transactionWithRetry(this.knex, async (trx) => {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK)
         await trx('inbound_events')
@@ -134,17 +137,9 @@ export class InboundEventRecorder {
         trx,
         mine.filter((e) => e.message_id !== null),
       );
+      await this.applyStatuses(trx, linked);
       return mine;
     });
-    // Status changes go through the writer (counters, lists and search rows follow); setting a status
-    // a subscriber has already changes nothing.
-    for (const event of recorded) {
-      const status = statusAfter(event);
-      if (status && event.message_id !== null && event.subscriber_id !== null)
-        await this.writer.setStatus(toInt(event.organization_id), toInt(event.subscriber_id), status, {
-          ...(status === 'unsubscribed' ? { unsubscribe_reason: `${event.provider} ${event.event_type}` } : {}),
-        });
-    }
     // Each event this run wrote is credited to the first submission that carried it.
     const firstCarrier = new Map<string, number>();
     rows.forEach((row, i) => {
@@ -154,6 +149,24 @@ export class InboundEventRecorder {
     const counts = batch.map((s) => ({ received: s.events.length, recorded: 0 }));
     for (const event of recorded) counts[firstCarrier.get(eventKey(event))!].recorded++;
     return counts;
+  }
+
+  /**
+   * A hard bounce, complaint or unsubscribe moves its subscriber, in the transaction that records the event:
+   * a crash cannot keep the event (which a provider's retry then finds already recorded) and lose the change.
+   * The writer's change brings counters, lists and search rows along; a status the subscriber has already
+   * changes nothing. In subscriber order, so that two runs at once take the rows' locks alike.
+   */
+  private async applyStatuses(trx: Knex.Transaction, events: RecordedEvent[]): Promise<void> {
+    const changes = events
+      .filter((e) => e.subscriber_id !== null && statusAfter(e))
+      .sort((a, b) => toInt(a.subscriber_id) - toInt(b.subscriber_id));
+    for (const event of changes) {
+      const status = statusAfter(event)!;
+      await this.writer.setStatusWithin(trx, toInt(event.organization_id), toInt(event.subscriber_id), status, {
+        ...(status === 'unsubscribed' ? { unsubscribe_reason: `${event.provider} ${event.event_type}` } : {}),
+      });
+    }
   }
 
   /** The rows this run wrote (a retried event's row was written before, under another receipt). */

@@ -184,40 +184,71 @@ export class SubscriberWriter {
     await ensureStatusCountRows(this.knex, orgId);
     await transactionWithRetry(this.knex, async (trx) => {
       const current = await this.current(trx, orgId, id);
-      const now = this.clock.now();
-      const stamps: Record<string, unknown> = {};
-      if (status === 'unsubscribed' && current.status !== 'unsubscribed') stamps.unsubscribed_at = now;
-      if (status === 'active' && current.status === 'unconfirmed') stamps.confirmed_at = now;
-      await trx('subscribers')
-        .where({ id })
-        .update({ status, ...stamps, ...extra, updated_at: now });
-      if (current.status !== status) {
-        await adjustStatusCounts(trx, orgId, { [current.status]: -1, [status]: 1 }, { kind: 'moved', at: now });
-        await replaceSearchRows(trx, orgId, [current], [{ ...current, status }]);
-        await moveMembershipStatus(trx, id, current.status, status);
-        if (status === 'unsubscribed')
-          await this.webhooks.emit(trx, orgId, [
-            {
-              event: 'subscriber.unsubscribed',
-              occurredAt: now,
-              data: {
-                subscriber_id: id,
-                email: current.email,
-                previous_status: current.status,
-                reason: extra.unsubscribe_reason ?? null,
-              },
-            },
-          ]);
-      }
+      await this.moveStatus(trx, orgId, current, status, extra);
       await within?.(trx, current.status);
     });
   }
 
+  /**
+   * A status change inside the caller's transaction (a provider's bounce, recorded in the same commit as the
+   * event); a subscriber deleted since is left alone. The caller makes the status count rows first
+   * (`ensureStatusCountRows`).
+   */
+  async setStatusWithin(
+    trx: Knex.Transaction,
+    orgId: number,
+    id: number,
+    status: SubscriberStatus,
+    extra: Record<string, unknown> = {},
+  ): Promise<void> {
+    const current = await this.stored(trx, orgId, id);
+    if (current) await this.moveStatus(trx, orgId, current, status, extra);
+  }
+
+  private async moveStatus(
+    trx: Knex.Transaction,
+    orgId: number,
+    current: SearchSource,
+    status: SubscriberStatus,
+    extra: Record<string, unknown>,
+  ): Promise<void> {
+    const id = current.id;
+    const now = this.clock.now();
+    const stamps: Record<string, unknown> = {};
+    if (status === 'unsubscribed' && current.status !== 'unsubscribed') stamps.unsubscribed_at = now;
+    if (status === 'active' && current.status === 'unconfirmed') stamps.confirmed_at = now;
+    await trx('subscribers')
+      .where({ id })
+      .update({ status, ...stamps, ...extra, updated_at: now });
+    if (current.status === status) return;
+    await adjustStatusCounts(trx, orgId, { [current.status]: -1, [status]: 1 }, { kind: 'moved', at: now });
+    await replaceSearchRows(trx, orgId, [current], [{ ...current, status }]);
+    await moveMembershipStatus(trx, id, current.status, status);
+    if (status === 'unsubscribed')
+      await this.webhooks.emit(trx, orgId, [
+        {
+          event: 'subscriber.unsubscribed',
+          occurredAt: now,
+          data: {
+            subscriber_id: id,
+            email: current.email,
+            previous_status: current.status,
+            reason: extra.unsubscribe_reason ?? null,
+          },
+        },
+      ]);
+  }
+
   /** The stored row the search rows were derived from. */
   private async current(trx: Knex.Transaction, orgId: number, id: number): Promise<SearchSource> {
-    const row = await trx('subscribers').where({ organization_id: orgId, id }).first(SEARCH_SOURCE_COLUMNS);
+    const row = await this.stored(trx, orgId, id);
     if (!row) throw notFound('Subscriber', id);
-    return { ...row, id: Number(row.id) };
+    return row;
+  }
+
+  private async stored(trx: Knex.Transaction, orgId: number, id: number): Promise<SearchSource | undefined> {
+    const row = await trx('subscribers').where({ organization_id: orgId, id }).first(SEARCH_SOURCE_COLUMNS);
+    return row ? { ...row, id: Number(row.id) } : undefined;
   }
 
   /**
