@@ -454,7 +454,10 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
 
   it("commits a complaint and its subscriber's change together: a crash between keeps neither, the retry both", async () => {
     const endpoint = (
-      await f.api().post('/inbound-webhooks', { provider: 'provider_a', name: 'SG 2', secret: 'sg-secret-2' }).expect(201)
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_a', name: 'SG 2', secret: 'sg-secret-2' })
+        .expect(201)
     ).body.data;
     const complaint = JSON.stringify([
       {
