@@ -121,6 +121,33 @@ describeEachBackend('engine lifecycle: start() brings up what a process runs, in
     }
   });
 
+  it('stops start-up on an environment variable a plugin declares that is missing or wrong, naming it', async () => {
+    const fussy = definePlugin({
+      id: 'fussy',
+      version: '1.0',
+      envSchema: {
+        type: 'object',
+        required: ['FUSSY_URL'],
+        properties: { FUSSY_URL: { type: 'string', pattern: '^https?://' }, FUSSY_MODE: { enum: ['a', 'b'] } },
+      },
+    });
+    const refusal = (env: Record<string, string>) =>
+      createTestEngine(backend(), { plugins: [fussy], migrate: false, env }).then(
+        async (engine) => {
+          await engine.close();
+          return '';
+        },
+        (err: Error) => err.message,
+      );
+    expect(await refusal({})).to.equal(
+      'Environment of plugin "fussy" is invalid: FUSSY_URL is required. Set the variables in the environment (README, Configuration).',
+    );
+    expect(await refusal({ FUSSY_URL: 'ftp://x', FUSSY_MODE: 'c' })).to.match(
+      /FUSSY_URL must match pattern "\^https\?:\/\/"; FUSSY_MODE must be equal to one of the allowed values \(a, b\)/,
+    );
+    expect(await refusal({ FUSSY_URL: 'https://x', FUSSY_MODE: 'a' })).to.equal('');
+  });
+
   it('an engine that never started does not stop its plugins', async () => {
     const calls: string[] = [];
     const engine = await createTestEngine(backend(), { plugins: [recordingPlugin(calls)], migrate: false });

@@ -8,6 +8,7 @@ import type { RedisClientType } from 'redis';
 import type { AppConfig } from '../config/types';
 import { SERVICES } from '../container/service-keys';
 import { loadPlugins, LoadedPlugin } from '../plugin/loader';
+import { checkPluginEnv } from '../plugin/env';
 import type { PluginContext } from '../plugin/types';
 import { ApiRegistry } from '../http/api-registry';
 import { ShutdownGate } from '../http/shutdown-gate';
@@ -72,6 +73,7 @@ export class Engine {
 
   static async create(config: AppConfig, options: EngineOptions = {}): Promise<Engine> {
     const plugins = loadPlugins(config.plugins, options.resolvePlugin);
+    for (const { plugin } of plugins) checkPluginEnv(plugin, config.env);
     const root = await createRootContainer(config, options);
     const resources = knownResources(plugins.map((l) => l.plugin));
     root.register(SERVICES.Resources, { useValue: resources });

@@ -29,6 +29,11 @@ export interface Plugin<O = Record<string, unknown>> {
   dependsOn?: string[];
   /** JSON schema of the options the host gives in config/switchboard.json. */
   optionsSchema?: object;
+  /**
+   * JSON schema of the environment variables the plugin reads from `ctx.config.env` (an object of strings, each
+   * with its description): checked at start-up, so a wrong or missing one stops it with a message naming it.
+   */
+  envSchema?: object;
   /** Absolute path of the compiled migrations folder. */
   migrationsDir?: string;
   /**

@@ -5,6 +5,7 @@ import { heartbeatCommands } from './heartbeats/commands';
 import { notificationCommands } from './notifications/commands';
 import { monitorCommands } from './commands';
 import { sslOptionsSchema } from './ssl/service';
+import { monitorEnvSchema } from './shared/env';
 import type { MonitorOptions } from './engine-parts';
 
 const pkg = require('../../package.json') as { version: string };
@@ -22,6 +23,7 @@ export default definePlugin<MonitorOptions>({
     additionalProperties: false,
     properties: { checks: checkOptionsSchema, ssl: sslOptionsSchema },
   },
+  envSchema: monitorEnvSchema,
   register: (ctx) => parts().register(ctx),
   routes: (api, ctx) => parts().routes(api, ctx as PluginContext),
   jobs: (queues, ctx) => parts().jobs(queues, ctx as PluginContext),

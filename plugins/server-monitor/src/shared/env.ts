@@ -1,0 +1,24 @@
+import { EMAIL_PATTERN } from '@switchboard/core';
+
+/** The environment variables the plugin reads: checked at start-up, and the README's table lists each. */
+export const monitorEnvSchema = {
+  type: 'object',
+  properties: {
+    SERVER_MONITOR_API_KEY: {
+      type: 'string',
+      description: 'key of the server-monitor routes, their last path segment (unset: every route answers 403)',
+    },
+    MONITOR_ALERT_FROM: {
+      type: 'string',
+      pattern: EMAIL_PATTERN,
+      description: "sender address of alert mails (default monitor@<PUBLIC_URL's host>)",
+    },
+    SMS_DRIVER: { enum: ['log', 'http'], description: 'how SMS alerts go: log (default) or http' },
+    SMS_URL: { type: 'string', pattern: '^https?://', description: 'SMS_DRIVER=http: a Twilio-compatible API url' },
+    SMS_FROM: { type: 'string', description: 'SMS_DRIVER=http: the sender number' },
+    SMS_USER: { type: 'string', description: 'SMS_DRIVER=http: Basic auth user (optional)' },
+    SMS_PASSWORD: { type: 'string', description: 'SMS_DRIVER=http: Basic auth password (optional)' },
+  },
+  if: { required: ['SMS_DRIVER'], properties: { SMS_DRIVER: { const: 'http' } } },
+  then: { required: ['SMS_URL', 'SMS_FROM'] },
+} as const;
