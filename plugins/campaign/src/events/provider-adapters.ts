@@ -1,17 +1,20 @@
 import type { OutgoingIds, ProviderAdapter } from '@switchboard/provider-kit';
 
-export const PROVIDER_KEYS = ['provider_a', 'provider_b', 'provider_c', 'provider_d', 'provider_e'] as const;
-export type ProviderKey = (typeof PROVIDER_KEYS)[number];
+/** What a provider's key looks like: `provider_a`, or a third party's `provider_f`, `acme_mail`. */
+export const PROVIDER_KEY_PATTERN = '^[a-z][a-z0-9_]{0,63}$';
 
-/** `plugins.campaign.options.providers`: the adapter package of each enabled provider. */
+/**
+ * `plugins.campaign.options.providers`: the adapter package of each enabled provider, the built-in ones'
+ * or a third party's (any key; the package must export the adapter of that key).
+ */
 export const providersOptionsSchema = {
   type: 'object',
-  additionalProperties: false,
-  properties: Object.fromEntries(PROVIDER_KEYS.map((key) => [key, { type: 'string', minLength: 1 }])),
+  propertyNames: { pattern: PROVIDER_KEY_PATTERN },
+  additionalProperties: { type: 'string', minLength: 1 },
 } as const;
 
 /** The adapters built into this repository, enabled when the host names none. */
-export const BUILT_IN_PROVIDERS: Partial<Record<ProviderKey, string>> = {
+export const BUILT_IN_PROVIDERS: Record<string, string> = {
   provider_a: '@switchboard/provider-a',
   provider_b: '@switchboard/provider-b',
   provider_c: '@switchboard/provider-c',

@@ -1,11 +1,13 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
 import { InboundWebhooksService } from './service';
+import { ProviderAdapters } from '../provider-adapters';
 import { createInboundWebhookBody, inboundWebhookSchema, updateInboundWebhookBody } from './schemas';
 import { envelopes } from '../../shared/envelope';
 import { objectRoutes } from '../../shared/object-routes';
 
 export function inboundWebhookRoutes(group: ApiGroup, ctx: PluginContext): void {
   const endpoints = ctx.container.resolve(InboundWebhooksService);
+  const enabled = ctx.container.resolve(ProviderAdapters).keys();
   objectRoutes(group, {
     collection: '/inbound-webhooks',
     thing: 'Inbound webhook',
@@ -16,7 +18,7 @@ export function inboundWebhookRoutes(group: ApiGroup, ctx: PluginContext): void 
     get: { summary: 'Get an inbound webhook endpoint', run: (org, id) => endpoints.get(org, id) },
     create: {
       summary: 'Create an inbound webhook endpoint (its secret, given or generated, is shown in this answer only)',
-      body: createInboundWebhookBody,
+      body: createInboundWebhookBody(enabled),
       trim: ['name'],
       run: (org, body) => endpoints.create(org, body),
     },

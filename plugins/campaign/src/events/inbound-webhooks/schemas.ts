@@ -1,5 +1,5 @@
 import { Shape, timestamp, Validated } from '@switchboard/core';
-import { PROVIDER_KEYS } from '../provider-adapters';
+import { PROVIDER_KEY_PATTERN } from '../provider-adapters';
 
 const secret = { type: 'string', minLength: 8, maxLength: 4096 } as const;
 const topicArns = {
@@ -16,16 +16,18 @@ const properties = {
   topic_arns: topicArns,
 } as const;
 
-export const createInboundWebhookBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['provider', 'name'],
-  properties: {
-    provider: { type: 'string', enum: [...PROVIDER_KEYS] },
-    ...properties,
-    is_active: { type: 'boolean', default: true },
-  },
-} as const;
+/** The body of a new endpoint: its provider is one of the enabled adapters' keys (this engine's list). */
+export const createInboundWebhookBody = (enabledProviders: string[]) =>
+  ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['provider', 'name'],
+    properties: {
+      provider: { type: 'string', enum: enabledProviders, description: 'the key of an enabled provider adapter' },
+      ...properties,
+      is_active: { type: 'boolean', default: true },
+    },
+  }) as const;
 
 export const updateInboundWebhookBody = {
   type: 'object',
@@ -52,7 +54,7 @@ export const inboundWebhookSchema = {
   properties: {
     id: { type: 'integer' },
     organization_id: { type: 'integer' },
-    provider: { type: 'string', enum: [...PROVIDER_KEYS] },
+    provider: { type: 'string', pattern: PROVIDER_KEY_PATTERN },
     name: { type: 'string' },
     url: { type: 'string', description: 'The address to configure at the provider' },
     secret: { type: 'string', description: 'Only when created or given a new secret; stored sealed' },
@@ -65,5 +67,5 @@ export const inboundWebhookSchema = {
 } as const;
 
 export type InboundWebhook = Shape<typeof inboundWebhookSchema>;
-export type NewInboundWebhook = Validated<typeof createInboundWebhookBody>;
+export type NewInboundWebhook = Validated<ReturnType<typeof createInboundWebhookBody>>;
 export type InboundWebhookChanges = Validated<typeof updateInboundWebhookBody>;
