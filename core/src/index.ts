@@ -29,8 +29,6 @@ export * from './http/errors';
 export * from './http/envelope';
 export * from './http/api-registry';
 export { compileValidator } from './http/validation';
-export { standardErrorSchema } from './http/documented-responses';
-export type { OtherAnswer } from './http/documented-responses';
 export { readRawBody } from './http/raw-body';
 export { SecretBox } from './secrets/secret-box';
 export { OUTBOUND_ADDRESS_REFUSED, OutboundGuard } from './http/outbound-guard';

@@ -13,7 +13,7 @@ const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('fixture', function () {
   it('slow', () => wait(150)).timeout(300);
   it('fast', () => {});
-  it.skip('skipped', () => {});
+  it('skipped');
   after(function () {
     this.timeout(300);
     return wait(150);

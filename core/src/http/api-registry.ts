@@ -26,8 +26,6 @@ export interface RouteSpec {
    * each with when: `{409: 'DUPLICATE_ENTRY: a list with this name exists'}`.
    */
   answers?: Readonly<Record<number, OtherAnswer>>;
-  /** The OpenAPI operationId; by default built from the method and the path. */
-  operationId?: string;
   /** Left out of the OpenAPI document: a catch-all that only answers errors. */
   unpublished?: boolean;
 }
@@ -129,7 +127,8 @@ export class ApiGroup {
     if (this.options.auth === 'token' && !spec.permission) throw new Error(`${route} names no permission`);
     const problem = spec.permission ? permissionProblem(spec.permission, this.options.resources) : null;
     if (problem) throw new Error(`${route}: permission ${spec.permission}: ${problem}`);
-    this.routes.push({ method, path, spec, group: this });
+    const record: RouteRecord = { method, path, spec, group: this };
+    this.routes.push(record);
     // Compiled when the HTTP app is built (compileAll) or at the first request, not by commands that serve nothing.
     const checks = loadOnFirstUse(() => ({
       params: spec.params ? compileValidator(spec.params, 'text') : null,
@@ -141,7 +140,7 @@ export class ApiGroup {
     this.compilers.push(checks);
     const status = spec.response.status ?? 200;
     const needsToken = this.options.auth === 'token';
-    const checkStatus = this.options.checkResponses ? undocumentedStatusCheck(this.routes.at(-1)!, route) : null;
+    const checkStatus = this.options.checkResponses ? undocumentedStatusCheck(record, route) : null;
 
     const answer = async (ctx: Context) => {
       const auth = ctx.state.auth as AuthContext | undefined;

@@ -5,7 +5,7 @@ import { documentedResponses } from './documented-responses';
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/(.)\/$/, '$1');
 
 /** `GET /api/campaign/lists/{id}/subscribers` -> `getCampaignListsByIdSubscribers`. */
-function defaultOperationId(method: string, path: string): string {
+function operationIdOf(method: string, path: string): string {
   const words = path
     .split('/')
     .filter((part) => part && part !== 'api')
@@ -65,7 +65,7 @@ function responses(route: RouteRecord): object {
 function operation(route: RouteRecord, path: string): object {
   const { spec, group } = route;
   return {
-    operationId: spec.operationId ?? defaultOperationId(route.method, path),
+    operationId: operationIdOf(route.method, path),
     summary: spec.summary,
     ...(spec.description ? { description: spec.description } : {}),
     tags: [group.options.tag],
