@@ -18,8 +18,13 @@ export default tseslint.config(
     },
   },
   {
+    // Node scripts and configs in JavaScript (.dependency-cruiser.cjs, tools/): Node's globals.
+    files: ['**/*.cjs', '**/*.mjs'],
+    languageOptions: { globals: { console: 'readonly', module: 'writable', process: 'readonly', require: 'readonly' } },
+  },
+  {
     // chai's property assertions (`.to.be.true`, `.and.not.empty`) are expressions by design.
-    files: ['**/test/**/*.ts', 'providers/kit/src/contract.ts'],
+    files: ['**/test/**/*.ts', '**/tests/**/*.ts', 'providers/kit/src/contract.ts'],
     rules: { '@typescript-eslint/no-unused-expressions': 'off' },
   },
 );

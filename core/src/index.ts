@@ -35,6 +35,8 @@ export { OUTBOUND_ADDRESS_REFUSED, OutboundGuard } from './http/outbound-guard';
 export type { Mailer, MailMessage, MailerOptions, SentMail } from './mail/mailer';
 export { isPermanentMailError, relayIdOf } from './mail/mailer';
 export * from './plugin/types';
+export { defineService, provide } from './plugin/services';
+export type { ServiceProvision, ServiceToken } from './plugin/services';
 export { loadPlugins, hostResolver, PluginLoadError } from './plugin/loader';
 export type { LoadedPlugin } from './plugin/loader';
 export type { AuthContext } from './auth/api-tokens';

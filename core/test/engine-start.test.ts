@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import request from 'supertest';
-import { definePlugin, Engine } from '../src';
+import { defineService, definePlugin, Engine, provide } from '../src';
 import { createTestEngine, describeEachBackend } from '../src/testing';
 
 /** A plugin that writes down which of its hooks the engine called, in order. */
@@ -146,6 +146,51 @@ describeEachBackend('engine lifecycle: start() brings up what a process runs, in
       /FUSSY_URL must match pattern "\^https\?:\/\/"; FUSSY_MODE must be equal to one of the allowed values \(a, b\)/,
     );
     expect(await refusal({ FUSSY_URL: 'https://x', FUSSY_MODE: 'a' })).to.equal('');
+  });
+
+  describe('services plugins provide one another', () => {
+    interface Greeter {
+      hello(name: string): string;
+    }
+    const GREETER = defineService<Greeter>('test.greeter', 'greeter');
+
+    it('stops start-up when a plugin needs a service no enabled plugin provides, naming the service and its provider', async () => {
+      const caller = definePlugin({ id: 'caller', version: '1.0', needs: [GREETER] });
+      let error: Error | undefined;
+      await createTestEngine(backend(), { plugins: [caller], migrate: false }).catch((err: Error) => (error = err));
+      expect(error?.message).to.equal(
+        'Plugin "caller" needs the service "test.greeter", which no enabled plugin provides: enable "greeter", which provides it (PLUGINS / config/switchboard.json).',
+      );
+    });
+
+    it('injects a provided service, made once by its provider, into the plugins that need it and no other', async () => {
+      let made = 0;
+      const greeter = definePlugin({
+        id: 'greeter',
+        version: '1.0',
+        provides: [
+          provide(GREETER, (ctx) => {
+            made++;
+            return { hello: (name) => `hello ${name}, from ${ctx.id}` };
+          }),
+        ],
+      });
+      const caller = definePlugin({ id: 'caller', version: '1.0', needs: [GREETER] });
+      const bystander = definePlugin({ id: 'bystander', version: '1.0' });
+      // The one that needs it is enabled first: the provider is ordered before it.
+      const engine = await createTestEngine(backend(), { plugins: [caller, bystander, greeter], migrate: false });
+      try {
+        expect(engine.plugins.map((l) => l.plugin.id)).to.deep.equal(['greeter', 'caller', 'bystander']);
+        expect(made).to.equal(0);
+        const resolve = (id: string) => engine.contexts.get(id)!.container.resolve<Greeter>(GREETER.key);
+        expect(resolve('caller').hello('ada')).to.equal('hello ada, from greeter');
+        expect(resolve('caller')).to.equal(resolve('greeter'));
+        expect(made).to.equal(1);
+        expect(() => resolve('bystander')).to.throw(/service:test\.greeter/);
+      } finally {
+        await engine.close();
+      }
+    });
   });
 
   it('an engine that never started does not stop its plugins', async () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { definePlugin, hostResolver, loadPlugins, PluginConfig, PluginLoadError } from '../src';
+import { defineService, definePlugin, hostResolver, loadPlugins, PluginConfig, PluginLoadError, provide } from '../src';
 
 const config = (id: string, options: Record<string, unknown> = {}): PluginConfig => ({
   id,
@@ -28,6 +28,22 @@ describe('plugin loader', () => {
     expect(() => loadPlugins([config('b')], registry({ 'pkg-b': b }))).to.throw(
       PluginLoadError,
       'depends on plugin "a", which is not enabled',
+    );
+  });
+
+  it('orders the provider of a needed service first, and refuses a service provided twice', () => {
+    const CLOCKS = defineService<{ now(): number }>('test.clocks');
+    const clocks = (id: string) => definePlugin({ id, version: '1.0', provides: [provide(CLOCKS, () => Date)] });
+    const user = definePlugin({ id: 'user', version: '1.0', needs: [CLOCKS] });
+    const resolve = registry({ 'pkg-user': user, 'pkg-c1': clocks('c1'), 'pkg-c2': clocks('c2') });
+    expect(loadPlugins([config('user'), config('c1')], resolve).map((l) => l.plugin.id)).to.deep.equal(['c1', 'user']);
+    expect(() => loadPlugins([config('c1'), config('c2')], resolve)).to.throw(
+      PluginLoadError,
+      'Plugins "c1" and "c2" both provide the service "test.clocks": enable only one of them.',
+    );
+    expect(() => loadPlugins([config('user')], resolve)).to.throw(
+      PluginLoadError,
+      'Plugin "user" needs the service "test.clocks", which no enabled plugin provides: enable a plugin that provides it',
     );
   });
 

@@ -38,7 +38,7 @@ function filesLoadedByTheProgram(): Promise<string[]> {
 
 const packageOf = (file: string) => /.*\/node_modules\/((@[^/]+\/)?[^/]+)\//.exec(file)?.[1];
 
-describe('switchboard start-up (docs/performance.md, "CLI start-up")', () => {
+describe('switchboard start-up (docs/performance-history.md, "CLI start-up")', () => {
   it('--version prints the version the API reports in meta.version', async () => {
     const run = await runCli(['--version'], {});
     expect(run.code).to.equal(0);

@@ -6,8 +6,8 @@ import type { Knex } from 'knex';
 import request from 'supertest';
 import { createKnex } from '@switchboard/core';
 import { describeEachBackend, waitFor } from '@switchboard/core/testing';
-import { Farm, httpFarm } from '@switchboard/plugin-server-monitor/dist/test/farm';
-import { smsStub, SmsStub } from '@switchboard/plugin-server-monitor/dist/test/sms-stub';
+import { Farm, httpFarm } from '@switchboard/plugin-server-monitor/dist/src/shared/tests/farm';
+import { smsStub, SmsStub } from '@switchboard/plugin-server-monitor/dist/src/shared/tests/sms-stub';
 import { exitOf, freePort, runCli, runJson, startCli } from '../src/cli';
 
 const KEY = 'cli-monitor-key-0123456789';

@@ -13,7 +13,6 @@ export const SERVICES = {
   SecretBox: 'SecretBox',
   /** Checks tenants' URLs and carries requests made for them, away from private networks (OutboundGuard). */
   OutboundGuard: 'OutboundGuard',
-  Scheduler: 'Scheduler',
   /** The resources the enabled plugins declare (string[]). */
   Resources: 'Resources',
 } as const;

@@ -22,6 +22,7 @@ import type { JobQueues } from '../queue/types';
 import type { Locks } from '../locks/types';
 import type { Clock } from '../clock';
 import { closeSharedServices, createRootContainer, SharedServiceOverrides } from './shared-services';
+import { ProvidedServices } from './provided-services';
 import { loadOnFirstUse } from '../load-on-first-use';
 
 // Koa, its middleware and the rate limiters load when the process serves HTTP.
@@ -88,6 +89,7 @@ export class Engine {
     const engine = new Engine(config, root, plugins, contexts, registry);
     try {
       const logger = root.resolve<Logger>(SERVICES.Logger);
+      const provided = new ProvidedServices();
       for (const { plugin, options: pluginOptions } of plugins) {
         const ctx: PluginContext = {
           id: plugin.id,
@@ -97,6 +99,10 @@ export class Engine {
           logger: logger.child({ plugin: plugin.id }),
         };
         contexts.set(plugin.id, ctx);
+        // The loader ordered providers first and checked that each needed service has one.
+        for (const provision of plugin.provides ?? []) provided.add(provision, ctx);
+        for (const token of [...(plugin.provides ?? []).map((p) => p.token), ...(plugin.needs ?? [])])
+          provided.injectInto(ctx.container, token);
         await plugin.register?.(ctx);
         plugin.routes?.(registry.forPlugin(plugin.id), ctx);
       }

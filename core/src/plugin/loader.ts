@@ -77,9 +77,42 @@ function validateOptions(plugin: Plugin, config: PluginConfig): Record<string, u
   return options;
 }
 
-/** Dependencies first; enabled order otherwise. */
+/** Which enabled plugin provides each service, by name; two providers of one name are refused. */
+function serviceProviders(loaded: LoadedPlugin[]): Map<string, string> {
+  const providers = new Map<string, string>();
+  for (const { plugin } of loaded) {
+    for (const { token } of plugin.provides ?? []) {
+      const other = providers.get(token.name);
+      if (other !== undefined)
+        throw new PluginLoadError(
+          `Plugins "${other}" and "${plugin.id}" both provide the service "${token.name}": enable only one of them.`,
+        );
+      providers.set(token.name, plugin.id);
+    }
+  }
+  return providers;
+}
+
+/** The plugins `l` needs before it: those it depends on, then the providers of the services it needs. */
+function prerequisites(l: LoadedPlugin, providers: Map<string, string>): string[] {
+  const id = l.plugin.id;
+  const needed = (l.plugin.needs ?? []).map((token) => {
+    const provider = providers.get(token.name);
+    if (provider !== undefined) return provider;
+    const hint = token.usualProvider
+      ? `enable "${token.usualProvider}", which provides it (PLUGINS / config/switchboard.json).`
+      : 'enable a plugin that provides it (PLUGINS / config/switchboard.json).';
+    throw new PluginLoadError(
+      `Plugin "${id}" needs the service "${token.name}", which no enabled plugin provides: ${hint}`,
+    );
+  });
+  return [...(l.plugin.dependsOn ?? []), ...needed.filter((provider) => provider !== id)];
+}
+
+/** Dependencies (and providers of needed services) first; enabled order otherwise. */
 function orderByDependencies(loaded: LoadedPlugin[]): LoadedPlugin[] {
   const byId = new Map(loaded.map((l) => [l.plugin.id, l]));
+  const providers = serviceProviders(loaded);
   const ordered: LoadedPlugin[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (l: LoadedPlugin, chain: string[]) => {
@@ -88,7 +121,7 @@ function orderByDependencies(loaded: LoadedPlugin[]): LoadedPlugin[] {
     if (state.get(id) === 'visiting')
       throw new PluginLoadError(`Plugins depend on each other in a cycle: ${[...chain, id].join(' -> ')}`);
     state.set(id, 'visiting');
-    for (const dep of l.plugin.dependsOn ?? []) {
+    for (const dep of prerequisites(l, providers)) {
       const target = byId.get(dep);
       if (!target)
         throw new PluginLoadError(

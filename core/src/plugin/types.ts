@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { AppConfig, RateLimitPolicy } from '../config/types';
 import type { JobQueues } from '../queue/types';
 import type { PluginApi } from '../http/api-registry';
+import type { ServiceProvision, ServiceToken } from './services';
 
 export interface PluginContext<O = Record<string, unknown>> {
   id: string;
@@ -27,6 +28,16 @@ export interface Plugin<O = Record<string, unknown>> {
   /** Highest migrations/<x.y> folder this release may run. */
   version: string;
   dependsOn?: string[];
+  /**
+   * Services this plugin makes for others (`provide(TOKEN, (ctx) => ctx.container.resolve(Impl))`): made once
+   * per engine, on first use, and injectable only into the plugins that name them in `needs`.
+   */
+  provides?: ServiceProvision[];
+  /**
+   * Services of other plugins this one injects (`@inject(TOKEN.key)`): each must be provided by an enabled
+   * plugin, or start-up stops naming it; providers come first, as with `dependsOn`.
+   */
+  needs?: ServiceToken<unknown>[];
   /** JSON schema of the options the host gives in config/switchboard.json. */
   optionsSchema?: object;
   /**

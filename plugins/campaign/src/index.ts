@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { definePlugin, loadOnFirstUse } from '@switchboard/core';
-import { changelogCommands } from './changelog/commands';
-import { searchCompactionCommands } from './audience/search/compaction-commands';
-import { sendingOptionsSchema } from './sending/options';
-import { statsRebuildCommands } from './events/stats-rebuild-commands';
-import { analyticsCommands } from './analytics/commands';
-import { webhookOptionsSchema } from './webhooks/options';
-import { providersOptionsSchema } from './events/provider-adapters';
+import { changelogCommands } from './changelog';
+import { searchCompactionCommands } from './audience/search';
+import { sendingOptionsSchema } from './sending';
+import { statsRebuildCommands } from './events';
+import { analyticsCommands } from './analytics';
+import { webhookOptionsSchema } from './webhooks';
+import { providersOptionsSchema } from './events';
 
 const pkg = require('../../package.json') as { version: string };
 

@@ -1,40 +1,28 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import {
-  AppError,
-  CliError,
-  idOf,
-  JobQueue,
-  JobQueues,
-  loadOnFirstUse,
-  printResult,
-  SERVICES,
-  toInt,
-} from '@switchboard/core';
+import { CliError, idOf, JobQueue, JobQueues, loadOnFirstUse, printResult, SERVICES, toInt } from '@switchboard/core';
 import type { PluginContext } from '@switchboard/core';
-import { CheckDispatcher } from './checks/dispatcher';
-import { CheckWorker } from './checks/check-worker';
-import { CHECK_JOBS } from './checks/jobs';
-import { CHECK_OPTIONS, CheckOptions } from './checks/options';
-import { dispatchMessage, dispatchOutput } from './checks/routes';
-import { HeartbeatService } from './heartbeats/service';
-import { SslService } from './ssl/service';
-import { PurgeService } from './purge/service';
-import { purgeOutput } from './purge/routes';
-import { CapacityService } from './worker-status/capacity';
-import { AlertService } from './alerts/alert-service';
-import { ImportFileError, ServerImporter } from './import/importer';
+import {
+  CHECK_JOBS,
+  CHECK_OPTIONS,
+  CheckDispatcher,
+  CheckOptions,
+  CheckWorker,
+  dispatchMessage,
+  dispatchOutput,
+} from './checks';
+import { HeartbeatService } from './heartbeats';
+import { SslService } from './ssl';
+import { purgeOutput, PurgeService } from './purge';
+import { CapacityService } from './worker-status';
+import { AlertService } from './alerts';
+import { ServerImporter } from './import';
 import { CheckType, TIERS } from './shared/plans';
+import { asCliError } from './shared/cli';
 
 type Context = () => Promise<PluginContext>;
 
 const cliProgress = loadOnFirstUse(() => require('cli-progress') as typeof import('cli-progress'));
-
-/** The spec's operations fail as the endpoints do: a clear message and exit code 1. */
-export const asCliError = (err: unknown): never => {
-  if (err instanceof AppError || err instanceof ImportFileError) throw new CliError(err.message);
-  throw err;
-};
 
 const organizationOption = (value: string | undefined): number | undefined => {
   if (value === undefined) return undefined;

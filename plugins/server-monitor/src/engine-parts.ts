@@ -2,25 +2,22 @@
 import { AppError, JobQueues, PluginApi, PluginContext, RecurringTask } from '@switchboard/core';
 import { monitorGroup } from './shared/api';
 import { fallbackRoutes } from './shared/fallback-routes';
-import { checkRoutes } from './checks/routes';
-import { CheckDispatcher } from './checks/dispatcher';
-import { CheckWorker } from './checks/check-worker';
-import { CHECK_JOBS } from './checks/jobs';
-import { CHECK_OPTIONS, CheckOptions, DEFAULT_CHECK_OPTIONS } from './checks/options';
-import { AlertService } from './alerts/alert-service';
-import { ALERT_JOB } from './alerts/jobs';
-import { SMS_SENDER, smsSenderOf } from './alerts/sms';
 import { TIERS } from './shared/plans';
-import { heartbeatRoutes } from './heartbeats/routes';
-import { HeartbeatService } from './heartbeats/service';
-import { uptimeRoutes } from './uptime/routes';
-import { UPTIME_JOB, UptimeService } from './uptime/service';
-import { purgeRoutes } from './purge/routes';
-import { PurgeService } from './purge/service';
-import { sslRoutes } from './ssl/routes';
-import { workerStatusRoutes } from './worker-status/routes';
-import { WorkerStatusService } from './worker-status/service';
-import { DEFAULT_SSL_OPTIONS, SSL_JOB, SSL_OPTIONS, SslOptions, SslService } from './ssl/service';
+import {
+  CHECK_JOBS,
+  CHECK_OPTIONS,
+  CheckDispatcher,
+  CheckOptions,
+  checkRoutes,
+  CheckWorker,
+  DEFAULT_CHECK_OPTIONS,
+} from './checks';
+import { ALERT_JOB, AlertService, SMS_SENDER, smsSenderOf } from './alerts';
+import { heartbeatRoutes, HeartbeatService } from './heartbeats';
+import { UPTIME_JOB, uptimeRoutes, UptimeService } from './uptime';
+import { purgeRoutes, PurgeService } from './purge';
+import { workerStatusRoutes, WorkerStatusService } from './worker-status';
+import { DEFAULT_SSL_OPTIONS, SSL_JOB, SSL_OPTIONS, SslOptions, sslRoutes, SslService } from './ssl';
 
 export interface MonitorOptions {
   checks?: Partial<CheckOptions>;

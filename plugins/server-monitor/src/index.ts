@@ -1,11 +1,12 @@
 import path from 'node:path';
 import { definePlugin, loadOnFirstUse, PluginContext } from '@switchboard/core';
-import { checkOptionsSchema } from './checks/options';
-import { heartbeatCommands } from './heartbeats/commands';
-import { notificationCommands } from './notifications/commands';
+import { checkOptionsSchema } from './checks';
+import { heartbeatCommands } from './heartbeats';
+import { notificationCommands } from './notifications';
 import { monitorCommands } from './commands';
-import { sslOptionsSchema } from './ssl/service';
+import { sslOptionsSchema } from './ssl';
 import { monitorEnvSchema } from './shared/env';
+import { USERS_DIRECTORY } from './shared/users-directory';
 import type { MonitorOptions } from './engine-parts';
 
 const pkg = require('../../package.json') as { version: string };
@@ -16,7 +17,9 @@ const parts = loadOnFirstUse(() => require('./engine-parts') as typeof import('.
 export default definePlugin<MonitorOptions>({
   id: 'server-monitor',
   version: pkg.version,
-  dependsOn: ['users-projects'],
+  // Alerts' recipients and the notification setting's administrators: users-projects' directory, never its
+  // tables. Its provider is ordered first, so an upgrade's migration 1.2 (which read users) still runs after it.
+  needs: [USERS_DIRECTORY],
   migrationsDir: path.join(__dirname, '../migrations'),
   optionsSchema: {
     type: 'object',

@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
  * list_id): it is the uniqueness of a membership and the lookup of a subscriber's lists, which 1.0
  * kept in two more indexes. A list's members by status in id order, what listing and search read,
  * move to a secondary index (list_id, subscriber_status, subscriber_id). Measured on MariaDB during
- * an import: about 2.5 µs less per subscriber of two memberships (see docs/performance.md).
+ * an import: about 2.5 µs less per subscriber of two memberships (see docs/performance-history.md).
  *
  * MySQL rebuilds the table once, in one ALTER; SQLite's table is copied by knex.
  */

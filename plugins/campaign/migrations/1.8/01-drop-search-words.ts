@@ -7,7 +7,7 @@ const MAX_WORD = 64;
 /**
  * `word*` prefixes are answered by the substring index (a substring that starts a word), so the table
  * of name and email words is no longer read. Writing it was the largest cost of an import: 4 to 6 rows
- * a subscriber keyed by the word, landing all over its B-tree (docs/performance.md).
+ * a subscriber keyed by the word, landing all over its B-tree (docs/performance-history.md).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('subscriber_tokens');

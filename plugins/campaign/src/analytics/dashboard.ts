@@ -1,9 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, SERVICES, toInt, toIso } from '@switchboard/core';
-import { rate } from '../content/messages/service';
-import { sumDailyMetrics } from './daily-metrics';
-import { MAIL_EVENTS, METRIC } from './metric-names';
+import { rate } from '../shared/rates';
+import { sumDailyMetrics, MAIL_EVENTS, METRIC } from '../daily-figures';
 import { compared, DayRange, dayRangeSchema, Period, periodRanges } from './periods';
 import { statusCountsByDay } from './subscriber-figures';
 

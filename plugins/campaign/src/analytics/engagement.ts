@@ -1,9 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, SERVICES } from '@switchboard/core';
-import { rate } from '../content/messages/service';
-import { dayOf, readDailyMetrics, sumDailyMetrics } from './daily-metrics';
-import { METRIC } from './metric-names';
+import { rate } from '../shared/rates';
+import { dayOf, readDailyMetrics, sumDailyMetrics, METRIC } from '../daily-figures';
 import { addDays } from './periods';
 import { statusCountsNow } from './subscriber-figures';
 

@@ -1,9 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, SERVICES } from '@switchboard/core';
-import { rate } from '../content/messages/service';
-import { readDailyMetrics } from './daily-metrics';
-import { METRIC } from './metric-names';
+import { rate } from '../shared/rates';
+import { readDailyMetrics, METRIC } from '../daily-figures';
 import { DayRange, daysOf, addDays, Period, periodRanges } from './periods';
 import { statusCountsByDay } from './subscriber-figures';
 

@@ -1,9 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, SERVICES, toInt, toIso } from '@switchboard/core';
-import { rate } from '../content/messages/service';
-import { readDailyMetrics } from './daily-metrics';
-import { MAIL_COUNTER, MAIL_EVENTS, MailEvent, METRIC } from './metric-names';
+import { rate } from '../shared/rates';
+import { readDailyMetrics, MAIL_COUNTER, MAIL_EVENTS, MailMetricEvent as MailEvent, METRIC } from '../daily-figures';
 import { daysOf, dayRangeSchema, Period, periodRanges } from './periods';
 
 const RANKED = 20;

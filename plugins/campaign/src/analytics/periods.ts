@@ -1,4 +1,4 @@
-import { dayOf } from './daily-metrics';
+import { dayOf } from '../daily-figures';
 
 export const PERIODS = ['7d', '30d', '90d', '1y'] as const;
 export type Period = (typeof PERIODS)[number];

@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
 import { toInt } from '@switchboard/core';
 import { SUBSCRIBER_STATUSES, SubscriberStatus } from '../shared/subscriber-statuses';
-import { readDailyMetrics } from './daily-metrics';
-import { METRIC } from './metric-names';
+import { readDailyMetrics, METRIC } from '../daily-figures';
 import { addDays, DayRange, daysOf } from './periods';
 
 export type StatusCounts = Record<SubscriberStatus, number>;

@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { ApiGroup, idParams, ownedRow, PluginContext, SERVICES, toInt, toIsoRequired } from '@switchboard/core';
 import { envelopes, okSchema } from '../shared/envelope';
-import { rate } from '../content/messages/service';
+import { rate } from '../shared/rates';
 
 const EVENT_TYPES = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed', 'dropped'];
 /** The most recent hours and days a timeline shows (periods without events are left out). */

@@ -1,4 +1,7 @@
-import { DateTime } from 'luxon';
+import { loadOnFirstUse } from '@switchboard/core';
+
+// Loaded where first used: the CLI lists its commands without it.
+const luxon = loadOnFirstUse(() => require('luxon') as typeof import('luxon'));
 import type { NewSchedule } from './schemas';
 
 /** A schedule's rule: send_time is HH:MM wall-clock time in the timezone, day_of_week (weekly only) 0 = Sunday ... 6 = Saturday. */
@@ -11,7 +14,7 @@ export type Recurrence = Pick<NewSchedule, 'frequency' | 'send_time' | 'timezone
  */
 export function nextRunAt(rule: Recurrence, after: Date): Date {
   const [hour, minute] = rule.send_time.split(':').map(Number);
-  const local = DateTime.fromJSDate(after, { zone: rule.timezone });
+  const local = luxon().DateTime.fromJSDate(after, { zone: rule.timezone });
   for (let days = 0; days <= 8; days++) {
     const day = local.plus({ days }).startOf('day');
     if (rule.frequency === 'weekly' && day.weekday % 7 !== rule.day_of_week) continue;
@@ -23,7 +26,7 @@ export function nextRunAt(rule: Recurrence, after: Date): Date {
 
 /** A Region/City name luxon knows; `Etc/...` names are fixed offsets or UTC, not a place with DST rules. */
 const isRegionCity = (zone: string) => /^[A-Za-z]+(\/[A-Za-z0-9_+-]+)+$/.test(zone) && !zone.startsWith('Etc/');
-export const isIanaZone = (zone: string) => isRegionCity(zone) && DateTime.local().setZone(zone).isValid;
+export const isIanaZone = (zone: string) => isRegionCity(zone) && luxon().DateTime.local().setZone(zone).isValid;
 
 /** Every Region/City name this runtime lists (Intl's canonical names): what a schedule's timezone may be. */
 export const SCHEDULE_ZONES: readonly string[] = Intl.supportedValuesOf('timeZone').filter(isRegionCity);

@@ -1,4 +1,4 @@
-import { MAX_SEND_LISTS } from '../sending/schemas';
+import { MAX_SEND_LISTS } from '../shared/send-limits';
 import { SCHEDULE_ZONES } from './next-run';
 import { idSchema, INT_UNSIGNED_MAX, nullableTimestamp, Shape, timestamp, Validated } from '@switchboard/core';
 

@@ -10,7 +10,7 @@ import {
   SERVICES,
   validationError,
 } from '@switchboard/core';
-import { assertListsOwned } from '../audience/lists/ownership';
+import { assertListsOwned } from '../audience/lists';
 import { isIanaZone, nextRunAt, Recurrence } from './next-run';
 import { NewSchedule, Schedule, ScheduleChanges, ScheduleListQuery, scheduleSchema } from './schemas';
 

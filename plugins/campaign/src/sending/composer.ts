@@ -1,9 +1,11 @@
-import { convert } from 'html-to-text';
 import { decodeHTML } from 'entities';
 import type { MailTracking } from './tracking-links';
-import type { MailMessage } from '@switchboard/core';
+import { loadOnFirstUse, type MailMessage } from '@switchboard/core';
 import { compileTemplate, MergeValues, Template, verbatim } from './merge-tags';
 import { escapeHtml } from '../shared/html';
+
+// Loaded where first used: the CLI lists its commands without it.
+const htmlToText = loadOnFirstUse(() => require('html-to-text') as typeof import('html-to-text'));
 
 export interface SenderIdentity {
   fromName: string | null;
@@ -64,7 +66,9 @@ export class Composer {
     // No text part of its own: the HTML's text, converted once with its tags kept for each recipient.
     this.text = compileTemplate(
       message.content_text ??
-        (message.content_html ? convert(message.content_html, { wordwrap: 78, selectors: textSelectors }) : ''),
+        (message.content_html
+          ? htmlToText().convert(message.content_html, { wordwrap: 78, selectors: textSelectors })
+          : ''),
     );
   }
 

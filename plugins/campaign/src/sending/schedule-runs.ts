@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, parseJson, SERVICES, toDate, toInt, transactionWithRetry } from '@switchboard/core';
 import type { Logger } from '@switchboard/core';
-import { nextRunAt, Recurrence } from '../schedules/next-run';
+import { nextRunAt, Recurrence } from '../schedules';
 import { latestListIds, SendStore } from './send-store';
 import { SendService } from './send-service';
 

@@ -1,7 +1,7 @@
 import { emailSchema, nullableTimestamp, Shape, Validated } from '@switchboard/core';
 
 /** How many lists one send may name (each is checked and joined). */
-export const MAX_SEND_LISTS = 100;
+import { MAX_SEND_LISTS } from '../shared/send-limits';
 
 export const sendBody = {
   type: 'object',

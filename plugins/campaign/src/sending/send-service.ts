@@ -14,7 +14,7 @@ import type { Logger } from '@switchboard/core';
 import { Composer } from './composer';
 import { CONTENT_COLUMNS, contentOf } from './message-content';
 import { normalizeEmail } from '../shared/email';
-import { assertListsOwned } from '../audience/lists/ownership';
+import { assertListsOwned } from '../audience/lists';
 import { SendStore, SendRow } from './send-store';
 import { SenderIdentities } from './sender-identity';
 import { UnsubscribeLinks } from './unsubscribe-links';

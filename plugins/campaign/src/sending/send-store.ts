@@ -1,6 +1,3 @@
-import { MailCounts } from '../analytics/mail-counts';
-import { addDailyMetrics, dayOf } from '../analytics/daily-metrics';
-import { METRIC } from '../analytics/metric-names';
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
@@ -17,7 +14,9 @@ import {
 } from '@switchboard/core';
 import type { Send } from './schemas';
 import { SENDING_OPTIONS, SendingOptions } from './options';
-import { WebhookOutbox } from '../webhooks/outbox';
+import { addDailyMetrics, dayOf, METRIC } from '../daily-figures';
+import { WebhookOutbox } from '../webhooks';
+import { MailEventLedger } from '../mail-events';
 
 /** Recipients one job covers: a range of subscriber ids holding this many of them. */
 export const RANGE_SIZE = 500;
@@ -87,6 +86,7 @@ export class SendStore {
     @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(SENDING_OPTIONS) private readonly options: SendingOptions,
     @inject(WebhookOutbox) private readonly webhooks: WebhookOutbox,
+    @inject(MailEventLedger) private readonly ledger: MailEventLedger,
   ) {}
 
   async create(
@@ -320,23 +320,18 @@ export class SendStore {
           .onConflict(['organization_id', 'relay_id'])
           .ignore();
       if (send.test_mode || !sent.length) return;
-      await trx('messages').where({ id: send.message_id }).increment('count_sent', sent.length);
-      const analytics = new MailCounts(now);
-      analytics.count(send.organization_id, 'count_sent', undefined, sent.length);
-      await analytics.save(trx);
-      await trx('subscribers')
-        .whereIn(
-          'id',
-          sent.map((o) => o.id),
-        )
-        .increment('messages_received', 1);
-      await this.webhooks.emit(
+      await this.ledger.apply(
         trx,
-        send.organization_id,
+        now,
         sent.map((o) => ({
-          event: 'sent',
+          type: 'sent',
+          organizationId: send.organization_id,
+          messageId: send.message_id,
+          subscriberId: o.id,
+          sendId: send.id,
           occurredAt: now,
-          data: { message_id: send.message_id, send_id: send.id, subscriber_id: o.id, email: o.email ?? null },
+          source: { kind: 'send' },
+          email: o.email ?? null,
         })),
       );
     });

@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { AppConfig, isPermanentMailError, Mailer, parseJson, SERVICES, toInt } from '@switchboard/core';
 import type { OutgoingIds } from '@switchboard/provider-kit';
-import { ProviderAdapters } from '../events/provider-adapters';
+import { ProviderAdapters } from '../events';
 import { Composer, Recipient } from './composer';
 import { CONTENT_COLUMNS, contentOf, SendableMessage } from './message-content';
 import { TrackingLinks } from './tracking-links';

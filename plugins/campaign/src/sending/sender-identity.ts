@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { validationError } from '@switchboard/core';
-import { SenderProfilesService } from '../content/sender-profiles/service';
+import { SenderProfilesService } from '../content/sender-profiles';
 import type { SenderIdentity } from './composer';
 
 /**

@@ -1,11 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppError, Clock, SERVICES } from '@switchboard/core';
-import { MailCounts } from '../analytics/mail-counts';
-import { WebhookOutbox } from '../webhooks/outbox';
-import { SubscriberWriter } from '../audience/subscribers/writer';
+import { AppError, Clock, SERVICES, transactionWithRetry } from '@switchboard/core';
+import { ensureStatusCountRows, SubscriberWriter } from '../audience/subscribers';
+import { MailEventLedger } from '../mail-events';
 import { UnsubscribeLinks } from './unsubscribe-links';
-import { recordLinkUnsubscribe } from '../events/own-events';
 
 const invalid = () => new AppError('RESOURCE_NOT_FOUND', 'This unsubscribe link is not valid');
 
@@ -17,7 +15,7 @@ export class UnsubscribeService {
     @inject(UnsubscribeLinks) private readonly links: UnsubscribeLinks,
     @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
     @inject(SERVICES.Clock) private readonly clock: Clock,
-    @inject(WebhookOutbox) private readonly webhooks: WebhookOutbox,
+    @inject(MailEventLedger) private readonly ledger: MailEventLedger,
   ) {}
 
   /** The address a link unsubscribes, and whether it is unsubscribed already. */
@@ -31,36 +29,31 @@ export class UnsubscribeService {
     return { email: String(row.email), unsubscribed: row.status === 'unsubscribed' };
   }
 
-  /** Unsubscribes the link's subscriber; the message counts it once (stats.unsubscribed). */
+  /**
+   * Unsubscribes the link's subscriber; the message counts it once (stats.unsubscribed), and its record
+   * lets the statistics rebuild from records alone (the mail-event ledger).
+   */
   async unsubscribe(token: string): Promise<{ email: string }> {
     const ids = await this.links.read(token);
     if (!ids) throw invalid();
     const { email } = await this.describe(token);
     const now = this.clock.now();
-    await this.writer.setStatus(
-      ids.organizationId,
-      ids.subscriberId,
-      'unsubscribed',
-      { unsubscribe_reason: 'unsubscribe link' },
-      async (trx, previous) => {
-        if (previous === 'unsubscribed') return;
-        await trx('messages')
-          .where({ organization_id: ids.organizationId, id: ids.messageId })
-          .increment('count_stop', 1);
-        const analytics = new MailCounts(now);
-        analytics.count(ids.organizationId, 'count_stop');
-        await analytics.save(trx);
-        // Its record, so that the message's statistics rebuild from records alone.
-        await recordLinkUnsubscribe(trx, ids, now);
-        await this.webhooks.emit(trx, ids.organizationId, [
-          {
-            event: 'unsubscribed',
-            occurredAt: now,
-            data: { message_id: ids.messageId, subscriber_id: ids.subscriberId, email, source: 'unsubscribe link' },
-          },
-        ]);
-      },
-    );
+    await ensureStatusCountRows(this.knex, ids.organizationId);
+    await transactionWithRetry(this.knex, async (trx) => {
+      const [current] = await this.writer.locked(trx, ids.organizationId, [ids.subscriberId]);
+      if (!current || current.status === 'unsubscribed') return;
+      await this.ledger.apply(trx, now, [
+        {
+          type: 'unsubscribed',
+          organizationId: ids.organizationId,
+          messageId: ids.messageId,
+          subscriberId: ids.subscriberId,
+          occurredAt: now,
+          source: { kind: 'link' },
+          email,
+        },
+      ]);
+    });
     return { email };
   }
 }

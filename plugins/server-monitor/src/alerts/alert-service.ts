@@ -5,6 +5,7 @@ import { AppConfig, Clock, insertedId, JobQueues, Mailer, SERVICES, toInt } from
 import { ALERT_JOB } from './jobs';
 import { recipientsOf } from './recipients';
 import { SMS_SENDER, SmsSender } from './sms';
+import { USERS_DIRECTORY, UsersDirectory } from '../shared/users-directory';
 
 export type AlertKind =
   'server-down' | 'server-up' | 'heartbeat-missing' | 'heartbeat-back' | 'ssl-expiring' | 'ssl-expired' | 'test';
@@ -36,11 +37,13 @@ export class AlertService {
     @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(SERVICES.Logger) private readonly logger: Logger,
     @inject(SMS_SENDER) private readonly sms: SmsSender,
+    @inject(USERS_DIRECTORY.key) private readonly directory: UsersDirectory,
   ) {}
 
   /** Writes the alert's rows; returns their ids, to `queue` once the transaction committed. */
   async raise(trx: Knex | Knex.Transaction, organizationId: number, alert: Alert): Promise<number[]> {
-    const recipients = await recipientsOf(trx, organizationId);
+    // In the change's transaction: on SQLite its connection is the only one, and it sees the change.
+    const recipients = await recipientsOf(trx, this.directory, organizationId);
     const ids: number[] = [];
     for (const r of recipients) {
       const inserted = await trx('monitor_alerts').insert({

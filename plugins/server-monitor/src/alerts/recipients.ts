@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { parseJson, toBool, toInt } from '@switchboard/core';
+import { parseJson, toBool } from '@switchboard/core';
+import type { UsersDirectory } from '../shared/users-directory';
 
 export interface Administrator {
   user_id: number;
@@ -15,9 +16,11 @@ export interface Recipient {
 /**
  * An organization's notification setting. Without one, or with one whose `administrators` was never set
  * (a row written only for `ssl_expiry_days`), every administrator is alerted by e-mail; `[]` alerts none.
+ * Users come from users-projects' directory, read on `knex` (the caller's transaction, when it has one).
  */
 export async function administratorsOf(
   knex: Knex | Knex.Transaction,
+  directory: UsersDirectory,
   organizationId: number,
 ): Promise<{ administrators: Administrator[]; otherEmails: string[] }> {
   const setting = await knex('monitor_notification_settings')
@@ -26,27 +29,29 @@ export async function administratorsOf(
   const otherEmails = parseJson<string[]>(setting?.other_emails, []);
   if (setting?.administrators !== null && setting?.administrators !== undefined)
     return { administrators: parseJson<Administrator[]>(setting.administrators, []), otherEmails };
-  const admins = await knex('users').where({ organization_id: organizationId, role: 'admin' }).pluck('id');
+  const admins = await directory.administrators(organizationId, knex);
   return {
-    administrators: admins.map((id: unknown) => ({ user_id: toInt(id), email_enabled: true, sms_enabled: false })),
+    administrators: admins.map((admin) => ({ user_id: admin.id, email_enabled: true, sms_enabled: false })),
     otherEmails,
   };
 }
 
 /** Who an alert goes to, by channel: the administrators' flags, their users' addresses and phones. */
-export async function recipientsOf(knex: Knex | Knex.Transaction, organizationId: number): Promise<Recipient[]> {
-  const { administrators, otherEmails } = await administratorsOf(knex, organizationId);
+export async function recipientsOf(
+  knex: Knex | Knex.Transaction,
+  directory: UsersDirectory,
+  organizationId: number,
+): Promise<Recipient[]> {
+  const { administrators, otherEmails } = await administratorsOf(knex, directory, organizationId);
   const ids = administrators.filter((a) => a.email_enabled || a.sms_enabled).map((a) => a.user_id);
-  const users = ids.length
-    ? await knex('users').where({ organization_id: organizationId }).whereIn('id', ids).select('id', 'email', 'phone')
-    : [];
-  const byId = new Map(users.map((u: Record<string, unknown>) => [toInt(u.id), u]));
+  const users = await directory.usersOf(organizationId, ids, knex);
+  const byId = new Map(users.map((u) => [u.id, u]));
   const recipients: Recipient[] = [];
   for (const a of administrators) {
     const user = byId.get(a.user_id);
     if (!user) continue;
-    if (toBool(a.email_enabled)) recipients.push({ channel: 'email', address: String(user.email) });
-    if (toBool(a.sms_enabled) && user.phone) recipients.push({ channel: 'sms', address: String(user.phone) });
+    if (toBool(a.email_enabled)) recipients.push({ channel: 'email', address: user.email });
+    if (toBool(a.sms_enabled) && user.phone) recipients.push({ channel: 'sms', address: user.phone });
   }
   for (const email of otherEmails) recipients.push({ channel: 'email', address: email });
   const seen = new Set<string>();

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, GroupCommit, SERVICES, toBool, toInt, transactionWithRetry } from '@switchboard/core';
-import { AlertService } from '../alerts/alert-service';
+import { AlertService } from '../alerts';
 import type { CheckOutcome } from './http-check';
 
 /** What a check job knows of its server when it started. */

@@ -1,5 +1,5 @@
 import { AppError, ApiGroup, PluginContext } from '@switchboard/core';
-import { KEYED_ANSWERS, keyParam, requireKey, successSchema } from '../shared/api';
+import { failingAs, KEYED_ANSWERS, keyParam, requireKey, successSchema } from '../shared/api';
 import { CHECK_TYPES, CheckType } from '../shared/plans';
 import { CheckDispatcher, Dispatch } from './dispatcher';
 
@@ -14,16 +14,6 @@ export const dispatchMessage = (type: CheckType, d: Dispatch) =>
   d.busy.length && !d.dispatched
     ? `A dispatch of ${type} server checks is already running`
     : `Server checks queued for ${type} servers`;
-
-/** An unexpected failure of an operation: the spec's 500, its detail in `error`. */
-export async function failingAs<T>(message: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    throw new AppError('INTERNAL_ERROR', message, undefined, { error: (err as Error).message ?? String(err) });
-  }
-}
 
 /** GET /check/{all|premium|free}/{api_key}: a check job per server of the plans (after heartbeats and ssl). */
 export function checkRoutes(group: ApiGroup, ctx: PluginContext): void {

@@ -1,6 +1,5 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { KEYED_ANSWERS, keyParam, requireKey, successSchema } from '../shared/api';
-import { failingAs } from '../checks/routes';
+import { failingAs, KEYED_ANSWERS, keyParam, requireKey, successSchema } from '../shared/api';
 import { HeartbeatService } from './service';
 
 const tokenParams = {

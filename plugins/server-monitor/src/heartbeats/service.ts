@@ -13,7 +13,7 @@ import {
   toIso,
   transactionWithRetry,
 } from '@switchboard/core';
-import { AlertService } from '../alerts/alert-service';
+import { AlertService } from '../alerts';
 import { activeServers } from '../shared/active-servers';
 import { exclusive } from '../shared/exclusive';
 import { MONITOR_PREFIX } from '../shared/api';

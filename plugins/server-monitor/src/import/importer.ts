@@ -3,6 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { parse } from 'csv-parse';
 import { Clock, OrganizationService, SERVICES } from '@switchboard/core';
+import { InputError } from '../shared/cli';
 
 export interface ImportOptions {
   dryRun?: boolean;
@@ -26,7 +27,7 @@ export interface ImportResult {
   dry_run: boolean;
 }
 
-export class ImportFileError extends Error {}
+export class ImportFileError extends InputError {}
 
 const REQUIRED = ['title', 'endpoint', 'organization_name'] as const;
 const INSERT_BATCH = 500;

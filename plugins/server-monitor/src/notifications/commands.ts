@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { CliError, idOf, printResult } from '@switchboard/core';
 import type { PluginContext } from '@switchboard/core';
-import { asCliError } from '../commands';
+import { asCliError } from '../shared/cli';
 import { NotificationSetting, NotificationSettingService } from './setting-service';
 import { administratorsOption, collect, SSL_EXPIRY_DAYS_RANGE, sslExpiryDaysOption } from './options';
 

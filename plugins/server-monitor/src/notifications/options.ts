@@ -1,5 +1,5 @@
 import { CliError, idOf } from '@switchboard/core';
-import type { Administrator } from '../alerts/recipients';
+import type { Administrator } from '../alerts';
 
 type Channels = Pick<Administrator, 'email_enabled' | 'sms_enabled'>;
 

@@ -1,7 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { AppError, Clock, SERVICES, toInt, transactionWithRetry } from '@switchboard/core';
-import { Administrator, administratorsOf } from '../alerts/recipients';
+import { Administrator, administratorsOf } from '../alerts';
+import { USERS_DIRECTORY, UsersDirectory } from '../shared/users-directory';
 import { checkAdministrators } from './administrators';
 
 /** The column's default (migration 1.1), for an organization without a setting row. */
@@ -28,6 +29,7 @@ export class NotificationSettingService {
   constructor(
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(USERS_DIRECTORY.key) private readonly directory: UsersDirectory,
   ) {}
 
   async read(organizationId: number): Promise<NotificationSetting> {
@@ -36,15 +38,12 @@ export class NotificationSettingService {
       .where({ organization_id: organizationId })
       .first('administrators', 'ssl_expiry_days');
     // The same rule as the alerts: the default list is every administrator by e-mail.
-    const { administrators, otherEmails } = await administratorsOf(this.knex, organizationId);
-    const ids = administrators.map((a) => a.user_id);
-    const users = ids.length
-      ? await this.knex('users')
-          .where({ organization_id: organizationId })
-          .whereIn('id', ids)
-          .select('id', 'email', 'phone')
-      : [];
-    const byId = new Map(users.map((u: Record<string, unknown>) => [toInt(u.id), u]));
+    const { administrators, otherEmails } = await administratorsOf(this.knex, this.directory, organizationId);
+    const users = await this.directory.usersOf(
+      organizationId,
+      administrators.map((a) => a.user_id),
+    );
+    const byId = new Map(users.map((u) => [u.id, u]));
     return {
       organization_id: organizationId,
       every_admin_by_email: row?.administrators === null || row?.administrators === undefined,
@@ -52,8 +51,8 @@ export class NotificationSettingService {
         user_id: a.user_id,
         email_enabled: a.email_enabled,
         sms_enabled: a.sms_enabled,
-        email: (byId.get(a.user_id)?.email as string | undefined) ?? null,
-        phone: (byId.get(a.user_id)?.phone as string | undefined) || null,
+        email: byId.get(a.user_id)?.email ?? null,
+        phone: byId.get(a.user_id)?.phone || null,
       })),
       other_emails: otherEmails,
       ssl_expiry_days: row ? toInt(row.ssl_expiry_days) : DEFAULT_SSL_EXPIRY_DAYS,
@@ -64,7 +63,7 @@ export class NotificationSettingService {
   async update(organizationId: number, change: SettingChange): Promise<NotificationSetting> {
     await transactionWithRetry(this.knex, async (trx) => {
       await this.requireOrganization(trx, organizationId);
-      if (change.administrators) await checkAdministrators(trx, organizationId, change.administrators);
+      if (change.administrators) await checkAdministrators(trx, this.directory, organizationId, change.administrators);
       const fields = {
         ...(change.administrators && { administrators: JSON.stringify(change.administrators) }),
         ...(change.sslExpiryDays !== undefined && { ssl_expiry_days: change.sslExpiryDays }),

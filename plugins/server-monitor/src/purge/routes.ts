@@ -1,6 +1,5 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { idAndKey, KEYED_ANSWERS, keyParam, positiveId, requireKey, successSchema } from '../shared/api';
-import { failingAs } from '../checks/routes';
+import { failingAs, idAndKey, KEYED_ANSWERS, keyParam, positiveId, requireKey, successSchema } from '../shared/api';
 import { RETENTION_DAYS } from '../shared/plans';
 import { Purge, PurgeService } from './service';
 

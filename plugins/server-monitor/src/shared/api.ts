@@ -27,6 +27,16 @@ export const monitorErrorSchema = {
   },
 } as const;
 
+/** An unexpected failure of an operation: the spec's 500, its detail in `error`. */
+export async function failingAs<T>(message: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw new AppError('INTERNAL_ERROR', message, undefined, { error: (err as Error).message ?? String(err) });
+  }
+}
+
 /** The routes of the spec: no API token; the key is the last path segment (checked by `requireKey`). */
 export const monitorGroup = (api: PluginApi) =>
   api.group({

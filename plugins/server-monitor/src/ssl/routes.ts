@@ -1,6 +1,5 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { KEYED_ANSWERS, keyParam, requireKey, successSchema } from '../shared/api';
-import { failingAs } from '../checks/routes';
+import { failingAs, KEYED_ANSWERS, keyParam, requireKey, successSchema } from '../shared/api';
 import { SslService } from './service';
 
 /** GET /check/ssl/{api_key} (registered before check/{type}). */

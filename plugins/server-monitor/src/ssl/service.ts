@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, defineJob, JobQueues, Locks, SERVICES, toInt, transactionWithRetry } from '@switchboard/core';
-import { AlertService } from '../alerts/alert-service';
+import { AlertService } from '../alerts';
 import { activeServers } from '../shared/active-servers';
 import { exclusive } from '../shared/exclusive';
 import { readCertificate } from './read-certificate';

@@ -1,6 +1,5 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { idAndKey, KEYED_ANSWERS, keyParam, positiveId, requireKey, successSchema } from '../shared/api';
-import { failingAs } from '../checks/routes';
+import { failingAs, idAndKey, KEYED_ANSWERS, keyParam, positiveId, requireKey, successSchema } from '../shared/api';
 import { UptimeService } from './service';
 
 const keyOnly = { type: 'object', required: ['key'], properties: { key: keyParam } } as const;

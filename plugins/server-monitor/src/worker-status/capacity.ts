@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, SERVICES, toDate, toInt } from '@switchboard/core';
-import { CHECK_OPTIONS, CheckOptions } from '../checks/options';
+import { CHECK_OPTIONS, CheckOptions } from '../checks';
 import { activeServers } from '../shared/active-servers';
 import { CADENCE_MS, plansOf } from '../shared/plans';
 

@@ -1,6 +1,5 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { KEYED_ANSWERS, keyParam, MONITOR_PREFIX, requireKey } from '../shared/api';
-import { failingAs } from '../checks/routes';
+import { failingAs, KEYED_ANSWERS, keyParam, MONITOR_PREFIX, requireKey } from '../shared/api';
 import { renderDashboard } from './dashboard';
 import { WorkerStatusService } from './service';
 

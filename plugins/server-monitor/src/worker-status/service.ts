@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, JobQueues, SERVICES, toInt, toIsoRequired } from '@switchboard/core';
-import { CHECK_JOBS } from '../checks/jobs';
+import { CHECK_JOBS } from '../checks';
 import { activeServers } from '../shared/active-servers';
 import { CADENCE_MS, plansOf, Tier, TIERS } from '../shared/plans';
 

@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { AppError, compileValidator, SERVICES } from '@switchboard/core';
 import { normalizeEmail } from '../../shared/email';
-import { SubscriberWriter } from '../subscribers/writer';
+import { SubscriberWriter } from '../subscribers';
 import {
   BatchDelete,
   BatchDeleteResult,
@@ -11,7 +11,7 @@ import {
   batchUpdateRowSchema,
   RowError,
 } from './schemas';
-import type { SubscriberProfile } from '../subscribers/schemas';
+import type { SubscriberProfile } from '../subscribers';
 
 const validateRow = compileValidator(batchUpdateRowSchema, 'body');
 

@@ -9,14 +9,14 @@ import {
   SERVICES,
   transactionWithRetry,
 } from '@switchboard/core';
-import { applyListDeltas, insertMemberships, Membership } from '../lists/memberships';
-import { adjustStatusCounts, ensureStatusCountRows } from '../subscribers/status-counts';
-import { subscriberCreated, WebhookOutbox } from '../../webhooks/outbox';
+import { applyListDeltas, insertMemberships, Membership } from '../lists';
+import { adjustStatusCounts, ensureStatusCountRows } from '../subscribers';
+import { subscriberCreated, WebhookOutbox } from '../../webhooks';
 import { normalizeEmail } from '../../shared/email';
-import { profileColumns } from '../subscribers/rows';
-import { SubscriberWriter, withProfile } from '../subscribers/writer';
-import { insertSearchRows, replaceSearchRows, SearchSource } from '../search/rows';
-import { updateProfiles } from '../subscribers/profile-updates';
+import { profileColumns } from '../subscribers';
+import { SubscriberWriter, withProfile } from '../subscribers';
+import { insertSearchRows, replaceSearchRows, SearchSource } from '../search';
+import { updateProfiles } from '../subscribers';
 import { BatchCreate, BatchOutcome, BatchRow, batchRowSchema } from './schemas';
 
 const CHUNK = 1000;

@@ -1,7 +1,8 @@
-import type { ApiGroup, PluginContext } from '@switchboard/core';
+import { SERVICES } from '@switchboard/core';
+import type { ApiGroup, JobQueues, PluginContext } from '@switchboard/core';
 import { BatchImport } from './import';
 import { BatchChanges } from './changes';
-import { ConfirmationMails } from '../double-opt-in/confirmation-mails';
+import { queueConfirmation } from '../../shared/confirmation-job';
 import {
   batchCreateBody,
   batchDeleteBody,
@@ -14,7 +15,7 @@ import { envelopes, okSchema } from '../../shared/envelope';
 export function batchRoutes(group: ApiGroup, ctx: PluginContext): void {
   const importer = ctx.container.resolve(BatchImport);
   const changes = ctx.container.resolve(BatchChanges);
-  const confirmations = ctx.container.resolve(ConfirmationMails);
+  const queues = ctx.container.resolve<JobQueues>(SERVICES.Queues);
   const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
 
   group
@@ -28,7 +29,7 @@ export function batchRoutes(group: ApiGroup, ctx: PluginContext): void {
       },
       async ({ auth, body }) => {
         const { unconfirmed, ...result } = await importer.run(auth.organizationId, body);
-        for (const id of unconfirmed) await confirmations.queue(auth.organizationId, id);
+        for (const id of unconfirmed) await queueConfirmation(queues, auth.organizationId, id);
         return envelope.ok(result);
       },
     )

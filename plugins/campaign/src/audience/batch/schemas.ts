@@ -1,5 +1,5 @@
 import { emailSchema, idSchema, Shape, Validated } from '@switchboard/core';
-import { createSubscriberBody, profileProperties } from '../subscribers/schemas';
+import { createSubscriberBody, profileProperties } from '../subscribers';
 
 /** Requests above this many rows are refused whole (VALIDATION_ERROR, rule maxItems). */
 export const MAX_BATCH = 1000;

@@ -1,33 +1,24 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppConfig, AppError, JobQueues, Mailer, SERVICES } from '@switchboard/core';
+import { AppConfig, AppError, Mailer, SERVICES } from '@switchboard/core';
 import { LinkSigner } from '../../shared/link-signer';
 import { CONFIRM_PATH } from '../../shared/paths';
 import { escapeHtml } from '../../shared/html';
-import { SubscriberWriter } from '../subscribers/writer';
-import { SenderProfilesService } from '../../content/sender-profiles/service';
-import { CONFIRMATION_JOB, ConfirmationJob } from './confirmation-job';
+import { SubscriberWriter } from '../subscribers';
+import { SenderProfilesService } from '../../content/sender-profiles';
+import type { ConfirmationJob } from '../../shared/confirmation-job';
 
 /** Double opt-in: a queued mail with a signed link, and the confirmation of that link. */
 @injectable()
 export class ConfirmationMails {
   constructor(
     @inject(SERVICES.Knex) private readonly knex: Knex,
-    @inject(SERVICES.Queues) private readonly queues: JobQueues,
     @inject(SERVICES.Mailer) private readonly mailer: Mailer,
     @inject(SERVICES.Config) private readonly config: AppConfig,
     @inject(LinkSigner) private readonly signer: LinkSigner,
     @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
     @inject(SenderProfilesService) private readonly senders: SenderProfilesService,
   ) {}
-
-  /** True once the mail is queued; the job id makes a second request for the same subscriber a no-op. */
-  async queue(organizationId: number, subscriberId: number): Promise<boolean> {
-    await this.queues
-      .get(CONFIRMATION_JOB)
-      .add({ organizationId, subscriberId }, { jobId: `confirm-${subscriberId}`, retries: 5, backoffMs: 5000 });
-    return true;
-  }
 
   async send(job: ConfirmationJob): Promise<void> {
     const subscriber = await this.knex('subscribers')

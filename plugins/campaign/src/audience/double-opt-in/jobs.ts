@@ -1,5 +1,5 @@
 import type { JobQueues, PluginContext } from '@switchboard/core';
-import { CONFIRMATION_JOB } from './confirmation-job';
+import { CONFIRMATION_JOB } from '../../shared/confirmation-job';
 import { ConfirmationMails } from './confirmation-mails';
 
 export function processConfirmationMails(queues: JobQueues, ctx: PluginContext): void {

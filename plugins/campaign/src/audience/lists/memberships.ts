@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { insertRows } from '@switchboard/core';
-import { appendMembershipRows } from '../search/gram-rows';
+import { appendMembershipRows } from '../search';
 
 /** Moves the status copies in memberships to a new status and keeps each list's active_count right. */
 export async function moveMembershipStatus(

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { insertValues, parseJson, RowValues } from '@switchboard/core';
 import { appendGramRows, gramsChanged } from './gram-rows';
-import type { MetaData } from '../subscribers/schemas';
+import type { MetaData } from '../../shared/meta-data';
 
 /**
  * A subscriber's search rows (one row per meta value in subscriber_meta; the substring index of its

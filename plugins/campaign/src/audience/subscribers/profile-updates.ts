@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { SearchSource } from '../search/rows';
+import type { SearchSource } from '../search';
 
 /** Rows per statement: SQLite takes at most ~32k bound values, a row here has at most 13. */
 const ROWS_PER_STATEMENT = 500;

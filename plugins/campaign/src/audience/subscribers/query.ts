@@ -2,18 +2,18 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { dialectOfKnex, notFound, toInt, toText, SERVICES, validationError } from '@switchboard/core';
 import { statusCount } from './status-counts';
-import { parseSearch, SubscriberSearch } from '../search/syntax';
+import { parseSearch, SubscriberSearch } from '../search';
 import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './rows';
-import { searchTerms } from '../search/terms';
-import { IdFilter, scanSubstrings, SubstringTerm, termHolds } from '../search/substring';
-import { searchTexts } from '../search/folding';
+import { searchTerms } from '../search';
+import { IdFilter, scanSubstrings, SubstringTerm, termHolds } from '../search';
+import { searchTexts } from '../search';
 import type { SubscriberListQuery } from './schemas';
 
 /** Above this many matches a search reports this number as its total (and says so). */
 export const SEARCH_COUNT_CAP = 10_000;
 /**
  * The same for searches with substrings, whose every match is confirmed against its row: counting
- * 10,000 of them cost 80 ms at a million subscribers, 1,000 about a tenth (docs/performance.md).
+ * 10,000 of them cost 80 ms at a million subscribers, 1,000 about a tenth (docs/performance-history.md).
  */
 export const SUBSTRING_COUNT_CAP = 1_000;
 

@@ -1,7 +1,7 @@
-import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
+import { ApiGroup, idParams, JobQueues, PluginContext, SERVICES } from '@switchboard/core';
 import { SubscriberQuery } from './query';
 import { SubscriberWriter } from './writer';
-import { ConfirmationMails } from '../double-opt-in/confirmation-mails';
+import { queueConfirmation } from '../../shared/confirmation-job';
 import {
   createdSubscriberSchema,
   createSubscriberBody,
@@ -17,7 +17,7 @@ import { objectRoutes } from '../../shared/object-routes';
 export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
   const query = ctx.container.resolve(SubscriberQuery);
   const writer = ctx.container.resolve(SubscriberWriter);
-  const confirmations = ctx.container.resolve(ConfirmationMails);
+  const queues = ctx.container.resolve<JobQueues>(SERVICES.Queues);
   const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
 
   objectRoutes(group, {
@@ -64,7 +64,7 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
       async ({ auth, body }) => {
         const created = await writer.create(auth.organizationId, body);
         const confirmation_sent =
-          created.status === 'unconfirmed' ? await confirmations.queue(auth.organizationId, created.id) : false;
+          created.status === 'unconfirmed' ? await queueConfirmation(queues, auth.organizationId, created.id) : false;
         return envelope.ok({ ...created, confirmation_sent });
       },
     )

@@ -1,13 +1,7 @@
+import type { MetaData } from '../../shared/meta-data';
 import { parseJson, toInt, toIso, toIsoRequired, toNullableText, toOneOf, toText } from '@switchboard/core';
 import { SUBSCRIBER_STATUSES } from '../../shared/subscriber-statuses';
-import {
-  LIST_ITEM_FIELDS,
-  MetaData,
-  Subscriber,
-  SubscriberListItem,
-  SubscriberProfile,
-  subscriberSchema,
-} from './schemas';
+import { LIST_ITEM_FIELDS, Subscriber, SubscriberListItem, SubscriberProfile, subscriberSchema } from './schemas';
 
 export const LIST_COLUMNS: string[] = [...LIST_ITEM_FIELDS];
 

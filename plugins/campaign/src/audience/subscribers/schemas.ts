@@ -8,22 +8,10 @@ import {
   Validated,
 } from '@switchboard/core';
 import { SUBSCRIBER_STATUSES } from '../../shared/subscriber-statuses';
+import { metaDataSchema } from '../../shared/meta-data';
 
 const text = { type: ['string', 'null'], maxLength: 191 } as const;
 const listIds = { type: 'array', items: idSchema, uniqueItems: true, maxItems: 100 } as const;
-
-export const metaDataSchema = {
-  type: 'object',
-  maxProperties: 50,
-  propertyNames: { pattern: '^[A-Za-z0-9_-]{1,64}$' },
-  additionalProperties: {
-    anyOf: [
-      { type: 'string', maxLength: 191 },
-      { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 191 } },
-    ],
-  },
-  description: 'values are strings or arrays of strings',
-} as const;
 
 export const profileProperties = {
   first_name: text,
@@ -146,7 +134,6 @@ export const createdSubscriberSchema = {
 } as const;
 
 /** Request and response shapes, derived from the schemas above: one definition gives both. */
-export type MetaData = Validated<typeof metaDataSchema>;
 /** The profile fields a request may give (all optional): an update, and the rest of a new subscriber. */
 export type SubscriberProfile = Validated<typeof updateSubscriberBody>;
 export type NewSubscriber = Validated<typeof createSubscriberBody>;

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { SUBSCRIBER_STATUSES } from '../../shared/subscriber-statuses';
-import { addDailyMetrics, dayOf } from '../../analytics/daily-metrics';
-import { SubscriberChange, subscriberMetrics } from '../../analytics/metric-names';
+import { addDailyMetrics, dayOf } from '../../daily-figures';
+import { SubscriberChange, subscriberMetrics } from '../../daily-figures';
 
 export type StatusDeltas = Partial<Record<string, number>>;
 

@@ -20,20 +20,14 @@ import {
   Membership,
   moveMembershipStatus,
   removeAllMemberships,
-} from '../lists/memberships';
+} from '../lists';
 import { adjustStatusCounts, ensureStatusCountRows } from './status-counts';
-import { subscriberCreated, WebhookOutbox } from '../../webhooks/outbox';
-import { forgetEngagement } from '../../analytics/engagement-days';
+import { subscriberCreated, WebhookOutbox } from '../../webhooks';
+import { forgetEngagement } from '../../daily-figures';
 import { updateProfiles } from './profile-updates';
 import { normalizeEmail } from '../../shared/email';
 import { profileColumns } from './rows';
-import {
-  deleteSearchRows,
-  insertSearchRows,
-  replaceSearchRows,
-  SEARCH_SOURCE_COLUMNS,
-  SearchSource,
-} from '../search/rows';
+import { deleteSearchRows, insertSearchRows, replaceSearchRows, SEARCH_SOURCE_COLUMNS, SearchSource } from '../search';
 import type { CreatedSubscriber, NewSubscriber, SubscriberProfile } from './schemas';
 import type { SubscriberStatus } from '../../shared/subscriber-statuses';
 

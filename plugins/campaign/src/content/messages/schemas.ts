@@ -1,4 +1,4 @@
-import { sendSchema } from '../../sending/schemas';
+import { sendSchema } from '../../sending';
 import { emailSchema, nullableTimestamp, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
 
 export const MESSAGE_STATUSES = ['draft', 'pending', 'active', 'sent', 'cancelled'] as const;

@@ -1,12 +1,12 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { rowMapper, Clock, insertedId, ownedRow, paginate, toInt, SERVICES, validationError } from '@switchboard/core';
-import { SendStore } from '../../sending/send-store';
-import { MessageDefaultsService } from '../message-defaults/service';
+import { SendStore } from '../../sending';
+import { MessageDefaultsService } from '../message-defaults';
 import { MessageChanges, MessageListQuery, messageSchema, NewMessage } from './schemas';
 
 /** A percentage of sent mail with two decimals; 0 before anything was sent. */
-export const rate = (part: number, sent: number) => (sent > 0 ? Math.round((part / sent) * 10_000) / 100 : 0);
+import { rate } from '../../shared/rates';
 
 const COUNTERS = ['count_sent', 'count_read', 'count_clicked', 'count_stop'];
 const [sent, opened, clicked, unsubscribed] = COUNTERS.map(

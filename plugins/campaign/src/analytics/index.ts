@@ -1,0 +1,2 @@
+export { analyticsCommands } from './commands';
+export { analyticsRoutes } from './routes';

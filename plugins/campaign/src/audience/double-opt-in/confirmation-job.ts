@@ -1,8 +1,0 @@
-import { defineJob } from '@switchboard/core';
-
-export interface ConfirmationJob {
-  organizationId: number;
-  subscriberId: number;
-}
-
-export const CONFIRMATION_JOB = defineJob<ConfirmationJob>('campaign.confirmation-mail');

@@ -1,0 +1,2 @@
+export { processConfirmationMails } from './jobs';
+export { confirmRoutes } from './routes';

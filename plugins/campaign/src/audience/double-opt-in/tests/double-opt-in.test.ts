@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import request from 'supertest';
+import { describeEachBackend, waitFor } from '@switchboard/core/testing';
+import { campaignFixture, CampaignFixture } from '../../../shared/tests/support';
+
+describeEachBackend('campaign: double opt-in', (backend) => {
+  let f: CampaignFixture;
+  before(async () => {
+    f = await campaignFixture(backend());
+    f.engine.startWorkers();
+  });
+  after(() => f.close());
+
+  const outbox = () => (fs.existsSync(f.engine.config.outboxDir) ? fs.readdirSync(f.engine.config.outboxDir) : []);
+
+  /** The confirmation link of the mail sent to `email` (decoded from quoted-printable). */
+  const confirmationLink = (email: string): string => {
+    const file = outbox()
+      .sort()
+      .find((name) => fs.readFileSync(path.join(f.engine.config.outboxDir, name), 'utf8').includes(email))!;
+    const mail = fs
+      .readFileSync(path.join(f.engine.config.outboxDir, file), 'utf8')
+      .replace(/=\r?\n/g, '')
+      .replace(/=([0-9A-F]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)));
+    return /(\/api\/campaign\/confirm\?token=[A-Za-z0-9._%-]+)/.exec(mail)![1];
+  };
+
+  it('sends a signed confirmation link to an unconfirmed subscriber; opening it activates them', async () => {
+    await f.api().post('/sender-profiles', {
+      name: 'News',
+      from_name: 'Acme News',
+      from_email: 'news@acme.example',
+      is_default: true,
+    });
+    const before = outbox().length;
+    const res = await f
+      .api()
+      .post('/subscribers', { email: 'optin@example.com', first_name: 'Opti', confirmed: false })
+      .expect(201);
+    expect(res.body.data).to.deep.include({ status: 'unconfirmed', confirmation_sent: true });
+    await waitFor(() => outbox().length === before + 1, 10_000);
+    const link = confirmationLink('optin@example.com');
+
+    const tampered = link.replace(/token=(\d+)/, (_, n) => `token=${Number(n) + 1}`);
+    const bad = await request(f.server).get(tampered).expect(422);
+    expect(bad.body.error.details).to.deep.equal({ field: 'token', rule: 'signature' });
+
+    const ok = await request(f.server).get(link).expect(200);
+    expect(ok.body).to.deep.equal({ success: true, message: 'Subscription confirmed' });
+    const subscriber = (await f.api().get(`/subscribers/${res.body.data.id}`).expect(200)).body.data;
+    expect(subscriber.status).to.equal('active');
+    expect(subscriber.confirmed_at).to.be.a('string');
+  });
+
+  it('refuses a link whose signature differs in any character, the last one included', async () => {
+    const before = outbox().length;
+    await f.api().post('/subscribers', { email: 'malleable@example.com', confirmed: false }).expect(201);
+    await waitFor(() => outbox().length === before + 1, 10_000);
+    const link = confirmationLink('malleable@example.com');
+    const base64url = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = link[link.length - 1];
+    for (const c of base64url.replace(last, '')) {
+      const bad = await request(f.server).get(link.slice(0, -1) + c);
+      expect(bad.status, `last character ${last} -> ${c}`).to.equal(422);
+      expect(bad.body.error.details).to.deep.equal({ field: 'token', rule: 'signature' });
+    }
+    const padded = await request(f.server)
+      .get(link.replace(/token=(\d+)/, 'token=0$1'))
+      .expect(422);
+    expect(padded.body.error.details).to.deep.equal({ field: 'token', rule: 'signature' });
+    await request(f.server).get(link).expect(200);
+  });
+});

@@ -1,0 +1,12 @@
+export {
+  addMemberships,
+  applyListDeltas,
+  deleteMemberships,
+  deltaOf,
+  insertMemberships,
+  moveMembershipStatus,
+  removeAllMemberships,
+} from './memberships';
+export type { Membership } from './memberships';
+export { assertListsOwned } from './ownership';
+export { listRoutes } from './routes';

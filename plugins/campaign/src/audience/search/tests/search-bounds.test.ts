@@ -1,0 +1,68 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { describeEachBackend } from '@switchboard/core/testing';
+import { campaignFixture, CampaignFixture } from '../../../shared/tests/support';
+
+const AUDIENCE = 20_000;
+const WORST = 'u* e* x* a* g* 1* 2* 3* 4* 5* 6* 7* 8* 9* 0* y*';
+/** Substrings in every subscriber, and a filter none passes: the whole substring index is walked. */
+const WORST_SUBSTRING = 'u e r x a 1 ex. .com ser name:a meta.missing:x';
+
+describeEachBackend('campaign: every search costs bounded work', (backend) => {
+  let f: CampaignFixture;
+  before(async function () {
+    this.timeout(120_000);
+    f = await campaignFixture(backend());
+    for (let start = 0; start < AUDIENCE; start += 1000) {
+      const subscribers = Array.from({ length: 1000 }, (_, i) => ({
+        email: `user${start + i}@ex${(start + i) % 97}.com`,
+        first_name: ['ada', 'xena', 'xavier', 'grace'][(start + i) % 4],
+        last_name: `x${(start + i) % 50}y`,
+      }));
+      await f.api().post('/subscribers/batch', { subscribers, skip_confirmation: true }).expect(200);
+    }
+  });
+  after(() => f.close());
+
+  const search = (text: string) => f.api().get(`/subscribers?search=${encodeURIComponent(text)}`);
+
+  it('answers prefixes exactly, a repeated one once, common ones with the capped total', async () => {
+    // Every fourth subscriber is a Xavier, every fiftieth an X8y; every last name starts with x, every
+    // address with user and ex.
+    for (const text of ['xav* x8y*', 'xav* xav* x8y* xav* x8y*', 'name:xav* x8y*', 'u* xav* e* x8y*']) {
+      const res = await search(text).expect(200);
+      expect(res.body.pagination, text).to.include({ total: AUDIENCE / 100 });
+      expect(res.body.data.every((s: { first_name: string }) => s.first_name === 'xavier')).to.equal(true);
+    }
+    for (const text of ['x* u*', 'a* e* u* x*']) {
+      const res = await search(text).expect(200);
+      expect(res.body.pagination, text).to.include({ total: 1000, total_capped: true });
+    }
+    // Digits are in every address, but no word starts with one.
+    const none = await search(WORST).expect(200);
+    expect(none.body.pagination.total).to.equal(0);
+    expect(none.body.data).to.deep.equal([]);
+  });
+
+  it('keeps /health answering within a second while the worst search runs', async () => {
+    const started = Date.now();
+    const searching = search(WORST).then((res) => ({ status: res.status, ms: Date.now() - started }));
+    const health = await request(f.server).get('/health').expect(200);
+    const healthMs = Date.now() - started;
+    const done = await searching;
+    expect(health.body.status).to.equal('ok');
+    expect(healthMs).to.be.below(1000);
+    expect(done.status).to.equal(200);
+  });
+
+  it('keeps /health answering within a second while a substring search walks the whole index', async () => {
+    const started = Date.now();
+    const searching = search(WORST_SUBSTRING);
+    const health = await request(f.server).get('/health').expect(200);
+    expect(Date.now() - started).to.be.below(1000);
+    expect(health.body.status).to.equal('ok');
+    const done = await searching.expect(200);
+    expect(done.body.data).to.deep.equal([]);
+    expect(done.body.pagination.total).to.equal(0);
+  });
+});

@@ -1,0 +1,3 @@
+export { changelogCommands, changelogNoticesTask, processChangelogNotices } from './commands';
+export { changelogRoutes, changelogUnsubscribeRoutes } from './routes';
+export { ChangelogPublisher } from './publisher';

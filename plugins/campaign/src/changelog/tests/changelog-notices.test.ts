@@ -1,0 +1,114 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
+import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
+import { ChangelogPublisher } from '../publisher';
+import { ChangelogNotifier } from '../notifier';
+import { changelogNoticesTask } from '../commands';
+import { receiver, verified } from '../../shared/tests/webhook-receiver';
+
+describeEachBackend('campaign: changelog notices', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let hooks: Awaited<ReturnType<typeof receiver>>;
+  const clock = new ManualClock(new Date());
+  before(async () => {
+    sink = await smtpSink();
+    hooks = await receiver((path, n) => (path === '/flaky' && n === 1 ? 503 : 204));
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url, PUBLIC_URL: 'http://api.test' }, clock);
+    f.engine.startWorkers();
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+    await hooks?.close();
+  });
+  const subscribe = async (email: string, webhook_url?: string) =>
+    (await f.api().post('/changelog/subscribe', { email, ...(webhook_url ? { webhook_url } : {}) })).body.data;
+  const notifier = () => campaignContainer(f.engine).resolve(ChangelogNotifier);
+
+  it('mails every subscription once per entry and POSTs a signed notice to its url, retrying a failure', async () => {
+    const ada = await subscribe('ada@acme.test');
+    const bob = await subscribe('bob@acme.test', hooks.url('/bob'));
+    const cy = await subscribe('cy@acme.test', hooks.url('/flaky'));
+    expect(ada.signing_secret).to.equal(null);
+    expect(bob.signing_secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    // The same secret on every answer: a subscription made before notices existed gets it by subscribing again.
+    expect((await subscribe('bob@acme.test', hooks.url('/bob'))).signing_secret).to.equal(bob.signing_secret);
+
+    const publisher = campaignContainer(f.engine).resolve(ChangelogPublisher);
+    const first = await publisher.publish([{ key: 'v1.10', title: 'Analytics are live', body: 'GET /analytics/*.' }]);
+    expect(first).to.deep.equal({
+      published: [{ key: 'v1.10', title: 'Analytics are live', notices: 5 }],
+      skipped: [],
+    });
+    await waitFor(() => sink.mails.length === 3 && hooks.received.length === 2, 15_000);
+    for (const to of ['ada@acme.test', 'bob@acme.test', 'cy@acme.test']) {
+      const [mail] = sink.to(to);
+      const parsed = await mail.parse();
+      expect(parsed.subject).to.equal('Analytics are live');
+      expect(parsed.text).to.contain('GET /analytics/*.');
+      expect(mail.raw).to.match(
+        /^List-Unsubscribe: <http:\/\/api\.test\/api\/campaign\/changelog\/unsubscribe\?token=/m,
+      );
+    }
+    const toBob = hooks.received.find((r) => r.path === '/bob')!;
+    expect(verified(bob.signing_secret, toBob)).to.equal(true);
+    expect(verified(cy.signing_secret, toBob)).to.equal(false);
+    expect(JSON.parse(toBob.body)).to.deep.include({ event: 'changelog.published' });
+    expect(JSON.parse(toBob.body).data).to.include({ key: 'v1.10', title: 'Analytics are live' });
+
+    // The flaky receiver answered 503: tried again after its backoff, with the same webhook-id.
+    const flaky = () => hooks.received.filter((r) => r.path === '/flaky');
+    expect(flaky()).to.have.length(1);
+    expect(await f.engine.knex('changelog_notices').where({ state: 'pending' }).count({ n: '*' })).to.deep.equal([
+      { n: 1 },
+    ]);
+    expect(await notifier().due()).to.equal(false);
+    clock.advance(2 * 60_000);
+    expect(await notifier().due()).to.equal(true);
+    // The minute's task wakes the job (as after a Redis restarted empty).
+    await changelogNoticesTask(f.engine.contexts.get('campaign')!).run(clock.now());
+    await waitFor(() => flaky().length === 2, 15_000);
+    expect(flaky()[1].headers['webhook-id']).to.equal(flaky()[0].headers['webhook-id']);
+    expect(verified(cy.signing_secret, flaky()[1])).to.equal(true);
+    await waitFor(
+      async () => !(await f.engine.knex('changelog_notices').where({ state: 'pending' }).first('id')),
+      5_000,
+    );
+    const states = await f.engine.knex('changelog_notices').select('state', 'attempts');
+    expect(states.map((s: { state: string }) => s.state)).to.deep.equal(Array(5).fill('sent'));
+
+    // Published again: nothing new to anyone.
+    const again = await publisher.publish([{ key: 'v1.10', title: 'Analytics are live', body: 'GET /analytics/*.' }]);
+    expect(again).to.deep.equal({ published: [], skipped: ['v1.10'] });
+    expect(await f.engine.knex('changelog_notices').count({ n: '*' })).to.deep.equal([{ n: 5 }]);
+  });
+
+  it("stops a subscription's notices through its mail's unsubscribe link, and starts them again on subscribing", async () => {
+    const [mail] = sink.to('ada@acme.test');
+    const link = new URL(/^List-Unsubscribe: <([^>]+)>/m.exec(mail.raw)![1]);
+    const page = await request(f.server)
+      .get(link.pathname + link.search)
+      .expect(200);
+    expect(page.text).to.contain('Stop sending changelog notices to ada@acme.test?');
+    const done = await request(f.server)
+      .post(link.pathname + link.search)
+      .expect(200);
+    expect(done.text).to.contain('ada@acme.test receives no more changelog notices.');
+    await request(f.server).get(`${link.pathname}?token=1.abc`).expect(404);
+
+    const before = sink.mails.length;
+    await campaignContainer(f.engine)
+      .resolve(ChangelogPublisher)
+      .publish([{ title: 'Webhooks', body: 'Outbound.' }]);
+    await waitFor(() => sink.mails.length === before + 2, 15_000);
+    expect(sink.to('ada@acme.test')).to.have.length(1);
+
+    await subscribe('ada@acme.test');
+    await campaignContainer(f.engine)
+      .resolve(ChangelogPublisher)
+      .publish([{ title: 'Changelog', body: 'Notices.' }]);
+    await waitFor(() => sink.to('ada@acme.test').length === 2, 15_000);
+  });
+});

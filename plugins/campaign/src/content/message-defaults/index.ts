@@ -1,0 +1,2 @@
+export { messageDefaultsRoutes } from './routes';
+export { MessageDefaultsService } from './service';

@@ -1,0 +1,2 @@
+export { senderProfileRoutes } from './routes';
+export { SenderProfilesService } from './service';

@@ -1,0 +1,70 @@
+import type { Knex } from 'knex';
+import { addMetricsByDay, dayOf, Metrics } from './daily-metrics';
+import { engagementMoves, setEngagementDay } from './engagement-days';
+import { mailMetricOf, METRIC } from './metric-names';
+
+/**
+ * What a message counter's increment adds to the day's figures: its mail metric, and a first open's hour
+ * (the analytics rebuild adds the stored events' the same way).
+ */
+export function addMailMetrics(metrics: Metrics, counter: string, at: Date, n = 1): void {
+  const metric = mailMetricOf(counter);
+  if (!metric) return;
+  metrics[metric] = (metrics[metric] ?? 0) + n;
+  if (counter === 'count_read') {
+    const hour = METRIC.opensInHour(at.getUTCHours());
+    metrics[hour] = (metrics[hour] ?? 0) + n;
+  }
+}
+
+/**
+ * The analytics side of message counter increments made in one transaction: the organization's mail
+ * figures of the day, first opens by hour, and the subscribers who engaged. `save` writes them in the
+ * same transaction, one upsert per organization, so the figures are exactly the counters' increments.
+ */
+export class MailCounts {
+  readonly day: string;
+  private readonly metrics = new Map<number, Metrics>();
+  private readonly engaged = new Map<number, number[]>();
+  private moves: Map<number, Map<string, Metrics>> | null = null;
+
+  constructor(private readonly at: Date) {
+    this.day = dayOf(at);
+  }
+
+  /** A message counter (count_sent, count_read...) rose by n; a first open or click names its subscriber. */
+  count(organizationId: number, counter: string, subscriberId?: number, n = 1): void {
+    if (!mailMetricOf(counter) || !n) return;
+    const metrics = this.metrics.get(organizationId) ?? this.metrics.set(organizationId, {}).get(organizationId)!;
+    addMailMetrics(metrics, counter, this.at, n);
+    if (subscriberId !== undefined && (counter === 'count_read' || counter === 'count_clicked'))
+      (this.engaged.get(organizationId) ?? this.engaged.set(organizationId, []).get(organizationId)!).push(
+        subscriberId,
+      );
+  }
+
+  /**
+   * Reads the engaged subscribers' previous engagement days before the caller's own UPDATE of their rows
+   * sets `last_engaged_day` to this.day (the mail-event ledger folds it into its counter increments).
+   */
+  async readEngagement(trx: Knex.Transaction): Promise<void> {
+    this.moves = new Map();
+    for (const [org, ids] of this.engaged) this.moves.set(org, (await engagementMoves(trx, org, ids, this.day)).byDay);
+  }
+
+  async save(trx: Knex.Transaction): Promise<void> {
+    const orgs = [...new Set([...this.metrics.keys(), ...this.engaged.keys()])].sort((a, b) => a - b);
+    for (const org of orgs) {
+      let byDay = this.moves?.get(org);
+      if (!byDay && this.engaged.has(org)) {
+        const found = await engagementMoves(trx, org, this.engaged.get(org)!, this.day);
+        await setEngagementDay(trx, found.moved, this.day);
+        byDay = found.byDay;
+      }
+      byDay ??= new Map();
+      const today = byDay.get(this.day) ?? byDay.set(this.day, {}).get(this.day)!;
+      for (const [metric, n] of Object.entries(this.metrics.get(org) ?? {})) today[metric] = (today[metric] ?? 0) + n;
+      await addMetricsByDay(trx, org, byDay);
+    }
+  }
+}

@@ -1,0 +1,494 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import request from 'supertest';
+import { createTenant, describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
+import { snsTestSigner, TEST_CERT_URL } from '@switchboard/provider-d/testing';
+import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
+import { REMOTE_TEXT } from '../remote-text';
+import { listOf, mailsOf, sendNow } from '../../shared/tests/sending-support';
+import { signProviderA } from '../../shared/tests/provider-signing';
+import { SubscriberWriter } from '../../audience/subscribers';
+
+describeEachBackend('campaign: inbound provider webhooks', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let message: number;
+  let ada: number;
+  let alan: number;
+  before(async () => {
+    // A relay that names the id it gave each mail, as SendGrid, Postmark and SES do.
+    sink = await smtpSink({ answer: () => `Ok: queued as relay-${crypto.randomUUID()}` });
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url, PUBLIC_URL: 'http://hooks.test' });
+    f.engine.startWorkers();
+    const list = await listOf(f, ['ada@example.com', 'alan@example.com']);
+    message = await sendNow(f, [list]);
+    await waitFor(
+      async () => (await f.api().get(`/messages/${message}`).expect(200)).body.data.status === 'sent',
+      15_000,
+    );
+    const ids = (await f.api().get('/subscribers').expect(200)).body.data.map((s: { id: number }) => s.id);
+    [ada, alan] = ids;
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  const counters = async () =>
+    (await f.engine
+      .knex('messages')
+      .where({ id: message })
+      .first(
+        'count_delivered',
+        'count_read',
+        'count_clicked',
+        'count_bounced',
+        'count_stop',
+        'count_complained',
+      )) as Record<string, number>;
+  const events = async () => Number((await f.engine.knex('inbound_events').count({ n: '*' }))[0].n);
+  const post = (path: string, body: string, headers: Record<string, string>) =>
+    request(f.server)
+      .post(`/api/campaign${path}`)
+      .set({ 'content-type': 'application/json', ...headers })
+      .send(body);
+
+  it('manages endpoints: the secret shown once, sealed at rest, the url to give the provider', async () => {
+    const created = (await f.api().post('/inbound-webhooks', { provider: 'provider_a', name: 'SendGrid' }).expect(201))
+      .body.data;
+    expect(created).to.include({ provider: 'provider_a', name: 'SendGrid', has_secret: true, is_active: true });
+    expect(created.url).to.equal(`http://hooks.test/api/campaign/webhook/provider_a?endpoint=${created.id}`);
+    expect(created.secret).to.be.a('string').with.length.above(20);
+    const stored = await f.engine.knex('inbound_webhooks').where({ id: created.id }).first('secret');
+    expect(stored.secret).to.match(/^v1:/).and.not.contain(created.secret);
+    const read = (await f.api().get(`/inbound-webhooks/${created.id}`).expect(200)).body.data;
+    expect(read).to.not.have.property('secret');
+    expect((await f.api().get('/inbound-webhooks').expect(200)).body.data).to.have.length(1);
+    const renamed = (
+      await f.api().put(`/inbound-webhooks/${created.id}`, { name: 'SG', secret: 'a-new-secret' }).expect(200)
+    ).body.data;
+    expect(renamed).to.include({ name: 'SG', secret: 'a-new-secret' });
+    const postmark = (await f.api().post('/inbound-webhooks', { provider: 'provider_c', name: 'PM' }).expect(201)).body
+      .data;
+    expect(postmark.secret).to.match(/^switchboard:/);
+    await f.api().post('/inbound-webhooks', { provider: 'provider_z', name: 'Z' }).expect(422);
+    const other = await createTenant(f.engine);
+    await f.api(other).get(`/inbound-webhooks/${created.id}`).expect(404);
+    await f.api().delete(`/inbound-webhooks/${postmark.id}`).expect(200);
+    await f.api().delete(`/inbound-webhooks/${created.id}`).expect(200);
+  });
+
+  it('records a signed batch once, counts it on the message and moves the subscribers', async () => {
+    const endpoint = (
+      await f.api().post('/inbound-webhooks', { provider: 'provider_a', name: 'SG', secret: 'sg-secret-1' }).expect(201)
+    ).body.data;
+    const ids = (subscriber: number) => ({
+      campaign_message_id: String(message),
+      campaign_subscriber_id: String(subscriber),
+    });
+    const at = Math.floor(Date.now() / 1000);
+    const batch = JSON.stringify([
+      { event: 'delivered', email: 'ada@example.com', timestamp: at, sg_event_id: 'd1', ...ids(ada) },
+      { event: 'open', email: 'ada@example.com', timestamp: at, sg_event_id: 'o1', ...ids(ada) },
+      { event: 'open', email: 'ada@example.com', timestamp: at, sg_event_id: 'o2', ...ids(ada) },
+      {
+        event: 'click',
+        email: 'ada@example.com',
+        timestamp: at,
+        sg_event_id: 'c1',
+        url: 'https://a.example',
+        ...ids(ada),
+      },
+      { event: 'bounce', type: 'bounce', email: 'alan@example.com', timestamp: at, sg_event_id: 'b1', ...ids(alan) },
+      { event: 'deferred', email: 'alan@example.com', timestamp: at, sg_event_id: 'x1', ...ids(alan) },
+    ]);
+    const before = await counters();
+    const path = `/webhook/provider_a?endpoint=${endpoint.id}`;
+    const res = await post(path, batch, signProviderA('sg-secret-1', batch)).expect(200);
+    expect(res.body.data).to.deep.equal({ received: 5, recorded: 5 });
+    const after = await counters();
+    expect(Number(after.count_delivered) - Number(before.count_delivered)).to.equal(1);
+    expect(Number(after.count_read) - Number(before.count_read), 'opens: once per recipient').to.equal(1);
+    expect(Number(after.count_clicked) - Number(before.count_clicked)).to.equal(1);
+    expect(Number(after.count_bounced) - Number(before.count_bounced)).to.equal(1);
+    expect((await f.api().get(`/subscribers/${alan}`).expect(200)).body.data.status).to.equal('bounced');
+    expect((await f.api().get(`/subscribers/${ada}`).expect(200)).body.data).to.include({
+      status: 'active',
+      messages_opened: 1,
+      messages_clicked: 1,
+    });
+    const stored = await f.engine.knex('inbound_events').where({ provider_event_id: 'click:c1' }).first();
+    expect(stored).to.include({
+      event_type: 'clicked',
+      webhook_endpoint_id: endpoint.id,
+      recipient: 'ada@example.com',
+    });
+    expect(Number(stored.message_id)).to.equal(message);
+    expect(JSON.parse(stored.payload)).to.include({ url: 'https://a.example' });
+
+    // The provider retries the same batch (signed anew): nothing changes.
+    const again = await post(path, batch, signProviderA('sg-secret-1', batch)).expect(200);
+    expect(again.body.data).to.deep.equal({ received: 5, recorded: 0 });
+    expect(await counters()).to.deep.equal(after);
+    // Without ?endpoint: the provider's only active endpoint.
+    await post('/webhook/provider_a', batch, signProviderA('sg-secret-1', batch)).expect(200);
+
+    // Statistics: the summary is the counters GET /messages/{id} shows too; the timeline counts every event.
+    const stats = (await f.api().get(`/messages/${message}/stats`).expect(200)).body.data;
+    const shown = (await f.api().get(`/messages/${message}`).expect(200)).body.data;
+    expect(stats.summary).to.deep.equal({
+      sent: 2,
+      delivered: 1,
+      opened: 1,
+      clicked: 1,
+      unsubscribed: 0,
+      bounced: 1,
+      complained: 0,
+    });
+    expect(shown.stats).to.deep.include({ sent: 2, opened: 1, clicked: 1, unsubscribed: 0 });
+    expect(stats.rates).to.include({ delivery_rate: 50, open_rate: 50, bounce_rate: 50, complaint_rate: 0 });
+    const hour = new Date(Math.floor(at / 3600) * 3600_000).toISOString();
+    const day = `${hour.slice(0, 10)}T00:00:00.000Z`;
+    const counts = {
+      sent: 0,
+      delivered: 1,
+      opened: 2,
+      clicked: 1,
+      bounced: 1,
+      complained: 0,
+      unsubscribed: 0,
+      dropped: 0,
+    };
+    expect(stats.timeline.hourly).to.deep.equal([{ period_start: hour, ...counts }]);
+    expect(stats.timeline.daily).to.deep.equal([{ period_start: day, ...counts }]);
+    await f
+      .api(await createTenant(f.engine))
+      .get(`/messages/${message}/stats`)
+      .expect(404);
+  });
+
+  it('counts a batch once when a provider delivers it several times at once', async () => {
+    const endpoint = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_a', name: 'Racing', secret: 'race-secret' })
+        .expect(201)
+    ).body.data;
+    const at = Math.floor(Date.now() / 1000);
+    const batch = JSON.stringify(
+      Array.from({ length: 20 }, (_, i) => ({
+        event: 'delivered',
+        email: 'ada@example.com',
+        timestamp: at,
+        sg_event_id: `race-${i}`,
+        campaign_message_id: String(message),
+        campaign_subscriber_id: String(ada),
+      })),
+    );
+    const before = Number((await counters()).count_delivered);
+    const path = `/webhook/provider_a?endpoint=${endpoint.id}`;
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => post(path, batch, signProviderA('race-secret', batch)).expect(200)),
+    );
+    expect(answers.reduce((sum, res) => sum + Number(res.body.data.recorded), 0)).to.equal(20);
+    expect(Number((await counters()).count_delivered)).to.equal(before + 20);
+    await f.api().delete(`/inbound-webhooks/${endpoint.id}`).expect(200);
+  });
+
+  it("refuses what is not the provider's, writing nothing: 401, 404, 403, 400, 413", async () => {
+    const endpoint = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_a', name: 'SG2', secret: 'sg-secret-2' })
+        .expect(201)
+    ).body.data;
+    const other = await createTenant(f.engine, { name: 'Other' });
+    const foreign = (
+      await f
+        .api(other)
+        .post('/inbound-webhooks', { provider: 'provider_a', name: 'Theirs', secret: 'their-secret' })
+        .expect(201)
+    ).body.data;
+    const body = JSON.stringify([{ event: 'delivered', email: 'ada@example.com', timestamp: 1, sg_event_id: 'r1' }]);
+    const count = await events();
+    const path = `/webhook/provider_a?endpoint=${endpoint.id}`;
+    const wrong = await post(path, body, signProviderA('not-the-secret', body)).expect(401);
+    expect(wrong.body.error.code).to.equal('SIGNATURE_INVALID');
+    await post(path, body, {}).expect(401);
+    await post(path, body, signProviderA('sg-secret-2', body, new Date(Date.now() - 3600_000))).expect(401);
+    // One organization's secret never opens another's endpoint.
+    await post(`/webhook/provider_a?endpoint=${foreign.id}`, body, signProviderA('sg-secret-2', body)).expect(401);
+    await post('/webhook/provider_q', body, signProviderA('sg-secret-2', body)).expect(404);
+    await post('/webhook/provider_a?endpoint=999999', body, signProviderA('sg-secret-2', body)).expect(404);
+    // Two active provider_a endpoints now: without ?endpoint there is no telling which.
+    await post('/webhook/provider_a', body, signProviderA('sg-secret-2', body)).expect(404);
+    const garbage = '{"not": "a batch"}';
+    const malformed = await post(path, garbage, signProviderA('sg-secret-2', garbage)).expect(400);
+    expect(malformed.body.error.code).to.equal('BAD_REQUEST');
+    const huge = `[${'"x",'.repeat(300_000)}"x"]`;
+    await post(path, huge, signProviderA('sg-secret-2', huge)).expect(413);
+    await f.api().put(`/inbound-webhooks/${endpoint.id}`, { is_active: false }).expect(200);
+    const inactive = await post(path, body, signProviderA('sg-secret-2', body)).expect(403);
+    expect(inactive.body.error.code).to.equal('INACTIVE');
+    expect(await events()).to.equal(count);
+  });
+
+  it('provider_c: HTTP Basic, an unsubscribe by Postmark moves the subscriber and counts a stop', async () => {
+    const endpoint = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_c', name: 'PM', secret: 'pm:secret-pass' })
+        .expect(201)
+    ).body.data;
+    const fresh = (await f.api().post('/subscribers', { email: 'grace@example.com' }).expect(201)).body.data.id;
+    const body = JSON.stringify({
+      RecordType: 'SubscriptionChange',
+      MessageID: 'pm-1',
+      Recipient: 'grace@example.com',
+      ChangedAt: new Date().toISOString(),
+      SuppressSending: true,
+      SuppressionReason: 'ManualSuppression',
+      Metadata: { campaign_message_id: String(message), campaign_subscriber_id: String(fresh) },
+    });
+    const before = Number((await counters()).count_stop);
+    const basic = (secret: string) => ({ authorization: `Basic ${Buffer.from(secret).toString('base64')}` });
+    await post(`/webhook/provider_c?endpoint=${endpoint.id}`, body, basic('pm:wrong')).expect(401);
+    await post(`/webhook/provider_c?endpoint=${endpoint.id}`, body, basic('pm:secret-pass')).expect(200);
+    expect(Number((await counters()).count_stop)).to.equal(before + 1);
+    const grace = (await f.api().get(`/subscribers/${fresh}`).expect(200)).body.data;
+    expect(grace.status).to.equal('unsubscribed');
+    expect(grace.unsubscribed_at).to.be.a('string');
+  });
+
+  it('provider_e: a Mailgun token is taken once, across the whole deployment (the locks)', async () => {
+    const endpoint = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_e', name: 'Brevo', secret: 'brevo-secret' })
+        .expect(201)
+    ).body.data;
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const token = crypto.randomBytes(25).toString('hex');
+    const body = JSON.stringify({
+      signature: {
+        timestamp,
+        token,
+        signature: crypto
+          .createHmac('sha256', 'brevo-secret')
+          .update(timestamp + token)
+          .digest('hex'),
+      },
+      'event-data': {
+        event: 'delivered',
+        email: 'ada@example.com',
+        ts_event: Number(timestamp),
+        'X-Mailin-custom': JSON.stringify({
+          campaign_message_id: String(message),
+          campaign_subscriber_id: String(ada),
+        }),
+      },
+    });
+    const before = Number((await counters()).count_delivered);
+    const path = `/webhook/provider_e?endpoint=${endpoint.id}`;
+    expect((await post(path, body, {}).expect(200)).body.data).to.deep.equal({ received: 1, recorded: 1 });
+    const replayed = await post(path, body, {}).expect(401);
+    expect(replayed.body.error.message).to.contain('used before');
+    expect(Number((await counters()).count_delivered)).to.equal(before + 1);
+  });
+
+  it("links events without our ids through the mail's id: the one the relay gave it, or our Message-ID", async () => {
+    const mails = mailsOf(sink, message);
+    const adaMail = mails.find((m) => m.to.includes('ada@example.com'))!;
+    const alanMail = mails.find((m) => m.to.includes('alan@example.com'))!;
+    const relayId = /queued as (\S+)/.exec(adaMail.answer)![1];
+    const ourMailId = /^Message-ID: <([^>]+)>/im.exec(alanMail.raw)![1];
+    const postmark = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_c', name: 'PM-link', secret: 'pm:link-secret' })
+        .expect(201)
+    ).body.data;
+    const basic = { authorization: `Basic ${Buffer.from('pm:link-secret').toString('base64')}` };
+    const delivery = (messageId: string, recipient: string) =>
+      JSON.stringify({
+        RecordType: 'Delivery',
+        MessageID: messageId,
+        Recipient: recipient,
+        DeliveredAt: new Date().toISOString(),
+      });
+    const stored = (providerMessageId: string) =>
+      f.engine
+        .knex('inbound_events')
+        .where({ provider_message_id: providerMessageId })
+        .first('message_id', 'subscriber_id');
+    // The address is not a subscriber's (forwarded): only the relay's id links the event.
+    await post(`/webhook/provider_c?endpoint=${postmark.id}`, delivery(relayId, 'fwd@elsewhere.example'), basic).expect(
+      200,
+    );
+    const byRelay = await stored(relayId);
+    expect([Number(byRelay.message_id), Number(byRelay.subscriber_id)]).to.deep.equal([message, ada]);
+
+    const brevo = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_e', name: 'Brevo-link', secret: 'brevo-link' })
+        .expect(201)
+    ).body.data;
+    const signedE = (data: Record<string, unknown>) => {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const token = crypto.randomBytes(25).toString('hex');
+      const signature = crypto
+        .createHmac('sha256', 'brevo-link')
+        .update(timestamp + token)
+        .digest('hex');
+      return JSON.stringify({ signature: { timestamp, token, signature }, 'event-data': data });
+    };
+    const ts = Math.floor(Date.now() / 1000);
+    await post(
+      `/webhook/provider_e?endpoint=${brevo.id}`,
+      signedE({ event: 'opened', email: 'alias@elsewhere.example', ts_event: ts, 'message-id': `<${ourMailId}>` }),
+      {},
+    ).expect(200);
+    const byOurs = await stored(ourMailId);
+    expect([Number(byOurs.message_id), Number(byOurs.subscriber_id)]).to.deep.equal([message, alan]);
+    // Our form with another host names no mail we sent: nothing is linked.
+    const forged = ourMailId.replace(/@.*$/, '@forged.example');
+    await post(
+      `/webhook/provider_e?endpoint=${brevo.id}`,
+      signedE({ event: 'opened', email: 'alias2@elsewhere.example', ts_event: ts, 'message-id': forged }),
+      {},
+    ).expect(200);
+    expect(await stored(forged)).to.deep.include({ message_id: null, subscriber_id: null });
+
+    // Another organization's endpoint learns nothing from our relay ids.
+    const other = await createTenant(f.engine, { name: 'Linker' });
+    const theirs = (
+      await f
+        .api(other)
+        .post('/inbound-webhooks', { provider: 'provider_c', name: 'T', secret: 'them:their-pass' })
+        .expect(201)
+    ).body.data;
+    const foreignBody = JSON.stringify({
+      RecordType: 'Open',
+      MessageID: relayId,
+      Recipient: 'x@y.example',
+      ReceivedAt: new Date().toISOString(),
+    });
+    await post(`/webhook/provider_c?endpoint=${theirs.id}`, foreignBody, {
+      authorization: `Basic ${Buffer.from('them:their-pass').toString('base64')}`,
+    }).expect(200);
+    const foreign = await f.engine
+      .knex('inbound_events')
+      .where({ provider_message_id: relayId, event_type: 'opened' })
+      .first('message_id', 'subscriber_id', 'organization_id');
+    expect(foreign).to.deep.include({ message_id: null, subscriber_id: null });
+  });
+
+  it('provider_d: SNS messages of an allowed topic, the certificate read once, a confirmation visited', async () => {
+    const signer = snsTestSigner();
+    const visited: string[] = [];
+    campaignContainer(f.engine).register(REMOTE_TEXT, {
+      useValue: async (url: string) => {
+        visited.push(url);
+        return url === TEST_CERT_URL ? signer.certificate : 'confirmed';
+      },
+    });
+    const topic = 'arn:aws:sns:us-east-1:123456789012:ses-events';
+    const endpoint = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_d', name: 'SES', topic_arns: [topic] })
+        .expect(201)
+    ).body.data;
+    expect(endpoint.topic_arns).to.deep.equal([topic]);
+    await f
+      .api()
+      .post('/inbound-webhooks', { provider: 'provider_d', name: 'Bad', topic_arns: ['not-an-arn'] })
+      .expect(422);
+    const path = `/webhook/provider_d?endpoint=${endpoint.id}`;
+    const confirmation = signer.sign({
+      Type: 'SubscriptionConfirmation',
+      MessageId: crypto.randomUUID(),
+      Token: 'tok',
+      TopicArn: topic,
+      Message: 'You have chosen to subscribe',
+      SubscribeURL: 'https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription&Token=tok',
+      Timestamp: new Date().toISOString(),
+    });
+    const confirmed = await post(path, JSON.stringify(confirmation), { 'content-type': 'text/plain' }).expect(200);
+    expect(confirmed.body.data).to.deep.equal({ received: 0, recorded: 0, confirmed: true });
+    expect(visited).to.include('https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription&Token=tok');
+    const delivery = signer.sign({
+      Type: 'Notification',
+      MessageId: crypto.randomUUID(),
+      TopicArn: topic,
+      Timestamp: new Date().toISOString(),
+      Message: JSON.stringify({
+        eventType: 'Delivery',
+        mail: {
+          messageId: 'ses-1',
+          tags: { campaign_message_id: [String(message)], campaign_subscriber_id: [String(ada)] },
+        },
+        delivery: { timestamp: new Date().toISOString(), recipients: ['ada@example.com'] },
+      }),
+    });
+    const before = Number((await counters()).count_delivered);
+    const res = await post(path, JSON.stringify(delivery), { 'content-type': 'text/plain' }).expect(200);
+    expect(res.body.data).to.deep.equal({ received: 1, recorded: 1 });
+    expect(Number((await counters()).count_delivered)).to.equal(before + 1);
+    expect(visited.filter((url) => url === TEST_CERT_URL)).to.have.length.at.most(1);
+    const foreign = signer.sign({ ...delivery, TopicArn: 'arn:aws:sns:us-east-1:123456789012:other' });
+    await post(path, JSON.stringify(foreign), { 'content-type': 'text/plain' }).expect(401);
+  });
+
+  it("sends every mail with the enabled adapters' id headers", () => {
+    const [mail] = mailsOf(sink, message);
+    expect(mail.raw).to.match(/^X-SMTPAPI: .*"campaign_message_id":"\d+"/m);
+    expect(mail.raw).to.match(
+      /^X-Mailgun-Variables: \{"campaign_message_id":"\d+","campaign_subscriber_id":"\d+"\}\r?$/m,
+    );
+    expect(mail.raw).to.match(/^X-Mailin-custom: \{"campaign_message_id":"\d+"/im);
+    // nodemailer capitalizes header names; Postmark's keys are read whatever their case.
+    expect(mail.raw).to.match(new RegExp(`^X-PM-Metadata-campaign_message_id: ${message}\\r?$`, 'im'));
+  });
+
+  it("commits a complaint and its subscriber's change together: a crash between keeps neither, the retry both", async () => {
+    const endpoint = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_a', name: 'SG 2', secret: 'sg-secret-2' })
+        .expect(201)
+    ).body.data;
+    const complaint = JSON.stringify([
+      {
+        event: 'spamreport',
+        email: 'ada@example.com',
+        timestamp: Math.floor(Date.now() / 1000),
+        sg_event_id: 'sp1',
+        campaign_message_id: String(message),
+        campaign_subscriber_id: String(ada),
+      },
+    ]);
+    const path = `/webhook/provider_a?endpoint=${endpoint.id}`;
+    const status = async () => (await f.api().get(`/subscribers/${ada}`).expect(200)).body.data.status;
+    const stored = () => f.engine.knex('inbound_events').where({ provider_event_id: 'spamreport:sp1' }).first();
+    expect(await status()).to.equal('active');
+
+    const change = SubscriberWriter.prototype.setStatusWithin;
+    SubscriberWriter.prototype.setStatusWithin = async () => {
+      throw new Error('the process dies between recording the event and moving the subscriber');
+    };
+    try {
+      await post(path, complaint, signProviderA('sg-secret-2', complaint)).expect(500);
+    } finally {
+      SubscriberWriter.prototype.setStatusWithin = change;
+    }
+    expect(await stored(), 'the event is not kept without its effect').to.equal(undefined);
+    expect(await status()).to.equal('active');
+
+    const retry = await post(path, complaint, signProviderA('sg-secret-2', complaint)).expect(200);
+    expect(retry.body.data).to.deep.equal({ received: 1, recorded: 1 });
+    expect(await stored()).to.not.equal(undefined);
+    expect(await status()).to.equal('unsubscribed');
+  });
+});

@@ -1,0 +1,35 @@
+import { expect } from 'chai';
+import { BUILT_IN_PROVIDERS, loadProviderAdapters } from '../provider-adapters';
+
+describe('campaign: provider adapters named in the config', () => {
+  it('loads each named package, its headers merged for outgoing mail', () => {
+    const adapters = loadProviderAdapters({
+      provider_a: '@switchboard/provider-a',
+      provider_c: '@switchboard/provider-c',
+    });
+    expect(adapters.keys()).to.deep.equal(['provider_a', 'provider_c']);
+    expect(Object.keys(adapters.outgoingHeaders({ messageId: 1, subscriberId: 2 })).sort()).to.deep.equal([
+      'X-PM-Metadata-campaign_message_id',
+      'X-PM-Metadata-campaign_subscriber_id',
+      'X-SMTPAPI',
+    ]);
+  });
+
+  it('loads the adapters built into the repository by default', () => {
+    const adapters = loadProviderAdapters(BUILT_IN_PROVIDERS);
+    expect(adapters.keys()).to.deep.equal(['provider_a', 'provider_b', 'provider_c', 'provider_d', 'provider_e']);
+    expect(adapters.outgoingHeaders({ messageId: 1, subscriberId: 2 })).to.include({
+      'X-Mailgun-Variables': '{"campaign_message_id":"1","campaign_subscriber_id":"2"}',
+      'X-Mailin-custom': '{"campaign_message_id":"1","campaign_subscriber_id":"2"}',
+    });
+  });
+
+  it('stops start-up saying what to install when a package is missing, or is not that adapter', () => {
+    expect(() => loadProviderAdapters({ provider_b: '@acme/no-such-adapter' })).to.throw(
+      'Provider adapter provider_b: package @acme/no-such-adapter is not installed. Install it (npm install @acme/no-such-adapter)',
+    );
+    expect(() => loadProviderAdapters({ provider_b: '@switchboard/provider-a' })).to.throw(
+      'Provider adapter provider_b: package @switchboard/provider-a does not export the adapter of provider_b',
+    );
+  });
+});

@@ -1,0 +1,247 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { dialectOfKnex, toInt } from '@switchboard/core';
+import { MailCounts } from '../daily-figures';
+import { SubscriberWriter } from '../audience/subscribers';
+import type { SubscriberStatus } from '../shared/subscriber-statuses';
+import { WebhookEvent, WebhookOutbox } from '../webhooks';
+import { COUNTERS, FIRST_MARK, MailEvent } from './mail-event';
+import { recordLinkUnsubscribe } from './own-records';
+import { addToTimelines } from './timelines';
+
+const OUTCOMES = new Set(['delivered', 'bounced', 'complained', 'unsubscribed']);
+const CHUNK = 500;
+
+/** The status an event moves its subscriber to: a hard bounce bounced, an unsubscribe or complaint unsubscribed. */
+function statusAfter(e: MailEvent): SubscriberStatus | null {
+  if (e.source.kind !== 'provider' && e.source.kind !== 'link') return null;
+  if (e.type === 'bounced') return e.bounce === 'soft' ? null : 'bounced';
+  if (e.type === 'unsubscribed' || e.type === 'complained') return 'unsubscribed';
+  return null;
+}
+
+const reasonOf = (e: MailEvent) =>
+  e.source.kind === 'provider' ? `${e.source.provider} ${e.type}` : 'unsubscribe link';
+
+/** A recipient's row of a send, as far as first opens and clicks go. */
+interface MailRow {
+  sendId: number;
+  opened: boolean;
+  clicked: boolean;
+}
+
+/**
+ * The one home of what a mail event does (issue 23): the message's and subscriber's counters, first
+ * opens and clicks, the analytics figures, the hourly and daily timelines, the webhook outbox and the
+ * subscriber's status, all inside the caller's transaction, so an event is never kept without its
+ * effects nor applied without being kept. `now` is the time the effects are counted at: the stamps the
+ * callers store with the events (sent_at, received_at), which the rebuilds replay (replay.ts).
+ * Provider events come recorded and deduplicated by the caller; an unsubscribe of our own link is
+ * recorded here, once per message and subscriber.
+ */
+@injectable()
+export class MailEventLedger {
+  constructor(
+    @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
+    @inject(WebhookOutbox) private readonly webhooks: WebhookOutbox,
+  ) {}
+
+  async apply(trx: Knex.Transaction, now: Date, events: MailEvent[]): Promise<void> {
+    const recorded: MailEvent[] = [];
+    for (const e of events)
+      if (e.source.kind === 'provider') recorded.push(e);
+      else if (e.source.kind === 'link' && e.messageId !== null && e.subscriberId !== null) {
+        const ids = { organizationId: e.organizationId, messageId: e.messageId, subscriberId: e.subscriberId };
+        if (await recordLinkUnsubscribe(trx, ids, now)) recorded.push(e);
+      }
+    const linkRepeats = new Set(events.filter((e) => e.source.kind === 'link' && !recorded.includes(e)));
+    const counted = await this.counted(
+      trx,
+      now,
+      events.filter((e) => !linkRepeats.has(e)),
+    );
+    await this.count(trx, now, counted);
+    await this.tell(trx, now, counted);
+    await addToTimelines(
+      trx,
+      recorded
+        .filter((e) => e.messageId !== null)
+        .map((e) => ({ message_id: e.messageId, event_type: e.type, event_at: e.occurredAt })),
+    );
+    await this.moveStatuses(trx, events);
+  }
+
+  /** The events that count: sends, outcomes of a known mail, and the first open and click of each mail. */
+  private async counted(trx: Knex.Transaction, now: Date, events: MailEvent[]): Promise<MailEvent[]> {
+    const mails = await this.mailRows(
+      trx,
+      events.filter((e) => e.type in FIRST_MARK),
+    );
+    const marks = new Map<string, number[]>();
+    const mark = (sendId: number, column: string, subscriberId: number) => {
+      const key = `${sendId}\u0000${column}`;
+      (marks.get(key) ?? marks.set(key, []).get(key)!).push(subscriberId);
+    };
+    const counted: MailEvent[] = [];
+    for (const e of events) {
+      if (e.messageId === null || e.subscriberId === null) continue;
+      if (e.type === 'sent') {
+        if (e.source.kind === 'send') counted.push(e);
+      } else if (OUTCOMES.has(e.type)) counted.push(e);
+      else if (e.type === 'opened' || e.type === 'clicked') {
+        const mail = mails.get(
+          e.sendId !== undefined ? `s${e.sendId}.${e.subscriberId}` : `m${e.messageId}.${e.subscriberId}`,
+        );
+        if (!mail) continue;
+        // A click is an open too: images are often blocked.
+        if (!mail.opened) {
+          mail.opened = true;
+          mark(mail.sendId, FIRST_MARK.opened, e.subscriberId);
+          counted.push({ ...e, type: 'opened', sendId: mail.sendId, url: null });
+        }
+        if (e.type === 'clicked' && !mail.clicked) {
+          mail.clicked = true;
+          mark(mail.sendId, FIRST_MARK.clicked, e.subscriberId);
+          counted.push({ ...e, sendId: mail.sendId });
+        }
+      }
+    }
+    // A statement per send and column, not per recipient.
+    for (const [key, subscribers] of marks) {
+      const [sendId, column] = key.split('\u0000');
+      await trx('send_recipients')
+        .where('send_id', Number(sendId))
+        .whereIn('subscriber_id', subscribers)
+        .whereNull(column)
+        .update({ [column]: now });
+    }
+    return counted;
+  }
+
+  /**
+   * The mails opens and clicks are about, locked on MySQL until the transaction ends (two runs at once
+   * count a first open once): a tracked link's own send row, else the subscriber's latest mail of the
+   * message (a provider's event names the message, not which of its sends).
+   */
+  private async mailRows(trx: Knex.Transaction, events: MailEvent[]): Promise<Map<string, MailRow>> {
+    const mails = new Map<string, MailRow>();
+    const messages = [...new Set(events.map((e) => e.messageId!).filter((id) => id !== null))];
+    const subscribers = [...new Set(events.map((e) => e.subscriberId!).filter((id) => id !== null))].sort(
+      (a, b) => a - b,
+    );
+    if (!messages.length || !subscribers.length) return mails;
+    for (let i = 0; i < subscribers.length; i += CHUNK) {
+      const query = trx('send_recipients as r')
+        .join('message_sends as s', 's.id', 'r.send_id')
+        .whereIn('s.message_id', messages)
+        .whereIn('r.subscriber_id', subscribers.slice(i, i + CHUNK))
+        .orderBy('r.send_id')
+        .select('r.send_id', 'r.subscriber_id', 's.message_id', 'r.opened_at', 'r.clicked_at');
+      const rows: Array<Record<string, unknown>> = await (dialectOfKnex(trx) === 'mysql' ? query.forUpdate() : query);
+      for (const r of rows) {
+        const mail = { sendId: toInt(r.send_id), opened: r.opened_at !== null, clicked: r.clicked_at !== null };
+        mails.set(`s${mail.sendId}.${toInt(r.subscriber_id)}`, mail);
+        // In send order: the latest send's row stays.
+        mails.set(`m${toInt(r.message_id)}.${toInt(r.subscriber_id)}`, mail);
+      }
+    }
+    return mails;
+  }
+
+  /**
+   * The counters and analytics of counted events: a statement per table, column and amount (the ids
+   * that add the same), in id order so that two runs at once take the rows' locks alike.
+   */
+  private async count(trx: Knex.Transaction, now: Date, counted: MailEvent[]): Promise<void> {
+    if (!counted.length) return;
+    const increments = new Map<string, number>();
+    const add = (table: string, id: number, column: string) => {
+      const key = `${table}\u0000${column}\u0000${id}`;
+      increments.set(key, (increments.get(key) ?? 0) + 1);
+    };
+    const analytics = new MailCounts(now);
+    for (const e of counted) {
+      const counters = COUNTERS[e.type]!;
+      add('messages', e.messageId!, counters.message);
+      if (counters.subscriber) add('subscribers', e.subscriberId!, counters.subscriber);
+      const engaged = e.type === 'opened' || e.type === 'clicked';
+      analytics.count(e.organizationId, counters.message, engaged ? e.subscriberId! : undefined);
+    }
+    const grouped = new Map<string, number[]>();
+    for (const [key, n] of increments) {
+      const [table, column, id] = key.split('\u0000');
+      const group = `${table}\u0000${column}\u0000${n}`;
+      (grouped.get(group) ?? grouped.set(group, []).get(group)!).push(Number(id));
+    }
+    // The engaged subscribers' previous engagement days are read before their increments set today's.
+    await analytics.readEngagement(trx);
+    for (const [group, ids] of grouped) {
+      const [table, column, n] = group.split('\u0000');
+      ids.sort((a, b) => a - b);
+      const engagement = column === 'messages_opened' || column === 'messages_clicked';
+      await trx(table)
+        .whereIn('id', ids)
+        .update({
+          [column]: trx.raw('?? + ?', [column, Number(n)]),
+          ...(engagement ? { last_engaged_day: analytics.day } : {}),
+        });
+    }
+    await analytics.save(trx);
+  }
+
+  /** The webhook events of counted events (a test send's mail aside): each organization's in one write. */
+  private async tell(trx: Knex.Transaction, now: Date, counted: MailEvent[]): Promise<void> {
+    const byOrganization = new Map<number, WebhookEvent[]>();
+    for (const e of counted) {
+      if (e.testMode) continue;
+      const list =
+        byOrganization.get(e.organizationId) ?? byOrganization.set(e.organizationId, []).get(e.organizationId)!;
+      list.push({ event: e.type as WebhookEvent['event'], occurredAt: e.occurredAt, data: webhookData(e) });
+    }
+    for (const [organizationId, list] of byOrganization) await this.webhooks.emit(trx, organizationId, list);
+  }
+
+  /**
+   * A hard bounce, complaint or unsubscribe moves its subscriber. The writer's change brings counters,
+   * lists and search rows along; a status the subscriber has already changes nothing. In subscriber
+   * order, so that two runs at once take the rows' locks alike. The caller makes the status count rows
+   * first (`ensureStatusCountRows`).
+   */
+  private async moveStatuses(trx: Knex.Transaction, events: MailEvent[]): Promise<void> {
+    const changes = events
+      .filter((e) => e.messageId !== null && e.subscriberId !== null && statusAfter(e))
+      .sort((a, b) => a.subscriberId! - b.subscriberId!);
+    for (const e of changes) {
+      const status = statusAfter(e)!;
+      await this.writer.setStatusWithin(trx, e.organizationId, e.subscriberId!, status, {
+        ...(status === 'unsubscribed' ? { unsubscribe_reason: reasonOf(e) } : {}),
+      });
+    }
+  }
+}
+
+/** A mail event's webhook payload: the mail's ids, and what its source knows (docs/decisions.md, Outbound webhooks). */
+function webhookData(e: MailEvent): Record<string, unknown> {
+  const mail = { message_id: e.messageId, subscriber_id: e.subscriberId };
+  switch (e.source.kind) {
+    case 'send':
+      return { message_id: e.messageId, send_id: e.sendId, subscriber_id: e.subscriberId, email: e.email ?? null };
+    case 'tracking':
+      return {
+        message_id: e.messageId,
+        send_id: e.sendId,
+        subscriber_id: e.subscriberId,
+        ...(e.type === 'clicked' ? { url: e.url ?? null } : {}),
+      };
+    case 'link':
+      return { ...mail, email: e.email ?? null, source: 'unsubscribe link' };
+    case 'provider':
+      return {
+        ...mail,
+        email: e.email ?? null,
+        provider: e.source.provider,
+        provider_event_id: e.source.providerEventId,
+        ...(e.type === 'bounced' ? { bounce: e.bounce ?? 'hard' } : {}),
+      };
+  }
+}

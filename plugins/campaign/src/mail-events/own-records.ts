@@ -1,0 +1,36 @@
+import type { Knex } from 'knex';
+
+/** Events of our own (not a provider's) recorded beside theirs, so statistics rebuild from records alone. */
+export const OWN_PROVIDER = 'switchboard';
+
+/**
+ * Records an unsubscribe through a mail's own link as an event of its message: once per message and
+ * subscriber. Returns whether this call recorded it (false: recorded before, by an earlier unsubscribe).
+ */
+export async function recordLinkUnsubscribe(
+  trx: Knex.Transaction,
+  ids: { organizationId: number; messageId: number; subscriberId: number },
+  now: Date,
+): Promise<boolean> {
+  const key = {
+    organization_id: ids.organizationId,
+    provider: OWN_PROVIDER,
+    provider_event_id: `unsubscribe-link:${ids.messageId}:${ids.subscriberId}`,
+  };
+  if (await trx('inbound_events').where(key).first('id')) return false;
+  await trx('inbound_events').insert({
+    ...key,
+    webhook_endpoint_id: null,
+    message_id: ids.messageId,
+    subscriber_id: ids.subscriberId,
+    recipient: null,
+    event_type: 'unsubscribed',
+    bounce: null,
+    provider_message_id: null,
+    payload: JSON.stringify({ via: 'unsubscribe link' }),
+    event_at: now,
+    received_at: now,
+    receipt: 'unsubscribe-link',
+  });
+  return true;
+}

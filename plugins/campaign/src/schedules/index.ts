@@ -1,0 +1,3 @@
+export { nextRunAt } from './next-run';
+export type { Recurrence } from './next-run';
+export { scheduleRoutes } from './routes';

@@ -1,0 +1,148 @@
+import { expect } from 'chai';
+import { describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
+import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
+import { draftMessage, mailsOf } from '../../shared/tests/sending-support';
+import { SendWatchdog } from '../watchdog';
+
+describeEachBackend('campaign: a schedule sends its message at each run', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let news: number;
+  let vip: number;
+  before(async () => {
+    sink = await smtpSink();
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url });
+    f.engine.startWorkers();
+    news = (await f.api().post('/lists', { name: 'News', code: 'news' }).expect(201)).body.data.id;
+    vip = (await f.api().post('/lists', { name: 'VIP', code: 'vip' }).expect(201)).body.data.id;
+    await f
+      .api()
+      .post('/subscribers', { email: 'ada@example.com', lists: [news], confirmed: true })
+      .expect(201);
+    await f
+      .api()
+      .post('/subscribers', { email: 'alan@example.com', lists: [vip], confirmed: true })
+      .expect(201);
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  const message = () => draftMessage(f, { name: 'Weekly' });
+  const recipientsOf = (id: number) => mailsOf(sink, id).flatMap((m) => m.to);
+  const schedule = async (id: number) => (await f.api().get(`/schedules/${id}`).expect(200)).body.data;
+  const watchdog = () => campaignContainer(f.engine).resolve(SendWatchdog);
+  const sent = async (id: number) =>
+    waitFor(async () => (await f.api().get(`/messages/${id}`).expect(200)).body.data.status === 'sent', 15_000);
+
+  it('sends to its own list_ids, else to the lists of the message latest send, else to nobody', async () => {
+    const id = await message();
+    const body = { message_id: id, frequency: 'daily', send_time: '09:00', timezone: 'Europe/Berlin' };
+    const foreign = await f
+      .api()
+      .post('/schedules', { ...body, list_ids: [news, 987_654] })
+      .expect(422);
+    expect(foreign.body.error.details).to.deep.equal({ field: 'list_ids', rule: 'exists' });
+    // The spec's body (no lists) for a message never sent: its runs have nobody to send to.
+    const bare = (await f.api().post('/schedules', body).expect(201)).body.data;
+    expect(bare.list_ids).to.equal(null);
+    await f.engine
+      .knex('message_schedules')
+      .where({ id: bare.id })
+      .update({ next_run_at: new Date(Date.now() - 1000) });
+    await watchdog().tick(new Date());
+    await sent(id);
+    const empty = (await f.api().get(`/messages/${id}`).expect(200)).body.data;
+    expect(empty.delivery).to.include({ recipients: 0, sent: 0 });
+    expect(empty.delivery.list_ids).to.deep.equal([]);
+    expect((await schedule(bare.id)).run_count).to.equal(1);
+    await f.api().delete(`/schedules/${bare.id}`).expect(200);
+
+    // Once the message was sent to lists, a schedule without its own lists uses those.
+    const other = await message();
+    await f
+      .api()
+      .post(`/messages/${other}/send`, { list_ids: [vip] })
+      .expect(200);
+    await sent(other);
+    const reusing = (
+      await f
+        .api()
+        .post('/schedules', { ...body, message_id: other })
+        .expect(201)
+    ).body.data;
+    await f.engine
+      .knex('message_schedules')
+      .where({ id: reusing.id })
+      .update({ next_run_at: new Date(Date.now() - 1000) });
+    await watchdog().tick(new Date());
+    await waitFor(() => recipientsOf(other).length === 2, 15_000);
+    expect(recipientsOf(other)).to.deep.equal(['alan@example.com', 'alan@example.com']);
+    await f.api().delete(`/schedules/${reusing.id}`).expect(200);
+    const own = (
+      await f
+        .api()
+        .put(
+          `/schedules/${
+            (
+              await f
+                .api()
+                .post('/schedules', { ...body, list_ids: [vip] })
+                .expect(201)
+            ).body.data.id
+          }`,
+          { list_ids: [news] },
+        )
+        .expect(200)
+    ).body.data;
+    expect(own.list_ids).to.deep.equal([news]);
+    await f.api().delete(`/schedules/${own.id}`).expect(200);
+  });
+
+  it('fires at next_run_at: sends to the lists again, counts the run, computes the next, stops at max_runs', async () => {
+    const id = await message();
+    const created = (
+      await f
+        .api()
+        .post('/schedules', {
+          message_id: id,
+          frequency: 'daily',
+          send_time: '09:00',
+          timezone: 'Europe/Berlin',
+          max_runs: 2,
+          list_ids: [news, vip],
+        })
+        .expect(201)
+    ).body.data;
+    // Its time comes (the workers' claims carry real time, so the clock is not moved: the run is).
+    const arrive = async () => {
+      await f.engine
+        .knex('message_schedules')
+        .where({ id: created.id })
+        .update({ next_run_at: new Date(Date.now() - 1000) });
+    };
+    await arrive();
+    // Two schedulers ticking at once: one run.
+    await Promise.all([watchdog().tick(new Date()), watchdog().tick(new Date())]);
+    await sent(id);
+    expect(recipientsOf(id).sort()).to.deep.equal(['ada@example.com', 'alan@example.com']);
+    let now = await schedule(created.id);
+    expect(now).to.include({ run_count: 1, is_active: true });
+    const next = new Date(now.next_run_at).getTime();
+    expect(next - Date.now()).to.be.within(0, 25 * 3600_000);
+    expect(new Date(next).toISOString()).to.match(/T0[78]:00:00\.000Z$/);
+    expect(now.last_run_at).to.be.a('string');
+    // Before its time nothing fires; at it, the second and last run goes to everybody again.
+    await watchdog().tick(new Date());
+    expect((await schedule(created.id)).run_count).to.equal(1);
+    await arrive();
+    await watchdog().tick(new Date());
+    await waitFor(() => recipientsOf(id).length === 4, 15_000);
+    await sent(id);
+    now = await schedule(created.id);
+    expect(now).to.include({ run_count: 2, is_active: false, next_run_at: null });
+    expect((await f.api().get(`/messages/${id}`).expect(200)).body.data.stats.sent).to.equal(4);
+    await f.api().post(`/schedules/${created.id}/resume`).expect(422);
+  });
+});

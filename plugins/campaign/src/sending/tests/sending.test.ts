@@ -1,0 +1,647 @@
+import crypto from 'node:crypto';
+import { dkimVerify } from 'mailauth/lib/dkim/verify';
+import { expect } from 'chai';
+import request from 'supertest';
+import { createTenant, describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
+import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
+import { deliveryOf, draftMessage, listOf, mailsOf, sendNow } from '../../shared/tests/sending-support';
+import { SendWatchdog } from '../watchdog';
+import { SendStore } from '../send-store';
+
+describeEachBackend('campaign: sending a message to lists', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let news: number;
+  let vip: number;
+  const ids: Record<string, number> = {};
+  before(async () => {
+    sink = await smtpSink({ refuse: (address) => (address === 'refused@example.com' ? 550 : null) });
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url, PUBLIC_URL: 'http://mail.test' });
+    f.engine.startWorkers();
+    const api = f.api();
+    news = (await api.post('/lists', { name: 'News', code: 'news' }).expect(201)).body.data.id;
+    vip = (await api.post('/lists', { name: 'VIP', code: 'vip' }).expect(201)).body.data.id;
+    const people = [
+      { email: 'ada@example.com', first_name: 'Ada', lists: [news, vip], meta_data: { city: 'London' } },
+      { email: 'grace@example.com', first_name: 'Grace <b>', lists: [news] },
+      { email: 'alan@example.com', first_name: null, lists: [vip] },
+      { email: 'refused@example.com', first_name: 'Ref', lists: [news] },
+      { email: 'gone@example.com', first_name: 'Gone', lists: [news] },
+      { email: 'pending@example.com', first_name: 'Pen', lists: [news], confirmed: false },
+    ];
+    for (const p of people) {
+      const { confirmed = true, ...rest } = p;
+      ids[p.email] = (await api.post('/subscribers', { ...rest, confirmed }).expect(201)).body.data.id;
+    }
+    await api.post(`/subscribers/${ids['gone@example.com']}/unsubscribe`).expect(200);
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  const message = async (fields: Record<string, unknown> = {}) =>
+    (
+      await f
+        .api()
+        .post('/messages', {
+          name: 'Hello',
+          subject: 'Hi {{first_name | "there"}}',
+          content_html:
+            '<p>Hello {{ subscriber.first_name }} from {{meta.city}}</p><a href="https://acme.test/x">x</a>',
+          from_name: 'Acme',
+          from_email: 'news@acme.test',
+          ...fields,
+        })
+        .expect(201)
+    ).body.data.id as number;
+
+  const finished = async (id: number) => {
+    await waitFor(async () => (await f.api().get(`/messages/${id}`).expect(200)).body.data.status === 'sent', 15_000);
+    return (await f.api().get(`/messages/${id}`).expect(200)).body.data;
+  };
+
+  /** A header of a raw mail, unfolded. */
+  const header = (raw: string, name: string) =>
+    raw
+      .split(/\r?\n\r?\n/)[0]
+      .replace(/\r?\n[ \t]+/g, ' ')
+      .split(/\r?\n/)
+      .find((line) => line.toLowerCase().startsWith(`${name.toLowerCase()}:`))
+      ?.slice(name.length + 1)
+      .trim();
+
+  /** The mails of message `id` the sink got for `address`. */
+  const received = (id: number, address: string) => mailsOf(sink, id).filter((m) => m.to.includes(address));
+
+  it('sends once to each active subscriber of the lists, rendered for each, and counts what happened', async () => {
+    const id = await message();
+    const res = await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [news, vip] })
+      .expect(200);
+    expect(res.body.data).to.include({ status: 'active', test_mode: false, recipients: 4 });
+
+    const done = await finished(id);
+    expect(done.stats.sent).to.equal(3);
+    expect(done.sent_at).to.be.a('string');
+    expect(done.delivery).to.include({ status: 'sent', recipients: 4, queued: 0, sent: 3, failed: 1, skipped: 0 });
+
+    expect(received(id, 'ada@example.com')).to.have.length(1);
+    expect(received(id, 'grace@example.com')).to.have.length(1);
+    expect(received(id, 'alan@example.com')).to.have.length(1);
+    for (const nobody of ['refused@example.com', 'gone@example.com', 'pending@example.com'])
+      expect(received(id, nobody)).to.have.length(0);
+
+    const ada = await received(id, 'ada@example.com')[0].parse();
+    expect(ada.subject).to.equal('Hi Ada');
+    expect(ada.html).to.include('<p>Hello Ada from London</p>');
+    expect(ada.text).to.include('Hello Ada from London');
+    expect(ada.from?.value[0]).to.deep.include({ name: 'Acme', address: 'news@acme.test' });
+    expect(ada.headers.get('x-campaign-subscriber-id')).to.equal(String(ids['ada@example.com']));
+    const adaRaw = received(id, 'ada@example.com')[0].raw;
+    expect(header(adaRaw, 'List-Unsubscribe-Post')).to.equal('List-Unsubscribe=One-Click');
+    expect(header(adaRaw, 'List-Unsubscribe')).to.match(/^<http:\/\/mail\.test\/api\/campaign\/unsubscribe\?token=/);
+    expect(ada.messageId).to.match(new RegExp(`^<\\d+\\.${ids['ada@example.com']}\\.${id}@mail\\.test>$`));
+
+    const grace = await received(id, 'grace@example.com')[0].parse();
+    expect(grace.html).to.include('Hello Grace &lt;b&gt; from </p>');
+    const alan = await received(id, 'alan@example.com')[0].parse();
+    expect(alan.subject).to.equal('Hi there');
+
+    const subscriber = (await f.api().get(`/subscribers/${ids['ada@example.com']}`).expect(200)).body.data;
+    expect(subscriber.messages_received).to.equal(1);
+  });
+
+  it('one-click unsubscribe from a mail: GET asks, POST unsubscribes once and counts it on the message', async () => {
+    const id = await message({ name: 'Unsub' });
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [vip] })
+      .expect(200);
+    await finished(id);
+    const mail = received(id, 'alan@example.com')[0].raw;
+    const link = /<(http:\/\/mail\.test(\/api\/campaign\/unsubscribe\?token=[^>]+))>/.exec(
+      header(mail, 'List-Unsubscribe')!,
+    )!;
+    const path = link[2];
+    const page = await request(f.server).get(path).expect(200);
+    expect(page.headers['content-type']).to.match(/html/);
+    expect(page.text).to.include('alan@example.com').and.include('<form method="post"');
+    expect(page.headers['content-security-policy']).to.include("frame-ancestors 'none'");
+
+    await request(f.server).post(path).type('form').send('List-Unsubscribe=One-Click').expect(200);
+    await request(f.server).post(path).expect(200);
+    const alan = (await f.api().get(`/subscribers/${ids['alan@example.com']}`).expect(200)).body.data;
+    expect(alan.status).to.equal('unsubscribed');
+    expect((await f.api().get(`/messages/${id}`).expect(200)).body.data.stats.unsubscribed).to.equal(1);
+
+    const tampered = path.slice(0, -1) + (path.endsWith('A') ? 'B' : 'A');
+    const broken = await request(f.server).post(tampered).expect(404);
+    // A person followed it: a page says so, not the API's JSON.
+    expect(broken.headers['content-type']).to.match(/html/);
+    expect(broken.text).to.include('Link not valid');
+    await request(f.server).get('/api/campaign/unsubscribe?token=1.2.3.abc').expect(404);
+  });
+});
+
+describeEachBackend('campaign: send, test and cancel: the status machine and what is refused', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let news: number;
+  before(async () => {
+    sink = await smtpSink();
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url });
+    f.engine.startWorkers();
+    news = (await f.api().post('/lists', { name: 'News', code: 'news' }).expect(201)).body.data.id;
+    for (const name of ['Ada', 'Grace'])
+      await f
+        .api()
+        .post('/subscribers', {
+          email: `${name.toLowerCase()}@example.com`,
+          first_name: name,
+          lists: [news],
+          confirmed: true,
+        })
+        .expect(201);
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  const draft = (fields: Record<string, unknown> = {}) =>
+    draftMessage(f, { subject: 'Hello {{first_name}}', content_text: 'Hi', ...fields });
+  const statusOf = async (id: number) => (await f.api().get(`/messages/${id}`).expect(200)).body.data;
+  const refused = async (path: string, body: object, field: string) => {
+    const res = await f.api().post(path, body).expect(422);
+    expect(res.body.error.code).to.equal('VALIDATION_ERROR');
+    expect(res.body.error.details.field).to.equal(field);
+    return res.body.error.message as string;
+  };
+
+  it('refuses unknown or foreign lists, an empty list set, a past scheduled_at and a message without a sender', async () => {
+    const id = await draft();
+    expect(await refused(`/messages/${id}/send`, { list_ids: [news, 999_999] }, 'list_ids')).to.include('999999');
+    const stranger = await createTenant(f.engine, { name: 'Other' });
+    const foreign = (await f.api(stranger).post('/lists', { name: 'Theirs', code: 'theirs' }).expect(201)).body.data.id;
+    expect(await refused(`/messages/${id}/send`, { list_ids: [foreign] }, 'list_ids')).to.include(String(foreign));
+    await refused(`/messages/${id}/send`, { list_ids: [] }, 'list_ids');
+    await refused(`/messages/${id}/send`, {}, 'list_ids');
+    await refused(`/messages/${id}/send`, { list_ids: [news], scheduled_at: '2020-01-01T00:00:00Z' }, 'scheduled_at');
+    const anonymous = await draft({ from_email: null });
+    expect(await refused(`/messages/${anonymous}/send`, { list_ids: [news] }, 'from_email')).to.include(
+      'sender profile',
+    );
+    expect((await statusOf(id)).status).to.equal('draft');
+    await f
+      .api()
+      .post('/messages/999999/send', { list_ids: [news] })
+      .expect(404);
+  });
+
+  const sentTo = (id: number) => mailsOf(sink, id);
+  const untilStatus = async (id: number, status: string) => {
+    await waitFor(async () => (await statusOf(id)).status === status, 15_000);
+    return statusOf(id);
+  };
+
+  it('draft -> active -> sent; a sent message is not sent again; cancel needs a pending or active send', async () => {
+    const id = await draft();
+    await refused(`/messages/${id}/cancel`, {}, 'status');
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [news] })
+      .expect(200);
+    const sent = await untilStatus(id, 'sent');
+    expect(sent.stats.sent).to.equal(2);
+    expect(sentTo(id)).to.have.length(2);
+    expect(await refused(`/messages/${id}/send`, { list_ids: [news] }, 'status')).to.include('sent already');
+    await refused(`/messages/${id}/cancel`, {}, 'status');
+    await f.api().put(`/messages/${id}`, { subject: 'Changed' }).expect(422);
+  });
+
+  it('draft -> pending (scheduled_at) -> cancelled -> sent again: the watchdog starts a due send', async () => {
+    const id = await draft();
+    const at = new Date(Date.now() + 60_000).toISOString();
+    const res = await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [news], scheduled_at: at })
+      .expect(200);
+    expect(res.body.data).to.include({ status: 'pending', scheduled_at: at, recipients: 2 });
+    expect((await statusOf(id)).status).to.equal('pending');
+    await refused(`/messages/${id}/send`, { list_ids: [news] }, 'status');
+    await f.api().put(`/messages/${id}`, { subject: 'Changed' }).expect(422);
+
+    await f.api().post(`/messages/${id}/cancel`).expect(200);
+    const cancelled = await statusOf(id);
+    expect(cancelled.status).to.equal('cancelled');
+    expect(cancelled.delivery.status).to.equal('cancelled');
+    // The cancelled send's time comes: nothing starts. (A tick more than the claim lease ahead of the
+    // workers' clock would take their claims for a dead worker's.)
+    await campaignContainer(f.engine)
+      .resolve(SendWatchdog)
+      .tick(new Date(Date.parse(at) + 1000));
+    expect((await statusOf(id)).status).to.equal('cancelled');
+    expect(sentTo(id)).to.have.length(0);
+
+    const again = new Date(Date.now() + 60_000).toISOString();
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [news], scheduled_at: again })
+      .expect(200);
+    await campaignContainer(f.engine)
+      .resolve(SendWatchdog)
+      .tick(new Date(Date.parse(again) + 1000));
+    expect((await untilStatus(id, 'sent')).stats.sent).to.equal(2);
+    expect(sentTo(id)).to.have.length(2);
+  });
+
+  it('test_mode renders and records every recipient, delivers nothing and leaves the message a draft', async () => {
+    const id = await draft();
+    const res = await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [news], test_mode: true })
+      .expect(200);
+    expect(res.body.data).to.include({ test_mode: true, recipients: 2 });
+    await waitFor(async () => (await statusOf(id)).delivery?.status === 'sent', 15_000);
+    const message = await statusOf(id);
+    expect(message.status).to.equal('draft');
+    expect(message.stats.sent).to.equal(0);
+    expect(message.delivery).to.include({ test_mode: true, recipients: 2, sent: 2, queued: 0 });
+    expect(sentTo(id)).to.have.length(0);
+    // A real send afterwards reaches everybody.
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [news] })
+      .expect(200);
+    expect((await untilStatus(id, 'sent')).stats.sent).to.equal(2);
+  });
+
+  it('POST /test sends one mail now, marked as a test, rendered for that subscriber, and counts nothing', async () => {
+    const id = await draft();
+    const res = await f.api().post(`/messages/${id}/test`, { email: 'ada@example.com' }).expect(200);
+    expect(res.body.data.email).to.equal('ada@example.com');
+    const mail = await sink.mails.find((m) => m.raw.includes(res.body.data.message_id_header))!.parse();
+    expect(mail.subject).to.equal('[Test] Hello Ada');
+    await f.api().post(`/messages/${id}/test`, { email: 'nobody@example.com' }).expect(200);
+    const blank = sink.mails.filter((m) => m.to.includes('nobody@example.com'));
+    expect(blank).to.have.length(1);
+    expect((await blank[0].parse()).subject).to.equal('[Test] Hello');
+    const message = await statusOf(id);
+    expect(message).to.deep.include({ status: 'draft', delivery: null });
+    expect(message.stats.sent).to.equal(0);
+    await refused(`/messages/${id}/test`, { email: 'not an address' }, 'email');
+  });
+});
+
+describeEachBackend('campaign: sending when SMTP refuses for now or for good', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let list: number;
+  let later = 0;
+  const refusals = new Map<string, number>();
+  before(async () => {
+    // flaky@ is refused for now twice, stuck@ always for now, gone@ for good.
+    sink = await smtpSink({
+      refuse: (address) => {
+        const tries = (refusals.get(address) ?? 0) + 1;
+        refusals.set(address, tries);
+        if (address === 'flaky@example.com') return tries <= 2 ? 451 : null;
+        if (address === 'stuck@example.com') return 452;
+        if (address === 'gone@example.com') return 550;
+        return null;
+      },
+    });
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url }, { now: () => new Date(Date.now() + later) });
+    f.engine.startWorkers();
+    list = (await f.api().post('/lists', { name: 'L', code: 'l' }).expect(201)).body.data.id;
+    for (const local of ['ok', 'flaky', 'stuck', 'gone'])
+      await f
+        .api()
+        .post('/subscribers', { email: `${local}@example.com`, lists: [list], confirmed: true })
+        .expect(201);
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  it('fails a 5xx at once, tries a 4xx again after 1, 2, 4 and 8 minutes, then fails it and finishes', async () => {
+    const id = await sendNow(f, [list]);
+    const delivery = () => deliveryOf(f, id);
+    await waitFor(async () => (await delivery()).queued === 2, 15_000);
+    expect(await delivery()).to.include({ status: 'active', sent: 1, failed: 1 });
+
+    const watchdog = campaignContainer(f.engine).resolve(SendWatchdog);
+    // Waits of 1, 2, 4 and 8 minutes, the watchdog ticking as it does every few seconds. Just before each
+    // wait ends nothing is tried; just after, the next try comes.
+    const refusedStuck = () => refusals.get('stuck@example.com');
+    const store = campaignContainer(f.engine).resolve(SendStore);
+    const sendId = (await delivery()).id as number;
+    for (let retry = 1, waited = 0; retry <= 4; retry++) {
+      waited += 2 ** (retry - 1) * 60_000;
+      later = waited - 2000;
+      expect(await store.claim(sendId, 0, 1e9)).to.equal(null);
+      expect(refusedStuck()).to.equal(retry);
+      later = waited + 1000 * retry;
+      await waitFor(async () => {
+        await watchdog.tick(new Date(Date.now() + later));
+        // Refused again and recorded (while the clock still reads this time).
+        const sending = await f.engine.knex('send_recipients').where({ state: 'sending' }).first('subscriber_id');
+        return refusedStuck() === retry + 1 && !sending;
+      }, 15_000);
+    }
+    await waitFor(async () => (await delivery()).status === 'sent', 15_000);
+    const done = (await f.api().get(`/messages/${id}`).expect(200)).body.data;
+    expect(done.status).to.equal('sent');
+    expect(done.delivery).to.include({ recipients: 4, sent: 2, failed: 2, queued: 0 });
+    expect(refusals.get('flaky@example.com')).to.equal(3);
+    expect(refusals.get('stuck@example.com')).to.equal(5);
+    expect(refusals.get('gone@example.com')).to.equal(1);
+    expect(sink.to('flaky@example.com')).to.have.length(1);
+    // A test mail the server refuses is the caller's answer, not a server error.
+    const test = await f.api().post(`/messages/${id}/test`, { email: 'gone@example.com' }).expect(422);
+    expect(test.body.error.details).to.deep.equal({ field: 'email', rule: 'delivery' });
+    expect(test.body.error.message).to.match(/not accepted: .*550/);
+  });
+});
+
+describeEachBackend('campaign: cancel and unsubscribe while a send runs', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink & { accepted: number };
+  let list: number;
+  let last: number;
+  const COUNT = 1200;
+  before(async () => {
+    sink = await smtpSink({ delayMs: 3 });
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url });
+    f.engine.startWorkers();
+    list = await listOf(
+      f,
+      Array.from({ length: COUNT }, (_, i) => `p${i}@mid.test`),
+    );
+    last = (
+      await f
+        .api()
+        .get(`/subscribers?search=${encodeURIComponent('email:p1199@mid.test')}`)
+        .expect(200)
+    ).body.data[0].id;
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  const draft = () => draftMessage(f);
+
+  it('a subscriber who unsubscribes while the send runs gets nothing after that', async () => {
+    const id = await draft();
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [list] })
+      .expect(200);
+    await waitFor(() => mailsOf(sink, id).length >= 50, 15_000);
+    await f.api().post(`/subscribers/${last}/unsubscribe`).expect(200);
+    await waitFor(async () => (await f.api().get(`/messages/${id}`).expect(200)).body.data.status === 'sent', 30_000);
+    const done = (await f.api().get(`/messages/${id}`).expect(200)).body.data;
+    expect(done.delivery).to.include({ recipients: COUNT, sent: COUNT - 1, skipped: 1 });
+    expect(mailsOf(sink, id).filter((m) => m.to.includes('p1199@mid.test'))).to.have.length(0);
+    expect(mailsOf(sink, id)).to.have.length(COUNT - 1);
+  });
+
+  it('cancel stops an active send promptly: nothing is handed to SMTP after the claims in flight', async () => {
+    const id = await draft();
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [list] })
+      .expect(200);
+    await waitFor(() => mailsOf(sink, id).length >= 100, 15_000);
+    await f.api().post(`/messages/${id}/cancel`).expect(200);
+    const atCancel = mailsOf(sink, id).length;
+    // Settled: no recipient is being sent any more.
+    await waitFor(
+      async () =>
+        Number((await f.engine.knex('send_recipients').where({ state: 'sending' }).count({ n: '*' }))[0].n) === 0,
+      15_000,
+    );
+    const message = (await f.api().get(`/messages/${id}`).expect(200)).body.data;
+    expect(message.status).to.equal('cancelled');
+    expect(message.delivery.status).to.equal('cancelled');
+    const delivered = mailsOf(sink, id).length;
+    expect(delivered).to.be.below(COUNT);
+    expect(delivered - atCancel).to.be.at.most(4 * 50);
+    expect(message.stats.sent).to.equal(delivered);
+    // The subscriber who unsubscribed in the test before is no recipient.
+    expect(message.delivery.recipients).to.equal(COUNT - 1);
+    expect(message.delivery.queued).to.equal(COUNT - 1 - delivered);
+  });
+});
+
+describeEachBackend('campaign: DKIM signing per sender domain', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let list: number;
+  const { privateKey, publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+  before(async () => {
+    sink = await smtpSink();
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url }, undefined, {
+      mail: {
+        maxConnections: 2,
+        dkim: [
+          {
+            domain: 'acme.test',
+            selector: 'mail2026',
+            privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+          },
+        ],
+      },
+    });
+    f.engine.startWorkers();
+    list = (await f.api().post('/lists', { name: 'L', code: 'l' }).expect(201)).body.data.id;
+    await f
+      .api()
+      .post('/subscribers', { email: 'ada@example.com', lists: [list], confirmed: true })
+      .expect(201);
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  it('signs the mail of a domain with a key (it verifies with the public key), not the mail of others', async () => {
+    const send = async (from: string) => {
+      const id = (
+        await f
+          .api()
+          .post('/messages', { name: 'D', subject: 'Signed', content_text: 'Body', from_email: from })
+          .expect(201)
+      ).body.data.id;
+      await f
+        .api()
+        .post(`/messages/${id}/send`, { list_ids: [list] })
+        .expect(200);
+      await waitFor(async () => (await f.api().get(`/messages/${id}`).expect(200)).body.data.status === 'sent', 15_000);
+      return mailsOf(sink, id)[0].raw;
+    };
+    const signed = await send('news@acme.test');
+    const header = /^DKIM-Signature: ([\s\S]*?)\r?\n(?=\S)/m.exec(signed)![1].replace(/\s+/g, '');
+    expect(header).to.include('d=acme.test;').and.include('s=mail2026;').and.include('a=rsa-sha256');
+    // mailauth verifies it as a receiver would, the selector's DNS record answered with our public key.
+    const record = `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`;
+    const verified = await dkimVerify(Buffer.from(signed), {
+      resolver: async (name: string) => {
+        expect(name).to.equal('mail2026._domainkey.acme.test');
+        return [[record]];
+      },
+    } as never);
+    expect(verified.results.map((r) => r.status.result)).to.deep.equal(['pass']);
+    const unsigned = await send('news@other.test');
+    expect(unsigned).not.to.match(/^DKIM-Signature:/m);
+  });
+});
+
+describeEachBackend('campaign: a send pauses when too many recipients fail, and resumes', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let list: number;
+  let refusing = true;
+  before(async () => {
+    // The first 100 addresses are refused for good while `refusing`.
+    sink = await smtpSink({ refuse: (a) => (refusing && /^bad\d+@/.test(a) ? 550 : null) });
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url }, undefined, {
+      plugins: [
+        {
+          id: 'campaign',
+          package: '@switchboard/plugin-campaign',
+          options: { sending: { pauseFailureRate: 0.5, pauseMinimumTried: 20 } },
+        },
+      ],
+    });
+    f.engine.startWorkers();
+    list = await listOf(f, [
+      ...Array.from({ length: 100 }, (_, i) => `bad${i}@example.com`),
+      ...Array.from({ length: 20 }, (_, i) => `good${i}@example.com`),
+    ]);
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  it('pauses with a reason once half of 20 or more tried failed; resume sends the rest', async () => {
+    const id = await sendNow(f, [list]);
+    const delivery = () => deliveryOf(f, id);
+    await waitFor(async () => (await delivery()).status === 'paused', 15_000);
+    await waitFor(
+      async () =>
+        Number((await f.engine.knex('send_recipients').where({ state: 'sending' }).count({ n: '*' }))[0].n) === 0,
+      15_000,
+    );
+    const paused = await delivery();
+    expect(paused.pause_reason).to.match(/^50 of 50 recipients failed \(last: .*550/);
+    expect(paused).to.include({ failed: 50, sent: 0, queued: 70 });
+    expect((await f.api().get(`/messages/${id}`).expect(200)).body.data.status).to.equal('active');
+    // The watchdog leaves a paused send alone.
+    await campaignContainer(f.engine)
+      .resolve(SendWatchdog)
+      .tick(new Date(Date.now() + 31_000));
+    expect((await delivery()).queued).to.equal(70);
+
+    refusing = false;
+    await f.api().post(`/messages/${id}/resume`).expect(200);
+    await waitFor(async () => (await delivery()).status === 'sent', 15_000);
+    expect(await delivery()).to.include({ failed: 50, sent: 70, queued: 0, pause_reason: null });
+    await f.api().post(`/messages/${id}/resume`).expect(422);
+  });
+});
+
+describeEachBackend('campaign: claims and sends that cannot go on', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let list: number;
+  before(async () => {
+    sink = await smtpSink();
+    // No workers until a test starts them: the tests drive the store themselves first.
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url });
+    list = await listOf(f, ['a@example.com', 'b@example.com']);
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+  const draft = (fields: Record<string, unknown> = {}) => draftMessage(f, fields);
+  const delivery = (id: number) => deliveryOf(f, id);
+
+  it('a claim given back by the watchdog no longer counts for the worker that lost it', async () => {
+    const id = await draft();
+    const sendId = (
+      await f
+        .api()
+        .post(`/messages/${id}/send`, { list_ids: [list] })
+        .expect(200)
+    ).body.data.id;
+    const store = campaignContainer(f.engine).resolve(SendStore);
+    const send = (await store.get(sendId))!;
+    const lost = (await store.claim(sendId, 0, 1e9))!;
+    expect(lost.ids).to.have.length(2);
+    expect(await store.releaseStaleClaims(sendId, new Date(Date.now() + 1000))).to.equal(2);
+    const taken = (await store.claim(sendId, 0, 1e9))!;
+    expect(taken.ids).to.deep.equal(lost.ids);
+    const sent = (ids: number[]) => ids.map((r) => ({ id: r, state: 'sent' as const, mailId: `m${r}@x` }));
+    await store.record(send, lost, sent(lost.ids));
+    expect(await delivery(id)).to.include({ sent: 0, queued: 2 });
+    await store.record(send, taken, sent(taken.ids));
+    expect(await delivery(id)).to.include({ sent: 2, queued: 0 });
+    expect((await f.api().get(`/messages/${id}`).expect(200)).body.data.stats.sent).to.equal(2);
+  });
+
+  it('a send whose mail cannot be composed any more pauses with the reason instead of retrying forever', async () => {
+    const profile = (
+      await f
+        .api()
+        .post('/sender-profiles', { name: 'P', from_name: 'Acme', from_email: 'hi@acme.test', is_default: true })
+        .expect(201)
+    ).body.data.id;
+    const id = await draft({ from_email: null });
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [list] })
+      .expect(200);
+    await f.api().delete(`/sender-profiles/${profile}`).expect(200);
+    f.engine.startWorkers();
+    await waitFor(async () => (await delivery(id)).status === 'paused', 15_000);
+    expect((await delivery(id)).pause_reason).to.match(/^The message cannot be composed: .*sender profile/);
+    expect(sink.mails).to.have.length(0);
+  });
+});
+
+describeEachBackend('campaign: the messages-per-second throttle', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let list: number;
+  before(async () => {
+    sink = await smtpSink();
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url }, undefined, {
+      mail: { maxConnections: 2, messagesPerSecond: 10, dkim: [] },
+    });
+    f.engine.startWorkers();
+    list = await listOf(
+      f,
+      Array.from({ length: 25 }, (_, i) => `t${i}@throttle.test`),
+    );
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  it('hands SMTP no more than mail.messagesPerSecond mails a second', async () => {
+    const started = Date.now();
+    const id = await sendNow(f, [list]);
+    await waitFor(async () => (await deliveryOf(f, id)).status === 'sent', 15_000);
+    expect(mailsOf(sink, id)).to.have.length(25);
+    // 25 mails at 10 a second: the first 10 at once, then 10 a second later, the last 5 a second after.
+    expect(Date.now() - started).to.be.at.least(1900);
+  });
+});

@@ -1,0 +1,131 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { createTenant, describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
+import { campaignFixture, CampaignFixture } from '../../shared/tests/support';
+import { mailsOf } from '../../shared/tests/sending-support';
+
+describeEachBackend('campaign: open and click tracking', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink;
+  let list: number;
+  const ids: Record<string, number> = {};
+  before(async () => {
+    sink = await smtpSink();
+    f = await campaignFixture(backend(), { SMTP_URL: sink.url, PUBLIC_URL: 'http://mail.test' });
+    f.engine.startWorkers();
+    list = (await f.api().post('/lists', { name: 'L', code: 'l' }).expect(201)).body.data.id;
+    for (const email of ['ada@example.com', 'alan@example.com'])
+      ids[email] = (
+        await f
+          .api()
+          .post('/subscribers', { email, lists: [list], confirmed: true })
+          .expect(201)
+      ).body.data.id;
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  const html =
+    '<html><body><p>Read <a href="https://acme.test/story?a=1&amp;b={{email}}">the story</a> and ' +
+    "<a class='x' href='https://acme.test/other'>more</a> or <a href=\"mailto:hi@acme.test\">write</a>.</p></body></html>";
+  const sendMessage = async (fields: Record<string, unknown>) => {
+    const id = (
+      await f
+        .api()
+        .post('/messages', { name: 'T', subject: 'S', content_html: html, from_email: 'a@acme.test', ...fields })
+        .expect(201)
+    ).body.data.id as number;
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [list] })
+      .expect(200);
+    await waitFor(async () => (await f.api().get(`/messages/${id}`).expect(200)).body.data.status === 'sent', 15_000);
+    return id;
+  };
+  const htmlOf = async (id: number, to: string) => {
+    const mail = mailsOf(sink, id).find((m) => m.to.includes(to))!;
+    return String((await mail.parse()).html);
+  };
+  const local = (url: string) => url.replace('http://mail.test', '');
+  const stats = async (id: number) => (await f.api().get(`/messages/${id}`).expect(200)).body.data;
+
+  it('is off by default: links stay as written and there is no pixel', async () => {
+    const id = await sendMessage({});
+    const body = await htmlOf(id, 'ada@example.com');
+    expect(body).to.include('href="https://acme.test/story?a=1&amp;b=ada@example.com"');
+    expect(body).not.to.include('/api/campaign/t/');
+    expect((await stats(id)).track_opens).to.equal(false);
+  });
+
+  it('counts the first open and click per recipient, redirects to the link, and refuses a tampered link', async () => {
+    const id = await sendMessage({ track_opens: true, track_clicks: true });
+    const body = await htmlOf(id, 'ada@example.com');
+    const pixel = /<img src="(http:\/\/mail\.test\/api\/campaign\/t\/o\?token=[^"]+)"/.exec(body)![1];
+    const clicks = [...body.matchAll(/href=["'](http:\/\/mail\.test\/api\/campaign\/t\/c\?[^"']+)["']/g)].map((m) =>
+      m[1].replace(/&amp;/g, '&'),
+    );
+    expect(clicks).to.have.length(2);
+    expect(body).to.include('href="mailto:hi@acme.test"');
+    expect(body).to.match(/href="http:\/\/mail\.test\/api\/campaign\/unsubscribe\?token=/);
+    expect(body).to.match(/style="display:none"><\/body><\/html>$/);
+
+    const gif = await request(f.server).get(local(pixel)).expect(200);
+    expect(gif.headers['content-type']).to.equal('image/gif');
+    await request(f.server).get(local(pixel)).expect(200);
+    let now = await stats(id);
+    expect(now.stats).to.include({ opened: 1, clicked: 0 });
+    expect(now.open_rate).to.equal(50);
+
+    const story = await request(f.server).get(local(clicks[0])).expect(302);
+    expect(story.headers.location).to.equal('https://acme.test/story?a=1&b=ada@example.com');
+    await request(f.server).get(local(clicks[1])).expect(302);
+    // Alan clicks without loading images: a click is an open too.
+    const alan = await htmlOf(id, 'alan@example.com');
+    const alanClick = /href="(http:\/\/mail\.test\/api\/campaign\/t\/c\?[^"]+)"/.exec(alan)![1].replace(/&amp;/g, '&');
+    await request(f.server).get(local(alanClick)).expect(302);
+    now = await stats(id);
+    expect(now.stats).to.include({ sent: 2, opened: 2, clicked: 2 });
+    expect(now.click_rate).to.equal(100);
+    const ada = (await f.api().get(`/subscribers/${ids['ada@example.com']}`).expect(200)).body.data;
+    expect(ada).to.include({ messages_opened: 1, messages_clicked: 1 });
+    // Analytics count the same first opens and clicks, and both readers as active.
+    const performance = (await f.api().get('/analytics/performance?period=7d').expect(200)).body.data;
+    expect(performance.totals).to.include({ opened: 2, clicked: 2 });
+    const engagement = (await f.api().get('/analytics/engagement').expect(200)).body.data;
+    expect(engagement.active_last_30_days).to.equal(2);
+
+    // Another target under the same signature, or a changed signature: 404, nothing counted.
+    const elsewhere = clicks[0].replace(/u=[^&]+/, `u=${encodeURIComponent('https://evil.test/')}`);
+    await request(f.server).get(local(elsewhere)).expect(404);
+    await request(f.server)
+      .get(local(pixel.slice(0, -1) + (pixel.endsWith('A') ? 'B' : 'A')))
+      .expect(404);
+    await request(f.server).get('/api/campaign/t/c?token=1.2.3.abc&u=https%3A%2F%2Fevil.test%2F').expect(404);
+    expect((await stats(id)).stats).to.include({ opened: 2, clicked: 2 });
+  });
+
+  it("follows the organization's message defaults when a new message does not say", async () => {
+    const defaults = await f.api().get('/message-defaults').expect(200);
+    expect(defaults.body.data).to.deep.equal({ track_opens: false, track_clicks: false });
+    const changed = await f.api().put('/message-defaults', { track_clicks: true }).expect(200);
+    expect(changed.body.data).to.deep.equal({ track_opens: false, track_clicks: true });
+    expect((await f.api().get('/message-defaults').expect(200)).body.data.track_clicks).to.equal(true);
+    const other = await createTenant(f.engine);
+    expect((await f.api(other).get('/message-defaults').expect(200)).body.data.track_clicks).to.equal(false);
+    await f.api().put('/message-defaults', {}).expect(422);
+    await f.api().put('/message-defaults', { track_opens: 'yes' }).expect(422);
+
+    const byDefault = await sendMessage({});
+    expect(await stats(byDefault)).to.include({ track_opens: false, track_clicks: true });
+    const body = await htmlOf(byDefault, 'ada@example.com');
+    expect(body).to.include('/api/campaign/t/c?token=');
+    expect(body).not.to.include('/api/campaign/t/o?token=');
+    // A message that says otherwise keeps its own choice, and a change of defaults leaves messages as they are.
+    const ownChoice = await sendMessage({ track_clicks: false });
+    expect((await stats(ownChoice)).track_clicks).to.equal(false);
+    await f.api().put('/message-defaults', { track_clicks: false }).expect(200);
+    expect((await stats(byDefault)).track_clicks).to.equal(true);
+  });
+});

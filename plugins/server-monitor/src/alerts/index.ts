@@ -1,0 +1,6 @@
+// The alerts feature's front door: what the rest of the plugin may use (docs/architecture.md, feature folders).
+export { AlertService } from './alert-service';
+export { ALERT_JOB } from './jobs';
+export { SMS_SENDER, smsSenderOf } from './sms';
+export { administratorsOf } from './recipients';
+export type { Administrator } from './recipients';

@@ -1,0 +1,173 @@
+import { expect } from 'chai';
+import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
+import { AlertService } from '../alert-service';
+import {
+  addServer,
+  monitorFixture,
+  MonitorFixture,
+  notificationSetting,
+  organization,
+  user,
+} from '../../shared/tests/support';
+import { Farm, httpFarm } from '../../shared/tests/farm';
+import { smsStub, SmsStub } from '../../shared/tests/sms-stub';
+
+const SMS_PATH = '/2010-04-01/Accounts/AC0123/Messages.json';
+
+describeEachBackend('server-monitor: alerts', (backend) => {
+  let f: MonitorFixture;
+  let farm: Farm;
+  let sink: SmtpSink;
+  let sms: SmsStub;
+  /** Addresses the SMTP sink refuses once (451, try again later). */
+  const refuseOnce = new Set<string>();
+  const clock = new ManualClock(new Date());
+  before(async () => {
+    farm = await httpFarm();
+    sink = await smtpSink({ refuse: (address) => (refuseOnce.delete(address) ? 451 : null) });
+    sms = await smsStub();
+    f = await monitorFixture(backend(), {
+      clock,
+      env: {
+        SMTP_URL: sink.url,
+        SMS_DRIVER: 'http',
+        SMS_URL: `${sms.url}${SMS_PATH}`,
+        SMS_FROM: '+15550000',
+        SMS_USER: 'AC0123',
+        SMS_PASSWORD: 'auth-token',
+      },
+    });
+    f.engine.startWorkers();
+  });
+  after(async () => {
+    await f?.close();
+    await Promise.all([farm?.close(), sink?.close(), sms?.close()]);
+  });
+
+  const alerts = () => f.engine.contexts.get('server-monitor')!.container.resolve(AlertService);
+  const rows = (where: Record<string, unknown>) =>
+    f.engine
+      .knex('monitor_alerts')
+      .where(where)
+      .orderBy('id')
+      .select('id', 'kind', 'channel', 'recipient', 'state', 'attempts', 'error');
+
+  it('alerts each administrator of the notification setting by e-mail or SMS, as flagged, when a server goes down', async () => {
+    const org = await organization(f.engine, { plan: 'pro' });
+    const ada = await user(f.engine, org, { email: 'ada@acme.test', phone: '+15550101' });
+    const bob = await user(f.engine, org, { email: 'bob@acme.test', phone: '+15550102' });
+    await user(f.engine, org, { email: 'carl@acme.test', phone: '+15550103' });
+    await notificationSetting(f.engine, org, {
+      administrators: [
+        { user_id: ada, email_enabled: true, sms_enabled: false },
+        { user_id: bob, email_enabled: false, sms_enabled: true },
+      ],
+    });
+    const server = await addServer(f.engine, org, `${farm.url}/status/500`, { title: 'Billing' });
+
+    await f.call('/check/premium').expect(200);
+    await waitFor(async () => {
+      const sent = await rows({ server_id: server });
+      return sent.length === 2 && sent.every((r) => r.state === 'sent');
+    }, 10_000);
+    expect((await rows({ server_id: server })).map((r) => [r.kind, r.channel, r.recipient])).to.deep.equal([
+      ['server-down', 'email', 'ada@acme.test'],
+      ['server-down', 'sms', '+15550102'],
+    ]);
+
+    expect(sink.to('ada@acme.test')).to.have.length(1);
+    expect((await sink.to('ada@acme.test')[0].parse()).subject).to.equal('DOWN: Billing');
+    expect(sms.requests).to.have.length(1);
+    const [text] = sms.requests;
+    expect(text).to.include({
+      method: 'POST',
+      path: SMS_PATH,
+      contentType: 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from('AC0123:auth-token').toString('base64')}`,
+    });
+    expect(text.form).to.include({ To: '+15550102', From: '+15550000' });
+    expect(text.form.Body).to.match(/^DOWN: Billing\nBilling \(http:\/\/127\.0\.0\.1:\d+\/status\/500\) is down/);
+    // E-mail off for bob, SMS off for ada, carl not in the setting: nothing else went out.
+    expect(sink.mails.map((m) => m.to)).to.deep.equal([['ada@acme.test']]);
+  });
+
+  it('tries a failed send again until it is delivered, keeping the alert pending with its error meanwhile', async () => {
+    const org = await organization(f.engine, { plan: 'free' });
+    const dora = await user(f.engine, org, { email: 'dora@acme.test', phone: '+15550104' });
+    await notificationSetting(f.engine, org, {
+      administrators: [{ user_id: dora, email_enabled: true, sms_enabled: true }],
+    });
+    refuseOnce.add('dora@acme.test');
+    sms.failNext(1, 500);
+
+    const ids = await alerts().raiseNow(org, { kind: 'test', serverId: null, subject: 'Retry me', text: 'Again.' });
+    expect(ids).to.have.length(2);
+    const mine = () => f.engine.knex('monitor_alerts').whereIn('id', ids).orderBy('id').select();
+    await waitFor(async () => (await mine()).every((r) => Number(r.attempts) === 1), 5_000);
+    const first = await mine();
+    expect(first.map((r) => [r.channel, r.state])).to.deep.equal([
+      ['email', 'pending'],
+      ['sms', 'pending'],
+    ]);
+    expect(first[0].error).to.contain('451');
+    expect(first[1].error).to.equal('SMS API answered 500');
+
+    // The queue's backoff is 5 s before the second try.
+    await waitFor(async () => (await mine()).every((r) => r.state === 'sent'), 20_000);
+    const delivered = await mine();
+    expect(delivered.map((r) => [Number(r.attempts), r.error])).to.deep.equal([
+      [2, null],
+      [2, null],
+    ]);
+    expect(delivered.every((r) => r.sent_at !== null)).to.equal(true);
+    expect(sink.to('dora@acme.test')).to.have.length(1);
+    expect(sms.to('+15550104').map((r) => r.status)).to.deep.equal([500, 201]);
+  }).timeout(30_000);
+
+  it('marks an alert failed after its fifth try, keeping the error', async () => {
+    const org = await organization(f.engine, { plan: 'free' });
+    const erin = await user(f.engine, org, { email: 'erin@acme.test', phone: '+15550105' });
+    await notificationSetting(f.engine, org, {
+      administrators: [{ user_id: erin, email_enabled: false, sms_enabled: true }],
+    });
+    sms.failNext(5, 503);
+    // Written, not queued: the test plays the queue's five tries.
+    const [id] = await alerts().raise(f.engine.knex, org, {
+      kind: 'test',
+      serverId: null,
+      subject: 'Doomed',
+      text: '',
+    });
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      const thrown = await alerts()
+        .send(id)
+        .then(
+          () => null,
+          (err: Error) => err,
+        );
+      expect(thrown?.message, `try ${attempt}`).to.equal('SMS API answered 503');
+    }
+    await alerts().send(id);
+    const [row] = await rows({ id });
+    expect(row).to.include({ channel: 'sms', recipient: '+15550105', state: 'failed', error: 'SMS API answered 503' });
+    expect(Number(row.attempts)).to.equal(5);
+    // Neither tried again by the queue nor taken up as stale.
+    await alerts().send(id);
+    clock.advance(10 * 60_000);
+    expect(await alerts().requeueStale(clock.now())).to.equal(0);
+    expect(sms.to('+15550105')).to.have.length(5);
+  });
+
+  it('queues again a pending alert whose job was lost, once it is two minutes old', async () => {
+    const org = await organization(f.engine, { plan: 'free', admin: 'fred@acme.test' });
+    // Written but never queued, as when Redis lost the job.
+    const ids = await alerts().raise(f.engine.knex, org, { kind: 'test', serverId: null, subject: 'Lost', text: '' });
+    expect(await alerts().requeueStale(clock.now())).to.equal(0);
+    clock.advance(119_000);
+    expect(await alerts().requeueStale(clock.now())).to.equal(0);
+    clock.advance(2_000);
+    expect(await alerts().requeueStale(clock.now())).to.equal(1);
+    await waitFor(async () => (await rows({ id: ids[0] }))[0].state === 'sent', 10_000);
+    expect((await sink.to('fred@acme.test')[0].parse()).subject).to.equal('Lost');
+  });
+});

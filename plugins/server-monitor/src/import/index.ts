@@ -1,0 +1,2 @@
+// The import feature's front door: what the rest of the plugin may use (docs/architecture.md, feature folders).
+export { ServerImporter } from './importer';

@@ -1,0 +1,95 @@
+import { expect } from 'chai';
+import type { Engine } from '@switchboard/core';
+import { createTestEngine, describeEachBackend } from '@switchboard/core/testing';
+import usersProjects from '@switchboard/plugin-users-projects';
+import monitor from '../../index';
+
+const monitorMigrations = async (engine: Engine) =>
+  (await engine.migrator().status()).find((s) => s.plugin === 'server-monitor');
+
+describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => {
+  let engine: Engine | undefined;
+  after(async () => engine?.close());
+
+  it('keeps every row of a 1.0 database, turns its notification settings into administrators, and rolls back', async () => {
+    engine = await createTestEngine(backend(), { plugins: [usersProjects, monitor], migrate: false });
+    const knex = engine.knex;
+    await engine.migrator().latest();
+    await engine.migrator().rollback({ plugin: 'server-monitor', to: '1.0' });
+    expect(await knex.schema.hasTable('monitor_check_results')).to.equal(false);
+
+    // A 1.0 database with data.
+    const now = new Date('2026-01-02T03:04:05Z');
+    const [org] = await knex('organizations').insert({
+      name: 'Old Co',
+      selected_plan: 'basic',
+      subscription_status: 'active',
+      created_at: now,
+      updated_at: now,
+    });
+    const user = (email: string, role: string, phone: string | null = null) =>
+      knex('users').insert({ organization_id: org, name: email, email, role, phone, created_at: now, updated_at: now });
+    const [ada] = await user('ada@old.test', 'admin', '+15550001');
+    const [bob] = await user('bob@old.test', 'admin');
+    await user('carl@old.test', 'member');
+    const [server] = await knex('monitor_servers').insert({
+      organization_id: org,
+      title: 'Web',
+      endpoint: 'https://old.test/',
+      status: '200',
+      notes: 'imported',
+      created_at: now,
+      updated_at: now,
+    });
+    await knex('monitor_logs').insert({
+      server_id: server,
+      original_status: '200',
+      updated_status: '500',
+      note: 'it broke',
+      created_at: now,
+    });
+    await knex('monitor_notification_settings').insert({
+      organization_id: org,
+      emails: JSON.stringify(['ADA@old.test', 'carl@old.test', 'pager@elsewhere.test']),
+      sms_enabled: true,
+      created_at: now,
+      updated_at: now,
+    });
+
+    expect(await engine.migrator().latest({ plugin: 'server-monitor', to: '1.1' })).to.deep.equal([
+      { plugin: 'server-monitor', applied: ['1.1/01-checks'] },
+    ]);
+    const upgraded = await knex('monitor_servers').where({ id: server }).first();
+    expect(upgraded).to.include({ title: 'Web', status: '200', notes: 'imported' });
+    expect(Boolean(upgraded.uptime_stale)).to.equal(true);
+    expect(await knex('monitor_logs').where({ server_id: server }).first()).to.include({ note: 'it broke' });
+    const at11 = await knex('monitor_notification_settings').where({ organization_id: org }).first();
+    expect(JSON.parse(at11.emails)).to.have.length(3);
+    expect(Number(at11.ssl_expiry_days)).to.equal(14);
+
+    await engine.migrator().latest({ plugin: 'server-monitor', to: '1.2' });
+    const at12 = await knex('monitor_notification_settings').where({ organization_id: org }).first();
+    expect(at12).to.not.have.property('emails');
+    expect(JSON.parse(at12.administrators)).to.deep.equal([
+      { user_id: Number(ada), email_enabled: true, sms_enabled: true },
+      { user_id: Number(bob), email_enabled: false, sms_enabled: true },
+    ]);
+    // Listed addresses that are no administrator's are kept, and still alerted.
+    expect(JSON.parse(at12.other_emails)).to.deep.equal(['carl@old.test', 'pager@elsewhere.test']);
+    expect(await knex.schema.hasTable('monitor_dispatches')).to.equal(true);
+    expect((await monitorMigrations(engine))?.current).to.equal('1.2');
+
+    await engine.migrator().rollback({ plugin: 'server-monitor', to: '1.1' });
+    const back = await knex('monitor_notification_settings').where({ organization_id: org }).first();
+    expect(JSON.parse(back.emails)).to.deep.equal(['ada@old.test', 'carl@old.test', 'pager@elsewhere.test']);
+    expect(Boolean(back.sms_enabled)).to.equal(true);
+    expect(back).to.not.have.property('administrators');
+    expect(await knex.schema.hasTable('monitor_dispatches')).to.equal(false);
+
+    await engine.migrator().rollback({ plugin: 'server-monitor', to: '1.0' });
+    expect(await knex.schema.hasTable('monitor_check_results')).to.equal(false);
+    expect(await knex('monitor_servers').where({ id: server }).first()).to.include({ title: 'Web', notes: 'imported' });
+    expect(await knex('monitor_logs').count({ n: '*' })).to.deep.equal([{ n: 1 }]);
+    expect(await knex('users').count({ n: '*' })).to.deep.equal([{ n: 3 }]);
+  });
+});

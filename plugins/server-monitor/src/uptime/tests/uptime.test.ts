@@ -1,0 +1,73 @@
+import { expect } from 'chai';
+import { describeEachBackend, ManualClock, waitFor } from '@switchboard/core/testing';
+import { addServer, checkResults, monitorFixture, MonitorFixture, organization } from '../../shared/tests/support';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+describeEachBackend('server-monitor: uptime', (backend) => {
+  let f: MonitorFixture;
+  const clock = new ManualClock(new Date('2026-05-10T12:00:00Z'));
+  before(async () => {
+    f = await monitorFixture(backend(), { clock });
+    f.engine.startWorkers();
+  });
+  after(async () => f?.close());
+  const count = async (table: string, where: Record<string, unknown>) =>
+    Number((await f.engine.knex(table).where(where).count({ n: '*' }))[0].n);
+
+  it('recomputes 24 h / 7 d / 30 d uptime of one server, of all, and of those marked', async () => {
+    const org = await organization(f.engine, { plan: 'pro' });
+    const web = await addServer(f.engine, org, 'https://web.test/', { title: 'Web', uptime_stale: false });
+    const api = await addServer(f.engine, org, 'https://api.test/', { title: 'API', uptime_stale: false });
+    const now = clock.now();
+    // Web: 4 results in the last day (3 up), 6 more within the week (all down), 10 more within the month (up).
+    await checkResults(f.engine.knex, web, now, [HOUR, 2 * HOUR, 3 * HOUR, 4 * HOUR], 3);
+    await checkResults(
+      f.engine.knex,
+      web,
+      now,
+      [2, 3, 4, 5, 6, 6.5].map((d) => d * DAY),
+      0,
+    );
+    await checkResults(
+      f.engine.knex,
+      web,
+      now,
+      Array.from({ length: 10 }, (_, i) => (10 + i) * DAY),
+    );
+    await checkResults(f.engine.knex, api, now, [HOUR, 40 * DAY]);
+
+    const one = (await f.call(`/calculate/server/${web}`).expect(200)).body;
+    expect(one).to.deep.equal({ success: true, message: `Uptime recalculation queued for server "Web" (ID ${web})` });
+    await waitFor(
+      async () => (await f.engine.knex('monitor_servers').where({ id: web }).first()).uptime_at !== null,
+      10_000,
+    );
+    const figures = await f.engine
+      .knex('monitor_servers')
+      .where({ id: web })
+      .first('uptime_24h', 'uptime_7d', 'uptime_30d');
+    expect([figures.uptime_24h, figures.uptime_7d, figures.uptime_30d].map(Number)).to.deep.equal([75, 30, 65]);
+    expect((await f.engine.knex('monitor_servers').where({ id: api }).first()).uptime_at).to.equal(null);
+
+    expect((await f.call('/calculate/server/999999').expect(404)).body).to.deep.equal({
+      success: false,
+      message: 'Server with ID 999999 not found',
+    });
+    expect((await f.call('/calculate/server/abc').expect(400)).body.success).to.equal(false);
+
+    const all = (await f.call('/calculate/all').expect(200)).body;
+    expect(all.message).to.match(/^Uptime recalculation queued for all \d+ servers$/);
+    await waitFor(async () => (await count('monitor_servers', { uptime_stale: true })) === 0, 10_000);
+    const apiFigures = await f.engine.knex('monitor_servers').where({ id: api }).first('uptime_24h', 'uptime_30d');
+    expect(Number(apiFigures.uptime_24h)).to.equal(100);
+    expect(Number(apiFigures.uptime_30d)).to.equal(100);
+
+    await f.engine.knex('monitor_servers').where({ id: api }).update({ uptime_stale: true });
+    expect((await f.call('/calculate').expect(200)).body.message).to.equal(
+      'Uptime recalculation queued for 1 servers marked as needing it',
+    );
+    await waitFor(async () => (await count('monitor_servers', { uptime_stale: true })) === 0, 10_000);
+  });
+});

@@ -1,0 +1,137 @@
+import { expect } from 'chai';
+import { chromium } from 'playwright-core';
+import type { AddressInfo } from 'node:net';
+import { JobQueues, SERVICES } from '@switchboard/core';
+import { describeEachBackend, ManualClock } from '@switchboard/core/testing';
+import { WorkerStatusService } from '../service';
+import { addServer, API_KEY, monitorFixture, MonitorFixture, organization } from '../../shared/tests/support';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+describeEachBackend('server-monitor: worker status and dashboard', (backend) => {
+  let f: MonitorFixture;
+  const clock = new ManualClock(new Date('2026-06-01T12:00:30Z'));
+  before(async () => {
+    f = await monitorFixture(backend(), { clock, env: { PUBLIC_URL: 'http://mon.test' } });
+  });
+  after(async () => f?.close());
+
+  const ago = (ms: number) => new Date(clock.now().getTime() - ms);
+  const status = () => f.engine.contexts.get('server-monitor')!.container.resolve(WorkerStatusService);
+
+  it('reports compliance per plan from when servers were last checked, queue lengths and recent breaches', async () => {
+    const pro = await organization(f.engine, { plan: 'pro' });
+    const free = await organization(f.engine, { plan: 'free' });
+    const idle = await organization(f.engine, { plan: 'enterprise', subscription: 'inactive' });
+    await addServer(f.engine, pro, 'https://a.test/', { last_checked_at: ago(30_000) });
+    await addServer(f.engine, pro, 'https://b.test/', { last_checked_at: ago(120_000) });
+    await addServer(f.engine, free, 'https://c.test/', { last_checked_at: ago(100_000) });
+    await addServer(f.engine, idle, 'https://d.test/');
+    // Two breaches within the hour, one long ago, one good minute.
+    const sample = (at: Date, checked: number, total: number) =>
+      f.engine.knex('monitor_sla_samples').insert({ sampled_at: at, tier: 'premium', checked, total });
+    await sample(ago(10 * 60_000), 1, 2);
+    await sample(ago(20 * 60_000), 98, 100);
+    await sample(ago(30 * 60_000), 100, 100);
+    await sample(ago(3 * 3_600_000), 0, 2);
+
+    const body = (await f.call('/worker-status').expect(200)).body;
+    expect(body).to.deep.equal({
+      success: true,
+      status: 'critical',
+      timestamp: '2026-06-01T12:00:30.000Z',
+      sla_compliance: {
+        premium: { percentage: 50, checked: 1, total: 2 },
+        free: { percentage: 100, checked: 1, total: 1 },
+      },
+      queue_status: { premium: 0, free: 0 },
+      recent_breaches: 2,
+      dashboard_url: `http://mon.test/api/servermonitor/dashboard/${API_KEY}`,
+    });
+
+    // Queued checks show in the queues (no worker runs here): a and b, and c.
+    await f.call('/check/all').expect(200);
+    const queued = (await f.call('/worker-status').expect(200)).body.queue_status;
+    expect(queued).to.deep.equal({ premium: 2, free: 1 });
+
+    // The minute's sample is taken once per minute and tier, whoever takes it.
+    await status().sample();
+    await status().sample();
+    const [{ n }] = await f.engine.knex('monitor_sla_samples').where('sampled_at', '>=', ago(60_000)).count({ n: '*' });
+    expect(Number(n)).to.equal(2);
+  });
+
+  it('serves a dashboard a person can read on a phone: the status, both percentages and the chart', async () => {
+    for (let minute = 1; minute <= 5; minute++)
+      await f.engine.knex('monitor_sla_samples').insert([
+        { sampled_at: ago((minute * 15 + 2) * 60_000), tier: 'premium', checked: 95 + minute, total: 100 },
+        { sampled_at: ago((minute * 15 + 2) * 60_000), tier: 'free', checked: 100, total: 100 },
+      ]);
+    const url = (await f.call('/worker-status').expect(200)).body.dashboard_url.replace(
+      'http://mon.test',
+      `http://127.0.0.1:${(f.server.address() as AddressInfo).port}`,
+    );
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true });
+      const answer = await page.goto(url);
+      expect(answer?.status()).to.equal(200);
+      expect(await page.textContent('#status')).to.equal('critical');
+      expect(await page.textContent('#sla-premium')).to.equal('50.00 %');
+      expect(await page.textContent('#sla-free')).to.equal('100.00 %');
+      for (const tier of ['premium', 'free']) {
+        const line = await page.locator(`polyline.sla-${tier}`).boundingBox();
+        expect(line, `${tier} line drawn`).to.not.equal(null);
+        expect(line!.width, 'spans the hour of samples').to.be.above(50);
+      }
+      const chart = await page.locator('#sla-chart').boundingBox();
+      expect(chart!.width).to.be.at.most(390);
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).to.be.at.most(390);
+      await page.goto(url.replace(API_KEY, 'wrong-key'));
+      expect(await page.textContent('body')).to.contain('Invalid API key');
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('is healthy with every server checked on time, warning down to 90 %, critical below', async () => {
+    const statusOf = async () => (await f.call('/worker-status').expect(200)).body;
+    await f.engine.knex('monitor_servers').update({ last_checked_at: ago(10_000) });
+    const all = await statusOf();
+    expect(all.status).to.equal('healthy');
+    expect(all.sla_compliance.premium.percentage).to.equal(100);
+    expect(all.sla_compliance.free.percentage).to.equal(100);
+
+    // 20 premium servers, 2 of them last checked longer than 75 s ago: 90 %.
+    const pro = await organization(f.engine, { plan: 'pro' });
+    const premium = all.sla_compliance.premium.total;
+    for (let i = premium; i < 20; i++)
+      await addServer(f.engine, pro, `https://late-${i}.test/`, { last_checked_at: ago(i < 18 ? 10_000 : 76_000) });
+    const warning = await statusOf();
+    expect(warning.sla_compliance.premium).to.deep.equal({ percentage: 90, checked: 18, total: 20 });
+    expect(warning.status).to.equal('warning');
+
+    await f.engine
+      .knex('monitor_servers')
+      .where({ endpoint: 'https://late-17.test/' })
+      .update({ last_checked_at: ago(76_000) });
+    const critical = await statusOf();
+    expect(critical.sla_compliance.premium.percentage).to.equal(85);
+    expect(critical.status).to.equal('critical');
+  });
+
+  it('answers 500 with the detail when the queues cannot be read', async () => {
+    const queue = f.engine.container.resolve<JobQueues>(SERVICES.Queues).get('servermonitor.check-free');
+    const counts = queue.counts;
+    queue.counts = () => Promise.reject(new Error('the queue is down'));
+    try {
+      expect((await f.call('/worker-status').expect(500)).body).to.deep.equal({
+        success: false,
+        message: 'Failed to read the worker status',
+        error: 'the queue is down',
+      });
+    } finally {
+      queue.counts = counts;
+    }
+  });
+});
