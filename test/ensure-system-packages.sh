@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Run first by `npm test` (and so by .ci/run): the system packages some tests need. The openssl command makes
 # the certificates of the SNS adapter's and the server monitor's tests; the server monitor's dashboard test
-# drives Debian's chromium through playwright-core. When one is missing: as root with apt-get, it is installed
+# drives Debian's chromium through playwright-core; curl runs README's first session (readme-examples test). When one is missing: as root with apt-get, it is installed
 # from Debian's packages; otherwise one line says what to install and the tests do not start.
 set -euo pipefail
 chromium=${CHROMIUM_PATH:-/usr/bin/chromium}
 missing() {
   local m=()
   command -v openssl >/dev/null || m+=(openssl)
+  command -v curl >/dev/null || m+=(curl)
   [ -x "$chromium" ] || m+=(chromium)
   echo "${m[@]}"
 }

@@ -19,7 +19,7 @@ export { paginate } from './db/paginate';
 export { insertRows, insertRowsReturningIds, insertValues } from './db/insert-rows';
 export type { InsertRowsOptions, InsertedStatement, RowValues } from './db/insert-rows';
 export { ownedRow, deleteOwnedRow } from './db/owned-rows';
-export { transactionWithRetry, isRetryableConflict } from './db/retry-transaction';
+export { transactionWithRetry, isRetryableConflict, WriteConflict } from './db/retry-transaction';
 export { GroupCommit } from './db/group-commit';
 export type { GroupCommitOptions } from './db/group-commit';
 export { schemaFingerprint, checkSchemaSnapshot, listTables } from './db/schema-fingerprint';

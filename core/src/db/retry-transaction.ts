@@ -1,14 +1,21 @@
 import type { Knex } from 'knex';
 
-/** MySQL deadlock or lock-wait timeout: the transaction was rolled back and may simply run again. */
+/**
+ * Thrown by work that found another transaction changed what it had read (an UPDATE changed fewer rows than
+ * it counted on): its transaction is rolled back and run again, as for a deadlock.
+ */
+export class WriteConflict extends Error {}
+
+/** MySQL deadlock or lock-wait timeout, or a WriteConflict: the transaction was rolled back and may simply run again. */
 export function isRetryableConflict(err: unknown): boolean {
+  if (err instanceof WriteConflict) return true;
   const e = err as { errno?: number; code?: string };
   return e.errno === 1213 || e.errno === 1205 || e.code === 'ER_LOCK_DEADLOCK' || e.code === 'ER_LOCK_WAIT_TIMEOUT';
 }
 
 /**
  * Runs the work in a transaction, again (up to `attempts` times, after a short random pause) when
- * the database rolled it back for a deadlock, as InnoDB asks callers to do.
+ * the database rolled it back for a deadlock, as InnoDB asks callers to do, or the work met a WriteConflict.
  */
 export async function transactionWithRetry<T>(
   knex: Knex,

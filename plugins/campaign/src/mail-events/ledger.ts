@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { dialectOfKnex, toInt } from '@switchboard/core';
+import { toInt, WriteConflict } from '@switchboard/core';
 import { MailCounts } from '../daily-figures';
 import { SubscriberWriter } from '../audience/subscribers';
 import type { SubscriberStatus } from '../shared/subscriber-statuses';
@@ -106,22 +106,24 @@ export class MailEventLedger {
         }
       }
     }
-    // A statement per send and column, not per recipient.
+    // A statement per send and column, not per recipient. Fewer rows marked than read unmarked: another
+    // transaction counted some of them first, and this one runs again (transactionWithRetry) to see it.
     for (const [key, subscribers] of marks) {
       const [sendId, column] = key.split('\u0000');
-      await trx('send_recipients')
+      const marked = await trx('send_recipients')
         .where('send_id', Number(sendId))
         .whereIn('subscriber_id', subscribers)
         .whereNull(column)
         .update({ [column]: now });
+      if (marked !== subscribers.length) throw new WriteConflict(`first ${column} of send ${sendId} marked at once`);
     }
     return counted;
   }
 
   /**
-   * The mails opens and clicks are about, locked on MySQL until the transaction ends (two runs at once
-   * count a first open once): a tracked link's own send row, else the subscriber's latest mail of the
-   * message (a provider's event names the message, not which of its sends).
+   * The mails opens and clicks are about, as this transaction reads them (unlocked: the marks' UPDATE
+   * finds out whether another run marked one since): a tracked link's own send row, else the subscriber's
+   * latest mail of the message (a provider's event names the message, not which of its sends).
    */
   private async mailRows(trx: Knex.Transaction, events: MailEvent[]): Promise<Map<string, MailRow>> {
     const mails = new Map<string, MailRow>();
@@ -130,19 +132,25 @@ export class MailEventLedger {
       (a, b) => a - b,
     );
     if (!messages.length || !subscribers.length) return mails;
+    // The message's sends, then its recipients' rows by primary key (send, subscriber).
+    const messageOf = new Map<number, number>(
+      (await trx('message_sends').whereIn('message_id', messages).select('id', 'message_id')).map(
+        (s: Record<string, unknown>) => [toInt(s.id), toInt(s.message_id)],
+      ),
+    );
+    if (!messageOf.size) return mails;
     for (let i = 0; i < subscribers.length; i += CHUNK) {
-      const query = trx('send_recipients as r')
-        .join('message_sends as s', 's.id', 'r.send_id')
-        .whereIn('s.message_id', messages)
-        .whereIn('r.subscriber_id', subscribers.slice(i, i + CHUNK))
-        .orderBy('r.send_id')
-        .select('r.send_id', 'r.subscriber_id', 's.message_id', 'r.opened_at', 'r.clicked_at');
-      const rows: Array<Record<string, unknown>> = await (dialectOfKnex(trx) === 'mysql' ? query.forUpdate() : query);
+      const query = trx('send_recipients')
+        .whereIn('send_id', [...messageOf.keys()])
+        .whereIn('subscriber_id', subscribers.slice(i, i + CHUNK))
+        .orderBy(['send_id', 'subscriber_id'])
+        .select('send_id', 'subscriber_id', 'opened_at', 'clicked_at');
+      const rows: Array<Record<string, unknown>> = await query;
       for (const r of rows) {
         const mail = { sendId: toInt(r.send_id), opened: r.opened_at !== null, clicked: r.clicked_at !== null };
         mails.set(`s${mail.sendId}.${toInt(r.subscriber_id)}`, mail);
         // In send order: the latest send's row stays.
-        mails.set(`m${toInt(r.message_id)}.${toInt(r.subscriber_id)}`, mail);
+        mails.set(`m${messageOf.get(mail.sendId)}.${toInt(r.subscriber_id)}`, mail);
       }
     }
     return mails;

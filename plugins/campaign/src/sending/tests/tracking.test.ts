@@ -106,6 +106,24 @@ describeEachBackend('campaign: open and click tracking', (backend) => {
     expect((await stats(id)).stats).to.include({ opened: 2, clicked: 2 });
   });
 
+  it('counts one first open and one click when a mail is opened and clicked many times at once', async () => {
+    const id = await sendMessage({ track_opens: true, track_clicks: true });
+    const body = await htmlOf(id, 'alan@example.com');
+    const pixel = /<img src="(http:\/\/mail\.test\/api\/campaign\/t\/o\?token=[^"]+)"/.exec(body)![1];
+    const click = /href="(http:\/\/mail\.test\/api\/campaign\/t\/c\?[^"]+)"/.exec(body)![1].replace(/&amp;/g, '&');
+    // Two mail clients, a proxy and the reader: the same mail's pixel and link at once, each in its transaction.
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        request(f.server)
+          .get(local(i % 2 ? pixel : click))
+          .expect(i % 2 ? 200 : 302),
+      ),
+    );
+    expect((await stats(id)).stats).to.include({ sent: 2, opened: 1, clicked: 1 });
+    const alan = (await f.api().get(`/subscribers/${ids['alan@example.com']}`).expect(200)).body.data;
+    expect(alan).to.include({ messages_opened: 2, messages_clicked: 2 });
+  });
+
   it("follows the organization's message defaults when a new message does not say", async () => {
     const defaults = await f.api().get('/message-defaults').expect(200);
     expect(defaults.body.data).to.deep.equal({ track_opens: false, track_clicks: false });
