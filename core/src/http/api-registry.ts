@@ -65,6 +65,13 @@ export interface ApiGroupOptions {
   auth: 'token' | 'none';
   /** null: not rate limited (e.g. provider webhooks). Defaults to the plugin's policy. */
   rateLimit?: RateLimitPolicy | null;
+  /**
+   * `all` (default): every request counts, and one over the limit is refused before it runs. `refusals`: only
+   * requests the routes refuse (an answer of 400 or more) count, and once over the limit they are answered 429;
+   * an accepted request is never refused for rate. For signed links mailbox providers follow from few
+   * addresses (one-click unsubscribe, confirmation, tracking): a valid token is its own proof.
+   */
+  rateLimitCounts?: 'all' | 'refusals';
   /** A spec whose error body differs from the standard envelope renders its own. */
   renderError?: (err: AppError) => RenderedError;
   /** The JSON schema of what `renderError` renders, for the OpenAPI document. */

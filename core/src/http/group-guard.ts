@@ -11,7 +11,8 @@ const bearer = (header: string): string | undefined => {
 
 /**
  * For every request under a group's prefix (matched route or not): identify the token without
- * refusing yet, count the request, and set the X-RateLimit-* headers before anything can fail.
+ * refusing yet, count the request, and set the X-RateLimit-* headers before anything can fail. A group
+ * counting refusals only counts a request once its route refused it (see ApiGroupOptions.rateLimitCounts).
  */
 export function groupGuard(registry: ApiRegistry, tokens: ApiTokenService, rateLimits: RateLimits): Middleware {
   return async (ctx, next) => {
@@ -25,7 +26,8 @@ export function groupGuard(registry: ApiRegistry, tokens: ApiTokenService, rateL
       else ctx.state.authRejection = result.reason;
     }
     const policy = group.options.rateLimit;
-    if (policy) {
+    if (!policy) return next();
+    const count = async () => {
       const state = await rateLimits.consume(
         group.options.pluginId,
         policy,
@@ -41,7 +43,17 @@ export function groupGuard(registry: ApiRegistry, tokens: ApiTokenService, rateL
           retry_after: state.retryAfter,
         });
       }
+    };
+    if (group.options.rateLimitCounts !== 'refusals') {
+      await count();
+      return next();
     }
-    return next();
+    try {
+      await next();
+    } catch (err) {
+      await count();
+      throw err;
+    }
+    if (ctx.status >= 400) await count();
   };
 }

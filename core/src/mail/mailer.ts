@@ -57,6 +57,16 @@ function preparedHeaders(headers: Record<string, string> | undefined) {
   );
 }
 
+/**
+ * The headers a DKIM signature covers: nodemailer's own list, plus List-Unsubscribe-Post, which RFC 8058
+ * (section 4) requires signed with List-Unsubscribe for mailbox providers to offer one-click unsubscribe.
+ */
+const DKIM_SIGNED_HEADERS =
+  'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:' +
+  'Content-ID:Content-Description:Resent-Date:Resent-From:Resent-Sender:Resent-To:Resent-Cc:Resent-Message-ID:' +
+  'In-Reply-To:References:List-Id:List-Help:List-Unsubscribe:List-Unsubscribe-Post:List-Subscribe:List-Post:' +
+  'List-Owner:List-Archive:Feedback-ID:OTP-Token';
+
 /** The DKIM signature of a mail from a domain that has a key (nodemailer signs it), headers as written. */
 function withDkim(original: MailMessage, keys: DkimKey[]): SendMailOptions {
   const message: SendMailOptions & MailMessage = { ...original, headers: preparedHeaders(original.headers) as never };
@@ -68,7 +78,15 @@ function withDkim(original: MailMessage, keys: DkimKey[]): SendMailOptions {
     .toLowerCase();
   const key = keys.find((k) => k.domain === domain);
   return key
-    ? { ...message, dkim: { domainName: key.domain, keySelector: key.selector, privateKey: key.privateKey } }
+    ? {
+        ...message,
+        dkim: {
+          domainName: key.domain,
+          keySelector: key.selector,
+          privateKey: key.privateKey,
+          headerFieldNames: DKIM_SIGNED_HEADERS,
+        },
+      }
     : message;
 }
 

@@ -48,6 +48,8 @@ export interface NormalizedEvent {
   subscriberId: number | null;
   /** The provider's id of the mail, to match against the one stored at send time. */
   providerMessageId: string | null;
+  /** The mail's own Message-ID header as the provider reports it (SendGrid's `smtp-id`), without `<>`. */
+  messageIdHeader?: string | null;
   /** The provider's id of this event, or a hash of its content: retries of one event share it. */
   providerEventId: string;
   occurredAt: Date;

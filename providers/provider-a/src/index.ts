@@ -37,6 +37,8 @@ function normalizeOne(event: unknown, receivedAt: Date): NormalizedEvent | null 
     subscriberId: ourId(event.campaign_subscriber_id),
     // The part before the first dot is the id SendGrid answered the send with (X-Message-Id).
     providerMessageId: text(event.sg_message_id)?.split('.')[0] ?? null,
+    // The Message-ID header of the mail as it reached SendGrid (SMTP relay): ours, which names the mail.
+    messageIdHeader: text(event['smtp-id'])?.replace(/^<|>$/g, '') ?? null,
     // SendGrid's id is unique per event; its docs' samples give every event the same placeholder.
     providerEventId: event.sg_event_id ? `${String(event.event)}:${String(event.sg_event_id)}` : contentHash(event),
     occurredAt: timeOf(event.timestamp, receivedAt),

@@ -63,18 +63,25 @@ export class EventLinker {
     return found;
   }
 
-  /** Events without our ids, linked through the provider's message id to the mail it names. */
+  /**
+   * Events without our ids, linked to the mail they name: our Message-ID (in the provider's message id or the
+   * mail's Message-ID header it reports), else the id the relay answered the send with.
+   */
   private async byMail(received: ReceivedEvent[]): Promise<ReceivedEvent[]> {
+    const namesOf = (r: ReceivedEvent) =>
+      [r.event.providerMessageId, r.event.messageIdHeader].filter((id): id is string => !!id);
     const wanting = received.filter(
-      (r) => (r.event.messageId === null || r.event.subscriberId === null) && r.event.providerMessageId,
+      (r) => (r.event.messageId === null || r.event.subscriberId === null) && namesOf(r).length,
     );
     if (!wanting.length) return received;
     const mails = new Map<string, { messageId: number; subscriberId: number }>();
-    const ours = wanting.filter((r) => OUR_MAIL_ID.test(r.event.providerMessageId!));
-    const pairs = ours.map((r) => {
-      const [, send, subscriber] = OUR_MAIL_ID.exec(r.event.providerMessageId!)!;
-      return [Number(send), Number(subscriber)];
-    });
+    const names = wanting.flatMap((r) => namesOf(r).map((name) => ({ organizationId: r.organizationId, name })));
+    const pairs = names
+      .filter((n) => OUR_MAIL_ID.test(n.name))
+      .map((n) => {
+        const [, send, subscriber] = OUR_MAIL_ID.exec(n.name)!;
+        return [Number(send), Number(subscriber)];
+      });
     for (const part of chunks(pairs))
       for (const r of await this.knex('send_recipients as r')
         .join('message_sends as s', 's.id', 'r.send_id')
@@ -85,9 +92,9 @@ export class EventLinker {
             messageId: toInt(r.message_id),
             subscriberId: toInt(r.subscriber_id),
           });
-    const relayed = wanting.filter((r) => !OUR_MAIL_ID.test(r.event.providerMessageId!));
-    const organizations = [...new Set(relayed.map((r) => r.organizationId))];
-    for (const part of chunks([...new Set(relayed.map((r) => r.event.providerMessageId!))]))
+    const relayed = names.filter((n) => !OUR_MAIL_ID.test(n.name));
+    const organizations = [...new Set(relayed.map((n) => n.organizationId))];
+    for (const part of chunks([...new Set(relayed.map((n) => n.name))]))
       for (const r of await this.knex('send_relay_ids as x')
         .join('message_sends as s', 's.id', 'x.send_id')
         .whereIn('x.organization_id', organizations)
@@ -98,7 +105,9 @@ export class EventLinker {
           subscriberId: toInt(r.subscriber_id),
         });
     return received.map((r) => {
-      const mail = r.event.providerMessageId ? mails.get(orgKey(r.organizationId, r.event.providerMessageId)) : null;
+      const mail = namesOf(r)
+        .map((name) => mails.get(orgKey(r.organizationId, name)))
+        .find(Boolean);
       if (!mail) return r;
       return {
         ...r,

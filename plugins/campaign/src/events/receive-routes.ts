@@ -30,69 +30,73 @@ export function receiveRoutes(api: PluginApi, ctx: PluginContext): void {
   const clock = ctx.container.resolve<Clock>(SERVICES.Clock);
   const replay = replayGuardOn(ctx.container.resolve<Locks>(SERVICES.Locks));
   const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
-  api.group({ prefix: CAMPAIGN_API_PREFIX, tag: 'campaign', auth: 'none' }).post(
-    '/webhook/:provider',
-    {
-      summary: "Receive a provider's events (verified with the endpoint's secret)",
-      description:
-        "The body is the provider's own (JSON, a form or multipart), read as sent and verified before it is parsed.",
-      answers: {
-        400: 'BAD_REQUEST: the verified body cannot be read in the provider format',
-        401: 'SIGNATURE_INVALID: the signature does not hold (or the endpoint has no secret)',
-        403: 'INACTIVE: the endpoint is switched off',
-        404: 'RESOURCE_NOT_FOUND: no such provider, or no such (single active) endpoint of it',
-        413: 'PAYLOAD_TOO_LARGE: the body is larger than the configured limit',
-        503: 'SERVICE_UNAVAILABLE: a certificate or confirmation the provider names could not be read (SNS); the provider tries again',
+  // Its own group under /webhook (the longest prefix wins): a verified request is never refused for rate,
+  // however many a provider sends from its few addresses; only refused ones count (bad signatures, ...).
+  api
+    .group({ prefix: `${CAMPAIGN_API_PREFIX}/webhook`, tag: 'campaign', auth: 'none', rateLimitCounts: 'refusals' })
+    .post(
+      '/:provider',
+      {
+        summary: "Receive a provider's events (verified with the endpoint's secret)",
+        description:
+          "The body is the provider's own (JSON, a form or multipart), read as sent and verified before it is parsed.",
+        answers: {
+          400: 'BAD_REQUEST: the verified body cannot be read in the provider format',
+          401: 'SIGNATURE_INVALID: the signature does not hold (or the endpoint has no secret)',
+          403: 'INACTIVE: the endpoint is switched off',
+          404: 'RESOURCE_NOT_FOUND: no such provider, or no such (single active) endpoint of it',
+          413: 'PAYLOAD_TOO_LARGE: the body is larger than the configured limit',
+          503: 'SERVICE_UNAVAILABLE: a certificate or confirmation the provider names could not be read (SNS); the provider tries again',
+        },
+        params: {
+          type: 'object',
+          required: ['provider'],
+          properties: { provider: { type: 'string', maxLength: 64 } },
+        },
+        query: {
+          type: 'object',
+          properties: { endpoint: { type: 'integer', minimum: 1, maximum: 4294967295 } },
+        },
+        response: { schema: okSchema(receiptSchema) },
       },
-      params: {
-        type: 'object',
-        required: ['provider'],
-        properties: { provider: { type: 'string', maxLength: 64 } },
-      },
-      query: {
-        type: 'object',
-        properties: { endpoint: { type: 'integer', minimum: 1, maximum: 4294967295 } },
-      },
-      response: { schema: okSchema(receiptSchema) },
-    },
-    async ({ params, query, ctx: http }) => {
-      const adapter = adapters.get(params.provider);
-      if (!adapter) throw new AppError('RESOURCE_NOT_FOUND', `Unknown provider ${params.provider}`);
-      const endpoint = await endpoints.receiving(params.provider, query.endpoint);
-      if (!endpoint)
-        throw new AppError(
-          'RESOURCE_NOT_FOUND',
-          query.endpoint !== undefined
-            ? `No ${params.provider} endpoint ${query.endpoint}`
-            : `No single active ${params.provider} endpoint: give ?endpoint=<id>`,
-        );
-      if (!endpoint.isActive) throw new AppError('INACTIVE', `Inbound webhook endpoint ${endpoint.id} is inactive`);
-      if (endpoint.secret === null) throw new AppError('SIGNATURE_INVALID', `Endpoint ${endpoint.id} has no secret`);
-      const request: InboundRequest = {
-        rawBody: await readRawBody(http),
-        headers: http.headers,
-        query: http.query as Record<string, string | undefined>,
-      };
-      try {
-        // Resolved per request, so that tests can stand in for the network.
-        const fetchText = (url: string) => ctx.container.resolve<RemoteText>(REMOTE_TEXT)(url);
-        await adapter.verify(
-          request,
-          { secret: endpoint.secret, options: { ...endpoint.options } },
-          { now: () => clock.now(), replay, fetchText },
-        );
-        const confirmation = adapter.subscriptionUrl?.(request);
-        if (confirmation) {
-          await fetchText(confirmation);
-          return envelope.ok({ received: 0, recorded: 0, confirmed: true });
+      async ({ params, query, ctx: http }) => {
+        const adapter = adapters.get(params.provider);
+        if (!adapter) throw new AppError('RESOURCE_NOT_FOUND', `Unknown provider ${params.provider}`);
+        const endpoint = await endpoints.receiving(params.provider, query.endpoint);
+        if (!endpoint)
+          throw new AppError(
+            'RESOURCE_NOT_FOUND',
+            query.endpoint !== undefined
+              ? `No ${params.provider} endpoint ${query.endpoint}`
+              : `No single active ${params.provider} endpoint: give ?endpoint=<id>`,
+          );
+        if (!endpoint.isActive) throw new AppError('INACTIVE', `Inbound webhook endpoint ${endpoint.id} is inactive`);
+        if (endpoint.secret === null) throw new AppError('SIGNATURE_INVALID', `Endpoint ${endpoint.id} has no secret`);
+        const request: InboundRequest = {
+          rawBody: await readRawBody(http),
+          headers: http.headers,
+          query: http.query as Record<string, string | undefined>,
+        };
+        try {
+          // Resolved per request, so that tests can stand in for the network.
+          const fetchText = (url: string) => ctx.container.resolve<RemoteText>(REMOTE_TEXT)(url);
+          await adapter.verify(
+            request,
+            { secret: endpoint.secret, options: { ...endpoint.options } },
+            { now: () => clock.now(), replay, fetchText },
+          );
+          const confirmation = adapter.subscriptionUrl?.(request);
+          if (confirmation) {
+            await fetchText(confirmation);
+            return envelope.ok({ received: 0, recorded: 0, confirmed: true });
+          }
+          const events = await adapter.normalize(request);
+          return envelope.ok(await recorder.record(endpoint, params.provider, events));
+        } catch (err) {
+          if (!isProviderError(err)) throw err;
+          if (err.kind === 'malformed') throw new AppError('BAD_REQUEST', err.message);
+          throw new AppError('SIGNATURE_INVALID', err.message);
         }
-        const events = await adapter.normalize(request);
-        return envelope.ok(await recorder.record(endpoint, params.provider, events));
-      } catch (err) {
-        if (!isProviderError(err)) throw err;
-        if (err.kind === 'malformed') throw new AppError('BAD_REQUEST', err.message);
-        throw new AppError('SIGNATURE_INVALID', err.message);
-      }
-    },
-  );
+      },
+    );
 }

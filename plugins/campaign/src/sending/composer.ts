@@ -85,13 +85,15 @@ export class Composer {
     const html =
       body !== undefined
         ? tracked(
-            (preheader ? preheaderHtml(preheader) : '') +
+            afterBodyStart(
               beforeBodyEnd(
                 body,
                 footer
                   ? `<p style="font-size:12px"><a href="${escapeHtml(links.unsubscribe)}">Unsubscribe</a></p>`
                   : '',
               ),
+              preheader ? preheaderHtml(preheader) : '',
+            ),
             links,
           )
         : undefined;
@@ -134,6 +136,15 @@ function tracked(html: string, links: { unsubscribe: string; tracking?: MailTrac
   return open
     ? beforeBodyEnd(out, `<img src="${escapeHtml(open)}" width="1" height="1" alt="" style="display:none">`)
     : out;
+}
+
+/** `html` with `extra` at the start of its body (or at its start when it has no body tag). */
+function afterBodyStart(html: string, extra: string): string {
+  if (!extra) return html;
+  const start = /<body\b[^>]*>/i.exec(html);
+  return start
+    ? html.slice(0, start.index + start[0].length) + extra + html.slice(start.index + start[0].length)
+    : extra + html;
 }
 
 /** `html` with `extra` at the end of its body (or at its end when it has no body tag). */

@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import { testMailId } from '../shared/mail-ids';
 import type { Knex } from 'knex';
 import {
   Clock,
@@ -10,19 +11,30 @@ import {
   transactionWithRetry,
   validationError,
 } from '@switchboard/core';
-import type { Logger } from '@switchboard/core';
+import type { AppConfig, Logger } from '@switchboard/core';
 import { Composer } from './composer';
 import { CONTENT_COLUMNS, contentOf } from './message-content';
 import { normalizeEmail } from '../shared/email';
 import { assertListsOwned } from '../audience/lists';
 import { SendStore, SendRow } from './send-store';
 import { SenderIdentities } from './sender-identity';
-import { UnsubscribeLinks } from './unsubscribe-links';
+import { TEST_RECIPIENT, UnsubscribeLinks } from './unsubscribe-links';
 import { rangeJobId, SEND_RANGE_JOB } from './send-job';
 import type { Send, SendRequest } from './schemas';
 import { parseMeta } from './send-worker';
 
 const MESSAGE_COLUMNS = ['status', ...CONTENT_COLUMNS];
+
+/** The merge values of a test mail to an address that is no subscriber's (docs/decisions.md, Sending). */
+const SAMPLE_RECIPIENT = {
+  id: TEST_RECIPIENT,
+  first_name: 'Jane',
+  last_name: 'Doe',
+  company_name: 'Example Company',
+  phone: '+1 555 0100',
+  job_title: 'Reader',
+  meta: {},
+};
 
 /**
  * Send, test and cancel (docs/decisions.md, Sending): a draft or a cancelled message can be sent; a
@@ -39,6 +51,7 @@ export class SendService {
     @inject(SenderIdentities) private readonly senders: SenderIdentities,
     @inject(UnsubscribeLinks) private readonly links: UnsubscribeLinks,
     @inject(SERVICES.Logger) private readonly logger: Logger,
+    @inject(SERVICES.Config) private readonly config: AppConfig,
   ) {}
 
   async send(orgId: number, messageId: number, request: SendRequest): Promise<Send> {
@@ -158,12 +171,13 @@ export class SendService {
       .first('id', 'email', 'first_name', 'last_name', 'company_name', 'phone', 'job_title', 'meta_data');
     const recipient = subscriber
       ? { ...subscriber, id: toInt(subscriber.id), email, meta: parseMeta(subscriber.meta_data) }
-      : { id: 0, email, first_name: null, last_name: null, company_name: null, phone: null, job_title: null, meta: {} };
-    const unsubscribe = await this.links.link(orgId, messageId, recipient.id || 0);
+      : { ...SAMPLE_RECIPIENT, email };
+    // A test mail's unsubscribe link works and unsubscribes nobody, whoever it went to.
+    const unsubscribe = await this.links.link(orgId, messageId, TEST_RECIPIENT);
     const mail = composer.compose(
       recipient,
       { unsubscribe },
-      `test.${messageId}.${this.clock.now().getTime()}@switchboard`,
+      testMailId(this.config.publicUrl, messageId, this.clock.now()),
     );
     try {
       await this.mailer.send(mail);

@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import { mailIdDomain } from '../shared/mail-ids';
 import type { Knex } from 'knex';
 import { AppConfig, isPermanentMailError, Mailer, parseJson, SERVICES, toInt } from '@switchboard/core';
 import type { OutgoingIds } from '@switchboard/provider-kit';
@@ -53,7 +54,7 @@ export class SendWorker {
     @inject(TrackingLinks) private readonly tracking: TrackingLinks,
     @inject(ProviderAdapters) private readonly providers: ProviderAdapters,
   ) {
-    this.mailDomain = new URL(config.publicUrl).hostname;
+    this.mailDomain = mailIdDomain(config.publicUrl);
   }
 
   async run(job: SendRangeJob): Promise<void> {

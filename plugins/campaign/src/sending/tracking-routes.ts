@@ -11,7 +11,7 @@ const token = { type: 'string', minLength: 3, maxLength: 200 } as const;
 export function trackingRoutes(api: PluginApi, ctx: PluginContext): void {
   const tracking = ctx.container.resolve(TrackingService);
   api
-    .group({ prefix: TRACK_PATH, tag: 'campaign', auth: 'none' })
+    .group({ prefix: TRACK_PATH, tag: 'campaign', auth: 'none', rateLimitCounts: 'refusals' })
     .get(
       '/o',
       {

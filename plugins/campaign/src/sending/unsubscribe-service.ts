@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { AppError, Clock, SERVICES, transactionWithRetry } from '@switchboard/core';
 import { ensureStatusCountRows, SubscriberWriter } from '../audience/subscribers';
 import { MailEventLedger } from '../mail-events';
-import { UnsubscribeLinks } from './unsubscribe-links';
+import { TEST_RECIPIENT, UnsubscribeLinks } from './unsubscribe-links';
 
 const invalid = () => new AppError('RESOURCE_NOT_FOUND', 'This unsubscribe link is not valid');
 
@@ -18,10 +18,11 @@ export class UnsubscribeService {
     @inject(MailEventLedger) private readonly ledger: MailEventLedger,
   ) {}
 
-  /** The address a link unsubscribes, and whether it is unsubscribed already. */
-  async describe(token: string): Promise<{ email: string; unsubscribed: boolean }> {
+  /** The address a link unsubscribes, and whether it is unsubscribed already; `test`: a test mail's link. */
+  async describe(token: string): Promise<{ email: string; unsubscribed: boolean; test?: boolean }> {
     const ids = await this.links.read(token);
     if (!ids) throw invalid();
+    if (ids.subscriberId === TEST_RECIPIENT) return { email: '', unsubscribed: false, test: true };
     const row = await this.knex('subscribers')
       .where({ organization_id: ids.organizationId, id: ids.subscriberId })
       .first('email', 'status');
@@ -33,10 +34,11 @@ export class UnsubscribeService {
    * Unsubscribes the link's subscriber; the message counts it once (stats.unsubscribed), and its record
    * lets the statistics rebuild from records alone (the mail-event ledger).
    */
-  async unsubscribe(token: string): Promise<{ email: string }> {
+  async unsubscribe(token: string): Promise<{ email: string; test?: boolean }> {
     const ids = await this.links.read(token);
     if (!ids) throw invalid();
-    const { email } = await this.describe(token);
+    const { email, test } = await this.describe(token);
+    if (test) return { email, test };
     const now = this.clock.now();
     await ensureStatusCountRows(this.knex, ids.organizationId);
     await transactionWithRetry(this.knex, async (trx) => {

@@ -1,45 +1,19 @@
-import type { Context } from 'koa';
-import { AppError, PluginApi } from '@switchboard/core';
+import type { PluginApi } from '@switchboard/core';
 import { escapeHtml } from './html';
+import { linkPages, page } from './link-pages';
 
 /** What an unsubscribe link points at: a campaign subscriber, a changelog subscription. */
 export interface Unsubscribable {
-  describe(token: string): Promise<{ email: string; unsubscribed: boolean }>;
-  unsubscribe(token: string): Promise<{ email: string }>;
+  /** `test`: the link of a test mail, which unsubscribes nobody. */
+  describe(token: string): Promise<{ email: string; unsubscribed: boolean; test?: boolean }>;
+  unsubscribe(token: string): Promise<{ email: string; test?: boolean }>;
 }
 
-const tokenQuery = {
-  type: 'object',
-  required: ['token'],
-  properties: { token: { type: 'string', minLength: 3, maxLength: 200 } },
-} as const;
-
-const page = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
-  `<title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
-
-const HTML_PAGE = { description: 'an HTML page', contentType: 'text/html', schema: { type: 'string' } };
-const NOT_VALID_PAGE = {
-  404: { description: 'an HTML page: the link is not valid', contentType: 'text/html', schema: { type: 'string' } },
-};
-
-/**
- * A person opens these links in a browser: a link that is not valid answers a 404 page, not the API's
- * JSON envelope.
- */
-async function orNotFoundPage(http: Context, answer: () => Promise<string>): Promise<string> {
-  http.type = 'html';
-  try {
-    return await answer();
-  } catch (err) {
-    if (!(err instanceof AppError) || err.code !== 'RESOURCE_NOT_FOUND') throw err;
-    http.state.responseStatus = 404;
-    return page(
-      'Link not valid',
-      `<p>${escapeHtml(err.message)}. It may have been cut short by your mail program.</p>`,
-    );
-  }
-}
+/** What a test mail's link says, rather than "not valid": it works, and unsubscribes nobody. */
+const TEST_PAGE = page(
+  'A test mail',
+  '<p>This link is in a test mail: it unsubscribes nobody. In the mail as sent, it unsubscribes its reader.</p>',
+);
 
 /**
  * The pages of an unsubscribe link: no API token, the signed token is the proof. GET shows a page asking
@@ -48,37 +22,24 @@ async function orNotFoundPage(http: Context, answer: () => Promise<string>): Pro
  */
 export function unsubscribePages(api: PluginApi, path: string, target: Unsubscribable, what: string): void {
   const done = (email: string) => page('Unsubscribed', `<p>${escapeHtml(email)} receives no more ${what}.</p>`);
-  api
-    .group({ prefix: path, tag: 'campaign', auth: 'none' })
-    .get(
-      '/',
-      {
-        summary: 'The page of an unsubscribe link: asks to confirm',
-        query: tokenQuery,
-        response: HTML_PAGE,
-        answers: NOT_VALID_PAGE,
+  linkPages(
+    api,
+    path,
+    {
+      show: 'The page of an unsubscribe link: asks to confirm',
+      act: 'Unsubscribe (the page form, or RFC 8058 one-click)',
+    },
+    {
+      async show(token) {
+        const { email, unsubscribed, test } = await target.describe(token);
+        if (test) return { page: TEST_PAGE };
+        if (unsubscribed) return { page: done(email) };
+        return { ask: `Stop sending ${what} to ${escapeHtml(email)}?`, button: 'Unsubscribe' };
       },
-      async ({ query, ctx: http }) =>
-        orNotFoundPage(http, async () => {
-          const { email, unsubscribed } = await target.describe(query.token);
-          if (unsubscribed) return done(email);
-          const action = `${path}?token=${encodeURIComponent(query.token)}`;
-          return page(
-            'Unsubscribe',
-            `<p>Stop sending ${what} to ${escapeHtml(email)}?</p>` +
-              `<form method="post" action="${escapeHtml(action)}"><button type="submit">Unsubscribe</button></form>`,
-          );
-        }),
-    )
-    .post(
-      '/',
-      {
-        summary: 'Unsubscribe (the page form, or RFC 8058 one-click)',
-        query: tokenQuery,
-        response: HTML_PAGE,
-        answers: NOT_VALID_PAGE,
+      async act(token) {
+        const { email, test } = await target.unsubscribe(token);
+        return test ? TEST_PAGE : done(email);
       },
-      async ({ query, ctx: http }) =>
-        orNotFoundPage(http, async () => done((await target.unsubscribe(query.token)).email)),
-    );
+    },
+  );
 }

@@ -40,18 +40,24 @@ export class ConfirmationMails {
     });
   }
 
-  async confirm(token: string): Promise<void> {
+  /** The address a confirmation link is for, and whether it is confirmed already; a link not valid is a 404. */
+  async describe(
+    token: string,
+  ): Promise<{ organizationId: number; subscriberId: number; email: string; confirmed: boolean }> {
     const ids = await this.signer.verify('confirm', token);
-    if (!ids || ids.length !== 2)
-      throw new AppError('VALIDATION_ERROR', 'This confirmation link is not valid', {
-        field: 'token',
-        rule: 'signature',
-      });
+    if (!ids || ids.length !== 2) throw new AppError('RESOURCE_NOT_FOUND', 'This confirmation link is not valid');
     const [organizationId, subscriberId] = ids;
-    const current = await this.knex('subscribers')
+    const row = await this.knex('subscribers')
       .where({ id: subscriberId, organization_id: organizationId })
-      .first('status');
-    if (!current) throw new AppError('RESOURCE_NOT_FOUND', 'This subscription no longer exists');
-    if (current.status === 'unconfirmed') await this.writer.setStatus(organizationId, subscriberId, 'active');
+      .first('email', 'status');
+    if (!row) throw new AppError('RESOURCE_NOT_FOUND', 'This subscription no longer exists');
+    return { organizationId, subscriberId, email: String(row.email), confirmed: row.status !== 'unconfirmed' };
+  }
+
+  /** Confirms the link's subscriber (once: a subscriber confirmed since, or unsubscribed, stays as it is). */
+  async confirm(token: string): Promise<{ email: string }> {
+    const { organizationId, subscriberId, email, confirmed } = await this.describe(token);
+    if (!confirmed) await this.writer.setStatus(organizationId, subscriberId, 'active');
+    return { email };
   }
 }

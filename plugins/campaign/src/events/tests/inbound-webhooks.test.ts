@@ -351,6 +351,33 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     ).expect(200);
     const byOurs = await stored(ourMailId);
     expect([Number(byOurs.message_id), Number(byOurs.subscriber_id)]).to.deep.equal([message, alan]);
+    // SendGrid without our custom arguments: its smtp-id is the mail's Message-ID header, ours (issue 24).
+    const sendgrid = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_a', name: 'SG-link', secret: 'sg-link-secret' })
+        .expect(201)
+    ).body.data;
+    const smtpIdBatch = JSON.stringify([
+      {
+        email: 'alias3@elsewhere.example',
+        timestamp: ts,
+        'smtp-id': `<${ourMailId}>`,
+        event: 'delivered',
+        sg_event_id: 'smtp-id-linked-1',
+        sg_message_id: 'NotOurs123.filterdrecv-p3mdw1-756b745b58-kmzbl-18-5F5FC1BC-1.0',
+      },
+    ]);
+    await post(
+      `/webhook/provider_a?endpoint=${sendgrid.id}`,
+      smtpIdBatch,
+      signProviderA('sg-link-secret', smtpIdBatch),
+    ).expect(200);
+    const bySmtpId = await f.engine
+      .knex('inbound_events')
+      .where({ provider: 'provider_a', provider_event_id: 'delivered:smtp-id-linked-1' })
+      .first('message_id', 'subscriber_id');
+    expect([Number(bySmtpId.message_id), Number(bySmtpId.subscriber_id)]).to.deep.equal([message, alan]);
     // Our form with another host names no mail we sent: nothing is linked.
     const forged = ourMailId.replace(/@.*$/, '@forged.example');
     await post(

@@ -287,7 +287,33 @@ describeEachBackend('campaign: send, test and cancel: the status machine and wha
     await f.api().post(`/messages/${id}/test`, { email: 'nobody@example.com' }).expect(200);
     const blank = sink.mails.filter((m) => m.to.includes('nobody@example.com'));
     expect(blank).to.have.length(1);
-    expect((await blank[0].parse()).subject).to.equal('[Test] Hello');
+    // No subscriber has that address: the mail is rendered with sample data (issue 24).
+    expect((await blank[0].parse()).subject).to.equal('[Test] Hello Jane');
+    // Our one Message-ID rule: the PUBLIC_URL host, test mails included.
+    const host = new URL(f.engine.config.publicUrl).hostname;
+    expect(res.body.data.message_id_header).to.match(
+      new RegExp(`^<test\\.${id}\\.\\d+@${host.replace(/\./g, '\\.')}>$`),
+    );
+    // Its unsubscribe link works and says it belongs to a test mail; it unsubscribes nobody, Ada included.
+    const link = /^List-Unsubscribe: <([^>]+)>/m.exec(
+      sink.mails.find((m) => m.raw.includes(res.body.data.message_id_header))!.raw,
+    )![1];
+    const local = new URL(link).pathname + new URL(link).search;
+    await request(f.server)
+      .get(local)
+      .expect(200, /A test mail/);
+    await request(f.server)
+      .post(local)
+      .type('form')
+      .send('List-Unsubscribe=One-Click')
+      .expect(200, /unsubscribes nobody/);
+    const ada = (await f.api().get('/subscribers?search=email:ada@example.com').expect(200)).body.data[0];
+    expect(ada.status).to.equal('active');
+    // The preheader is the body's first element, inside <body>, not before <html>.
+    const withPreheader = await draft({ content_html: '<html><body><p>Hi</p></body></html>', preheader: 'In short' });
+    await f.api().post(`/messages/${withPreheader}/test`, { email: 'pre@example.com' }).expect(200);
+    const html = String((await sink.mails.find((m) => m.to.includes('pre@example.com'))!.parse()).html);
+    expect(html).to.match(/^<html><body><div style="display:none[^>]*>In short<\/div><p>Hi<\/p>/);
     const message = await statusOf(id);
     expect(message).to.deep.include({ status: 'draft', delivery: null });
     expect(message.stats.sent).to.equal(0);
@@ -496,6 +522,13 @@ describeEachBackend('campaign: DKIM signing per sender domain', (backend) => {
       },
     } as never);
     expect(verified.results.map((r) => r.status.result)).to.deep.equal(['pass']);
+    // RFC 8058 section 4: both one-click unsubscribe headers are covered by the signature.
+    const covered = (verified.results[0] as unknown as { signingHeaders: { keys: string } }).signingHeaders.keys
+      .toLowerCase()
+      .split(':')
+      .map((key) => key.trim());
+    expect(covered).to.include.members(['list-unsubscribe', 'list-unsubscribe-post', 'from', 'subject']);
+    expect(signed).to.match(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r?$/m);
     const unsigned = await send('news@other.test');
     expect(unsigned).not.to.match(/^DKIM-Signature:/m);
   });

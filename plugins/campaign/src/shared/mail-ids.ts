@@ -1,0 +1,9 @@
+/**
+ * The one rule for our Message-IDs: `<ids>@<the PUBLIC_URL host>`, for a send's mail and a test mail alike, so
+ * replies, bounces and providers' events name a domain that is the organization's own installation.
+ */
+export const mailIdDomain = (publicUrl: string): string => new URL(publicUrl).hostname;
+
+/** A test mail's Message-ID: `test.<message>.<time>` (the event linker recognizes none of it as a send's mail). */
+export const testMailId = (publicUrl: string, messageId: number, at: Date): string =>
+  `test.${messageId}.${at.getTime()}@${mailIdDomain(publicUrl)}`;
