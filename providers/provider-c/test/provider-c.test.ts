@@ -49,6 +49,19 @@ runAdapterContract({
       ],
     },
     {
+      // Postmark's own example (fixtures/README.md): a 64-bit ID keeps its digits.
+      name: "a bounce as Postmark's documentation shows it, its 64-bit ID kept",
+      request: json(fixture('postmark_bounce_documented.json')),
+      events: [{ type: 'bounced', bounce: 'hard', providerEventId: 'Bounce:4323372036854775807' }],
+    },
+    {
+      name: 'the next bounce: an ID one more, another event (a JavaScript number would make them equal)',
+      request: json(
+        fixture('postmark_bounce_documented.json').toString().replace('4323372036854775807', '4323372036854775808'),
+      ),
+      events: [{ type: 'bounced', bounce: 'hard', providerEventId: 'Bounce:4323372036854775808' }],
+    },
+    {
       name: 'a soft bounce (sample 3)',
       request: json(fixture('provider_c_sample3.json')),
       events: [{ type: 'bounced', bounce: 'soft', providerMessageId: '00000000-1111-2222-3333-444444444444' }],
