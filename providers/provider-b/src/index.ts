@@ -1,5 +1,8 @@
 import {
+  InboundRequest,
+  jsonBody,
   malformed,
+  mediaType,
   NormalizedEvent,
   ourId,
   ProviderAdapter,
@@ -8,6 +11,7 @@ import {
   verifyMailgunSignature,
 } from '@switchboard/provider-kit';
 import { fieldsOf } from './fields';
+import { CurrentBody, currentBodyOf, normalizeCurrent } from './current';
 
 /** The legacy webhooks' events; Mailgun reports no soft bounce in them (it retries those itself). */
 const EVENTS: Record<string, Pick<NormalizedEvent, 'type' | 'bounce'>> = {
@@ -20,15 +24,25 @@ const EVENTS: Record<string, Pick<NormalizedEvent, 'type' | 'bounce'>> = {
   unsubscribed: { type: 'unsubscribed' },
 };
 
-/** provider_b: Mailgun's legacy webhooks, form fields signed over their timestamp and token. */
+/** Today's JSON form (`{signature, "event-data"}`), or null for the legacy fields. */
+const currentOf = (request: InboundRequest): CurrentBody | null =>
+  mediaType(request) === 'application/json' ? currentBodyOf(jsonBody(request)) : null;
+
+/**
+ * provider_b: Mailgun's webhooks, signed over their timestamp and token: today's JSON body (`event-data`) and
+ * the legacy form fields (urlencoded, multipart or a JSON object of fields).
+ */
 const providerB: ProviderAdapter = {
   key: 'provider_b',
 
   async verify(request, endpoint, context) {
-    await verifyMailgunSignature(await fieldsOf(request), endpoint.secret, context);
+    const current = currentOf(request);
+    await verifyMailgunSignature(current ? current.signature : await fieldsOf(request), endpoint.secret, context);
   },
 
   async normalize(request) {
+    const current = currentOf(request);
+    if (current) return normalizeCurrent(current, new Date());
     const fields = await fieldsOf(request);
     if (!fields.event || !fields.token) throw malformed('Expected the event and token fields');
     const kind = EVENTS[fields.event];

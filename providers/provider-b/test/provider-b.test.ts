@@ -126,3 +126,65 @@ describe('provider_b: three encodings, one meaning', () => {
       }
   });
 });
+
+describe("provider_b: Mailgun's current JSON webhooks (event-data)", () => {
+  const documented = JSON.parse(
+    fs.readFileSync(path.join(__dirname, '../../test/fixtures', 'mailgun_failed_documented.json'), 'utf8'),
+  ) as { signature: Fields; 'event-data': Record<string, unknown> };
+  const secret = 'key-mailgun-signing-key';
+  const now = new Date();
+  const signedBody = (eventData: Record<string, unknown>): InboundRequest => ({
+    rawBody: Buffer.from(JSON.stringify({ signature: signedFields({}, secret, now), 'event-data': eventData })),
+    headers: { 'content-type': 'application/json' },
+    query: {},
+  });
+  const context = () => ({ now: () => now, replay: memoryReplayGuard() });
+
+  it('verifies the signature object and reads the documented permanent failure as a hard bounce', async () => {
+    const request = signedBody(documented['event-data']);
+    await providerB.verify(request, { secret }, context());
+    const [event] = await providerB.normalize(request);
+    expect(event).to.deep.include({
+      type: 'bounced',
+      bounce: 'hard',
+      recipient: 'alice@example.com',
+      providerMessageId: '20130503192659.13651.20287@sandbox4ba2b4b1e2f34ce7a8ae5fcdb4a5b1ef.mailgun.org',
+      providerEventId: 'failed:pl271FzxTTmGRW8Uj3dUWw',
+    });
+    expect(event.occurredAt.toISOString()).to.equal('2018-03-19T15:11:02.908Z');
+  });
+
+  it('reads a temporary failure as a soft bounce, our ids from user-variables, and a click with its url', async () => {
+    const temporary = await providerB.normalize(signedBody({ ...documented['event-data'], severity: 'temporary' }));
+    expect(temporary[0]).to.deep.include({ type: 'bounced', bounce: 'soft' });
+    const [click] = await providerB.normalize(
+      signedBody({
+        event: 'clicked',
+        id: 'click-1',
+        timestamp: 1521472262,
+        recipient: 'alice@example.com',
+        url: 'https://acme.test/a',
+        'user-variables': { campaign_message_id: '12', campaign_subscriber_id: '34' },
+      }),
+    );
+    expect(click).to.deep.include({ type: 'clicked', url: 'https://acme.test/a', messageId: 12, subscriberId: 34 });
+  });
+
+  it('refuses the documented body with a signature this endpoint did not make', async () => {
+    const request: InboundRequest = {
+      rawBody: Buffer.from(
+        JSON.stringify({
+          ...documented,
+          signature: { ...documented.signature, timestamp: String(Math.floor(now.getTime() / 1000)) },
+        }),
+      ),
+      headers: { 'content-type': 'application/json' },
+      query: {},
+    };
+    const refused = await providerB.verify(request, { secret }, context()).then(
+      () => null,
+      (err: Error & { kind?: string }) => err.kind,
+    );
+    expect(refused).to.equal('signature');
+  });
+});

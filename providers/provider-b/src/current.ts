@@ -1,0 +1,57 @@
+import { isObject, NormalizedEvent, ourId, text, timeOf } from '@switchboard/provider-kit';
+
+type Kind = Pick<NormalizedEvent, 'type' | 'bounce'>;
+
+/** Today's Mailgun webhook body: `{signature: {timestamp, token, signature}, "event-data": {...}}`. */
+export interface CurrentBody {
+  signature: Record<string, unknown>;
+  data: Record<string, unknown>;
+}
+
+/** The current form's body, or null for a legacy request (form fields). */
+export function currentBodyOf(body: unknown): CurrentBody | null {
+  if (!isObject(body) || !isObject(body.signature) || !isObject(body['event-data'])) return null;
+  return { signature: body.signature, data: body['event-data'] };
+}
+
+/** Event names of the current webhooks; `failed` is a bounce, hard when permanent, soft when temporary. */
+function kindOf(data: Record<string, unknown>): Kind | null {
+  switch (data.event) {
+    case 'accepted':
+      return { type: 'sent' };
+    case 'delivered':
+    case 'opened':
+    case 'clicked':
+    case 'complained':
+    case 'unsubscribed':
+      return { type: data.event };
+    case 'failed':
+      return { type: 'bounced', bounce: data.severity === 'temporary' ? 'soft' : 'hard' };
+    case 'rejected':
+      return { type: 'dropped' };
+    default:
+      return null;
+  }
+}
+
+/** One event of the current form. Mailgun's event id is the same on every retry of the event. */
+export function normalizeCurrent({ signature, data }: CurrentBody, receivedAt: Date): NormalizedEvent[] {
+  const kind = kindOf(data);
+  if (!kind) return [];
+  const variables = isObject(data['user-variables']) ? data['user-variables'] : {};
+  const message = isObject(data.message) ? data.message : {};
+  const headers = isObject(message.headers) ? message.headers : {};
+  const id = text(data.id) ?? text(signature.token);
+  const event: NormalizedEvent = {
+    ...kind,
+    recipient: text(data.recipient),
+    messageId: ourId(variables.campaign_message_id),
+    subscriberId: ourId(variables.campaign_subscriber_id),
+    providerMessageId: text(headers['message-id'])?.replace(/^<|>$/g, '') ?? null,
+    providerEventId: `${String(data.event)}:${id}`,
+    occurredAt: timeOf(data.timestamp, receivedAt),
+    raw: data,
+  };
+  const url = text(data.url);
+  return [url && kind.type === 'clicked' ? { ...event, url } : event];
+}
