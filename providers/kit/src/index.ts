@@ -4,3 +4,4 @@ export * from './crypto';
 export * from './request';
 export * from './replay';
 export * from './mailgun-signature';
+export * from './credentials';

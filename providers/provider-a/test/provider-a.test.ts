@@ -1,8 +1,10 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { hmacSha256, InboundRequest, memoryReplayGuard, ProviderError } from '@switchboard/provider-kit';
 import { runAdapterContract } from '@switchboard/provider-kit/contract';
+import { EventWebhook } from '@sendgrid/eventwebhook';
 import providerA from '../src';
 
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, '../../test/fixtures', name));
@@ -126,5 +128,49 @@ describe("provider_a: ECDSA when the secret is SendGrid's verification key", () 
       .verify(signed(Buffer.from(vector.raw_body), endpoint.secret, context.now()), endpoint, context)
       .catch((err: unknown) => err);
     expect(hmac).to.be.instanceOf(ProviderError).with.property('kind', 'signature');
+  });
+});
+
+describe("provider_a: SendGrid's own library (@sendgrid/eventwebhook) as the examiner", () => {
+  const library = new EventWebhook();
+  const { publicKey, privateKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const publicBase64 = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+  /** What SendGrid does: ECDSA P-256 over timestamp + body with SHA-256, DER, base64. */
+  const sendgridSigns = (body: string, timestamp: string) =>
+    crypto.sign('sha256', Buffer.from(timestamp + body), privateKey).toString('base64');
+
+  it("agrees with the library on SendGrid's test vector and on events signed as SendGrid signs them", async () => {
+    const vector = JSON.parse(fixture('provider_a_signature_testvector.json').toString()) as Record<string, string>;
+    const timestamp = vector['header_X-Twilio-Email-Event-Webhook-Timestamp'];
+    const signature = vector['header_X-Twilio-Email-Event-Webhook-Signature'];
+    const key = library.convertPublicKeyToECDSA(vector.public_key_base64_der_spki);
+    expect(library.verifySignature(key, vector.raw_body, signature, timestamp)).to.equal(true);
+
+    const now = new Date();
+    const at = String(Math.floor(now.getTime() / 1000));
+    const body = JSON.stringify([
+      {
+        email: 'ada@example.com',
+        timestamp: Number(at),
+        event: 'delivered',
+        sg_event_id: 'lib-1',
+        sg_message_id: 'm1.x',
+      },
+    ]);
+    const ours = sendgridSigns(body, at);
+    expect(library.verifySignature(library.convertPublicKeyToECDSA(publicBase64), body, ours, at)).to.equal(true);
+    const context = { now: () => now, replay: memoryReplayGuard() };
+    const headers = {
+      'x-twilio-email-event-webhook-timestamp': at,
+      'x-twilio-email-event-webhook-signature': ours,
+    };
+    await providerA.verify(request(Buffer.from(body), headers), { secret: publicBase64 }, context);
+    // A body the library refuses, the adapter refuses too.
+    const changed = body.replace('delivered', 'bounce');
+    expect(library.verifySignature(library.convertPublicKeyToECDSA(publicBase64), changed, ours, at)).to.equal(false);
+    const refused = await providerA
+      .verify(request(Buffer.from(changed), headers), { secret: publicBase64 }, context)
+      .catch((err: unknown) => err);
+    expect(refused).to.be.instanceOf(ProviderError).with.property('kind', 'signature');
   });
 });

@@ -1,8 +1,5 @@
 import {
-  badSignature,
-  constantTimeEqual,
   contentHash,
-  header,
   isObject,
   jsonBody,
   malformed,
@@ -11,6 +8,7 @@ import {
   ProviderAdapter,
   text,
   timeOf,
+  verifyCredentials,
 } from '@switchboard/provider-kit';
 
 const METADATA_HEADER = 'X-PM-Metadata-';
@@ -47,11 +45,7 @@ const providerC: ProviderAdapter = {
   key: 'provider_c',
 
   async verify(request, endpoint) {
-    const authorization = header(request, 'authorization') ?? '';
-    const match = /^Basic\s+(\S+)$/i.exec(authorization);
-    if (!match) throw badSignature('HTTP Basic credentials are missing');
-    if (!constantTimeEqual(Buffer.from(match[1], 'base64').toString('utf8'), endpoint.secret))
-      throw badSignature('The credentials do not match');
+    verifyCredentials(request, endpoint.secret, ['basic']);
   },
 
   normalize(request) {

@@ -1,4 +1,5 @@
 import {
+  contentHash,
   isObject,
   jsonBody,
   malformed,
@@ -7,6 +8,7 @@ import {
   ProviderAdapter,
   text,
   timeOf,
+  verifyCredentials,
   verifyMailgunSignature,
 } from '@switchboard/provider-kit';
 
@@ -33,11 +35,20 @@ const EVENTS: Record<string, Kind> = {
   unsubscribed: { type: 'unsubscribed' },
 };
 
-/** The envelope: `{signature: {timestamp, token, signature}, "event-data": {...}}`. */
-function envelopeOf(body: unknown): { signature: Record<string, unknown>; data: Record<string, unknown> } {
-  if (!isObject(body) || !isObject(body.signature) || !isObject(body['event-data']))
-    throw malformed('Expected {signature, event-data}');
-  return { signature: body.signature, data: body['event-data'] };
+/**
+ * The two forms: the spec's envelope, `{signature: {timestamp, token, signature}, "event-data": {...}}`, and
+ * Brevo's own webhook body, the event's fields at the top level, which Brevo secures with credentials it
+ * sends (HTTP Basic, or a bearer token the user sets) rather than a signature.
+ */
+type Form =
+  | { kind: 'envelope'; signature: Record<string, unknown>; data: Record<string, unknown> }
+  | { kind: 'native'; data: Record<string, unknown> };
+
+function formOf(body: unknown): Form {
+  if (isObject(body) && isObject(body.signature) && isObject(body['event-data']))
+    return { kind: 'envelope', signature: body.signature, data: body['event-data'] };
+  if (isObject(body) && typeof body.event === 'string' && !('signature' in body)) return { kind: 'native', data: body };
+  throw malformed('Expected {signature, event-data}, or a Brevo event');
 }
 
 /** Our ids, from the X-Mailin-custom header's JSON as Brevo hands it back. */
@@ -52,20 +63,24 @@ function customIds(value: unknown): { messageId: number | null; subscriberId: nu
   return { messageId: ourId(ids.campaign_message_id), subscriberId: ourId(ids.campaign_subscriber_id) };
 }
 
-/** provider_e: Mailgun's signed webhook envelope carrying a Brevo transactional event. */
+/** provider_e: a Brevo transactional event, in Mailgun's signed envelope (the spec's) or as Brevo sends it. */
 const providerE: ProviderAdapter = {
   key: 'provider_e',
 
   async verify(request, endpoint, context) {
-    await verifyMailgunSignature(envelopeOf(jsonBody(request)).signature, endpoint.secret, context);
+    const form = formOf(jsonBody(request));
+    if (form.kind === 'envelope') await verifyMailgunSignature(form.signature, endpoint.secret, context);
+    else verifyCredentials(request, endpoint.secret, ['basic', 'bearer']);
   },
 
   normalize(request) {
-    const { signature, data } = envelopeOf(jsonBody(request));
+    const form = formOf(jsonBody(request));
+    const { data } = form;
     const kind = EVENTS[String(data.event)];
     if (!kind) return [];
-    // The token is unique per webhook call; a retry of the same call sends it again.
-    const token = text(signature.token);
+    // The envelope's token is unique per webhook call, sent again on a retry; Brevo's own body is the same
+    // on a retry, so its hash is.
+    const token = form.kind === 'envelope' ? text(form.signature.token) : contentHash(data);
     if (!token) throw malformed('The signature has no token');
     const event: NormalizedEvent = {
       ...kind,

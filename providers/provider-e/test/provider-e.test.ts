@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { hmacSha256, InboundRequest, memoryReplayGuard } from '@switchboard/provider-kit';
+import { expect } from 'chai';
+import { hmacSha256, InboundRequest, memoryReplayGuard, ProviderError } from '@switchboard/provider-kit';
 import { runAdapterContract } from '@switchboard/provider-kit/contract';
 import providerE from '../src';
 
@@ -104,5 +105,43 @@ describe('provider_e: the samples as signed', () => {
   it('verifies sample 1 with TEST_WEBHOOK_SIGNING_KEY at its own time', async () => {
     const context = { now: () => new Date(1604933654 * 1000), replay: memoryReplayGuard() };
     await providerE.verify(request(sample(1)), { secret: 'TEST_WEBHOOK_SIGNING_KEY' }, context);
+  });
+});
+
+describe("provider_e: Brevo's own webhook body, with the credentials Brevo sends", () => {
+  const body = fs.readFileSync(path.join(__dirname, '../../test/fixtures', 'brevo_delivered_documented.json'));
+  const withAuthorization = (authorization?: string): InboundRequest => ({
+    rawBody: body,
+    headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+    query: {},
+  });
+  const context = { now: () => new Date(), replay: memoryReplayGuard() };
+
+  it('verifies HTTP Basic credentials or a bearer token equal to the secret, and refuses others', async () => {
+    const basic = `Basic ${Buffer.from('brevo:hook-pass').toString('base64')}`;
+    await providerE.verify(withAuthorization(basic), { secret: 'brevo:hook-pass' }, context);
+    await providerE.verify(withAuthorization('Bearer token-the-user-set'), { secret: 'token-the-user-set' }, context);
+    for (const [authorization, secret] of [
+      [undefined, 'brevo:hook-pass'],
+      ['Bearer another-token', 'token-the-user-set'],
+      [basic, 'brevo:other-pass'],
+    ] as const) {
+      const refused = await providerE
+        .verify(withAuthorization(authorization), { secret }, context)
+        .catch((err: unknown) => err);
+      expect(refused, String(authorization)).to.be.instanceOf(ProviderError).with.property('kind', 'signature');
+    }
+  });
+
+  it("reads Brevo's documented delivered event, the same id on a retry", async () => {
+    const [event] = await providerE.normalize(withAuthorization());
+    expect(event).to.deep.include({
+      type: 'delivered',
+      recipient: 'example@domain.com',
+      providerMessageId: '201798300811.5787683@relay.domain.com',
+    });
+    expect(event.occurredAt.getTime()).to.equal(1598634509223);
+    const [again] = await providerE.normalize(withAuthorization());
+    expect(again.providerEventId).to.equal(event.providerEventId);
   });
 });
