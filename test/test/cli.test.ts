@@ -182,6 +182,8 @@ describeEachBackend('switchboard CLI', (backend) => {
   it('publishes changelog entries from a folder of releases and from --title/--body, each once', async () => {
     await withCampaign(async ({ engine, api }) => {
       await api.post('/changelog/subscribe', { email: 'dev@x.test' }).expect(201);
+      // Its address confirms (the mailed link: campaign's changelog-notices test); only then is it sent notices.
+      await engine.knex('changelog_subscriptions').update({ confirmed_at: new Date() });
       const releases = path.join(backend().dataDir, 'releases');
       fs.mkdirSync(releases, { recursive: true });
       fs.writeFileSync(path.join(releases, '2026-11-01-v1.9.md'), '# Provider webhooks\n\nAll five providers.\n');

@@ -3,14 +3,19 @@ import { CliError, JobQueues, printResult, SERVICES } from '@switchboard/core';
 import type { PluginContext, RecurringTask } from '@switchboard/core';
 import { ChangelogPublisher, ChangelogEntry } from './publisher';
 import { ChangelogNotifier } from './notifier';
-import { CHANGELOG_NOTICES_JOB } from './jobs';
+import { CHANGELOG_CONFIRMATION_JOB, CHANGELOG_NOTICES_JOB } from './jobs';
+import { ChangelogConsent } from './consent';
 import { readReleases } from './release-files';
 
-/** The notice job: a worker sends what is due. */
+/** The notice job: a worker sends what is due; and the confirmation mails of new subscriptions. */
 export function processChangelogNotices(queues: JobQueues, ctx: PluginContext): void {
   const notifier = ctx.container.resolve(ChangelogNotifier);
   queues.get(CHANGELOG_NOTICES_JOB).process(1, async () => {
     await notifier.run();
+  });
+  const consent = ctx.container.resolve(ChangelogConsent);
+  queues.get(CHANGELOG_CONFIRMATION_JOB).process(2, async (job) => {
+    await consent.send(job.data.subscriptionId);
   });
 }
 

@@ -64,8 +64,10 @@ export class ChangelogPublisher {
   private async addNotices(trx: Knex.Transaction, entryId: number, now: Date): Promise<number> {
     let added = 0;
     for (let after = 0; ;) {
+      // Only addresses that confirmed (e-mail consent), and never after an unsubscribe.
       const subscriptions: Array<Record<string, unknown>> = await trx('changelog_subscriptions')
         .whereNull('unsubscribed_at')
+        .whereNotNull('confirmed_at')
         .andWhere('id', '>', after)
         .orderBy('id')
         .limit(PAGE)

@@ -1,5 +1,8 @@
 import type { ApiGroup, PluginApi, PluginContext } from '@switchboard/core';
-import { CHANGELOG_UNSUBSCRIBE_PATH } from '../shared/paths';
+import { CHANGELOG_CONFIRM_PATH, CHANGELOG_UNSUBSCRIBE_PATH } from '../shared/paths';
+import { escapeHtml } from '../shared/html';
+import { linkPages, page } from '../shared/link-pages';
+import { ChangelogConsent } from './consent';
 import { unsubscribePages } from '../shared/unsubscribe-pages';
 import { ChangelogUnsubscribe } from './unsubscribe';
 import { ChangelogService } from './service';
@@ -27,7 +30,27 @@ export function changelogRoutes(group: ApiGroup, ctx: PluginContext): void {
   );
 }
 
-/** The unsubscribe link of changelog notice mails. */
+/** The unsubscribe link of changelog notice mails, and the confirmation link of a new subscription. */
 export function changelogUnsubscribeRoutes(api: PluginApi, ctx: PluginContext): void {
   unsubscribePages(api, CHANGELOG_UNSUBSCRIBE_PATH, ctx.container.resolve(ChangelogUnsubscribe), 'changelog notices');
+  const consent = ctx.container.resolve(ChangelogConsent);
+  const done = (email: string) =>
+    page('Subscription confirmed', `<p>${escapeHtml(email)} will receive notices of API changes.</p>`);
+  linkPages(
+    api,
+    CHANGELOG_CONFIRM_PATH,
+    {
+      show: 'The page of a changelog confirmation link: asks to confirm',
+      act: 'Confirm a changelog subscription (the form of its page)',
+    },
+    {
+      async show(token) {
+        const { email, confirmed } = await consent.describe(token);
+        return confirmed
+          ? { page: done(email) }
+          : { ask: `Send notices of API changes to ${escapeHtml(email)}?`, button: 'Confirm' };
+      },
+      act: async (token) => done((await consent.confirm(token)).email),
+    },
+  );
 }

@@ -24,9 +24,14 @@ export const changelogSubscriptionSchema = {
 /** The subscribe answer: the subscription and the key its webhook notices are signed with. */
 export const changelogSubscribedSchema = {
   type: 'object',
-  required: [...changelogSubscriptionSchema.required, 'signing_secret'],
+  required: [...changelogSubscriptionSchema.required, 'signing_secret', 'confirmed'],
   properties: {
     ...changelogSubscriptionSchema.properties,
+    confirmed: {
+      type: 'boolean',
+      description:
+        'Whether the address has confirmed it wants the notices; until it does (a mail asks it), and after it unsubscribed until it confirms again, nothing is sent',
+    },
     signing_secret: {
       type: ['string', 'null'],
       description:

@@ -6,6 +6,7 @@ import { assertReceiverUrl } from '../shared/receiver-url';
 import { normalizeEmail } from '../shared/email';
 import { changelogSubscriptionSchema, type ChangelogSubscribe, type ChangelogSubscribed } from './schemas';
 import { ChangelogSecrets } from './secrets';
+import { ChangelogConsent } from './consent';
 
 const toSubscription = rowMapper(changelogSubscriptionSchema);
 
@@ -17,7 +18,8 @@ const urlKey = (url: string | undefined) => (url ? crypto.createHash('sha256').u
 
 /**
  * Who wants to hear of API changes, by email and optionally a webhook url; subscribing twice with the
- * same email and url (or the same email and none) answers the first subscription.
+ * same email and url (or the same email and none) answers the first subscription. Nothing is sent before the
+ * address confirms (ChangelogConsent).
  */
 @injectable()
 export class ChangelogService {
@@ -26,6 +28,7 @@ export class ChangelogService {
     @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(ChangelogSecrets) private readonly secrets: ChangelogSecrets,
     @inject(SERVICES.OutboundGuard) private readonly guard: OutboundGuard,
+    @inject(ChangelogConsent) private readonly consent: ChangelogConsent,
   ) {}
 
   async subscribe(
@@ -44,21 +47,21 @@ export class ChangelogService {
         ...key,
         webhook_url: input.webhook_url ?? null,
         created_at: this.clock.now(),
+        confirmed_at: null,
       });
       created = true;
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }
-    // Subscribing again after unsubscribing through a notice's link subscribes again.
-    if (!created)
-      await this.knex('changelog_subscriptions')
-        .where(key)
-        .whereNotNull('unsubscribed_at')
-        .update({ unsubscribed_at: null });
-    const subscription = toSubscription(
-      await this.knex('changelog_subscriptions').where(key).first(toSubscription.columns),
-    );
+    const row = await this.knex('changelog_subscriptions')
+      .where(key)
+      .first([...toSubscription.columns, 'confirmed_at', 'unsubscribed_at']);
+    const subscription = toSubscription(row);
+    // Not confirmed yet, or unsubscribed through a notice's link: the address is asked (again), and gets
+    // nothing until it confirms; subscribing again never undoes its own unsubscribe.
+    const confirmed = row.confirmed_at !== null && row.unsubscribed_at === null;
+    if (!confirmed) await this.consent.ask(subscription.id);
     const signing_secret = subscription.webhook_url ? await this.secrets.secretOf(subscription.id) : null;
-    return { created, subscription: { ...subscription, signing_secret } };
+    return { created, subscription: { ...subscription, signing_secret, confirmed } };
   }
 }

@@ -1,12 +1,12 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppConfig, AppError, Clock, SERVICES } from '@switchboard/core';
+import { AppConfig, Clock, SERVICES } from '@switchboard/core';
 import { LinkSigner } from '../shared/link-signer';
 import { CHANGELOG_UNSUBSCRIBE_PATH } from '../shared/paths';
 import type { Unsubscribable } from '../shared/unsubscribe-pages';
+import { subscriptionOfLink } from './subscription-links';
 
 const PURPOSE = 'changelog-unsubscribe';
-const invalid = () => new AppError('RESOURCE_NOT_FOUND', 'This unsubscribe link is not valid');
 
 /** The unsubscribe link of a changelog notice mail: signed for one subscription. */
 @injectable()
@@ -37,13 +37,7 @@ export class ChangelogUnsubscribe implements Unsubscribable {
     return { email: String(row.email) };
   }
 
-  private async subscription(token: string): Promise<Record<string, unknown>> {
-    const ids = await this.signer.verify(PURPOSE, token);
-    if (!ids || ids.length !== 1) throw invalid();
-    const row = await this.knex('changelog_subscriptions')
-      .where({ id: ids[0] })
-      .first('id', 'email', 'unsubscribed_at');
-    if (!row) throw invalid();
-    return row;
+  private subscription(token: string): Promise<Record<string, unknown>> {
+    return subscriptionOfLink(this.knex, this.signer, PURPOSE, token, ['unsubscribed_at']);
   }
 }

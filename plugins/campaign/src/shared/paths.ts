@@ -12,3 +12,4 @@ export const TRACK_PATH = `${CAMPAIGN_API_PREFIX}/t`;
 
 /** The unsubscribe link of changelog notice mails (GET shows a page, POST unsubscribes). */
 export const CHANGELOG_UNSUBSCRIBE_PATH = `${CAMPAIGN_API_PREFIX}/changelog/unsubscribe`;
+export const CHANGELOG_CONFIRM_PATH = `${CAMPAIGN_API_PREFIX}/changelog/confirm`;

@@ -23,8 +23,28 @@ describeEachBackend('campaign: changelog notices', (backend) => {
     await sink?.close();
     await hooks?.close();
   });
-  const subscribe = async (email: string, webhook_url?: string) =>
-    (await f.api().post('/changelog/subscribe', { email, ...(webhook_url ? { webhook_url } : {}) })).body.data;
+  const CONFIRM_SUBJECT = 'Please confirm: API change notices';
+  const confirmations = (to: string) => sink.to(to).filter((m) => m.raw.includes(`Subject: ${CONFIRM_SUBJECT}`));
+  const notices = (to?: string) =>
+    (to ? sink.to(to) : sink.mails).filter((m) => !m.raw.includes(`Subject: ${CONFIRM_SUBJECT}`));
+  /** The confirmation link of the latest mail asking `to` (e-mail consent, issue 24). */
+  const confirmLink = async (to: string, count: number) => {
+    await waitFor(() => confirmations(to).length === count, 15_000);
+    const text = String((await confirmations(to)[count - 1].parse()).text);
+    const link = new URL(/(http:\/\/api\.test\/api\/campaign\/changelog\/confirm\?token=\S+)/.exec(text)![1]);
+    return link.pathname + link.search;
+  };
+  /** Subscribes, and confirms through the mailed link as the address's owner would. */
+  const subscribe = async (email: string, webhook_url?: string) => {
+    const asked = confirmations(email).length;
+    const answer = (await f.api().post('/changelog/subscribe', { email, ...(webhook_url ? { webhook_url } : {}) })).body
+      .data;
+    expect(answer.confirmed).to.equal(false);
+    await request(f.server)
+      .post(await confirmLink(email, asked + 1))
+      .expect(200, /will receive notices of API changes/);
+    return answer;
+  };
   const notifier = () => campaignContainer(f.engine).resolve(ChangelogNotifier);
 
   it('mails every subscription once per entry and POSTs a signed notice to its url, retrying a failure', async () => {
@@ -34,7 +54,13 @@ describeEachBackend('campaign: changelog notices', (backend) => {
     expect(ada.signing_secret).to.equal(null);
     expect(bob.signing_secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
     // The same secret on every answer: a subscription made before notices existed gets it by subscribing again.
-    expect((await subscribe('bob@acme.test', hooks.url('/bob'))).signing_secret).to.equal(bob.signing_secret);
+    const bobAgain = (
+      await f.api().post('/changelog/subscribe', { email: 'bob@acme.test', webhook_url: hooks.url('/bob') })
+    ).body.data;
+    expect(bobAgain).to.include({ signing_secret: bob.signing_secret, confirmed: true });
+    // An address that never confirms is sent nothing.
+    await f.api().post('/changelog/subscribe', { email: 'stranger@elsewhere.test' }).expect(201);
+    await confirmLink('stranger@elsewhere.test', 1);
 
     const publisher = campaignContainer(f.engine).resolve(ChangelogPublisher);
     const first = await publisher.publish([{ key: 'v1.10', title: 'Analytics are live', body: 'GET /analytics/*.' }]);
@@ -42,9 +68,10 @@ describeEachBackend('campaign: changelog notices', (backend) => {
       published: [{ key: 'v1.10', title: 'Analytics are live', notices: 5 }],
       skipped: [],
     });
-    await waitFor(() => sink.mails.length === 3 && hooks.received.length === 2, 15_000);
+    await waitFor(() => notices().length === 3 && hooks.received.length === 2, 15_000);
+    expect(notices('stranger@elsewhere.test')).to.have.length(0);
     for (const to of ['ada@acme.test', 'bob@acme.test', 'cy@acme.test']) {
-      const [mail] = sink.to(to);
+      const [mail] = notices(to);
       const parsed = await mail.parse();
       expect(parsed.subject).to.equal('Analytics are live');
       expect(parsed.text).to.contain('GET /analytics/*.');
@@ -85,8 +112,8 @@ describeEachBackend('campaign: changelog notices', (backend) => {
     expect(await f.engine.knex('changelog_notices').count({ n: '*' })).to.deep.equal([{ n: 5 }]);
   });
 
-  it("stops a subscription's notices through its mail's unsubscribe link, and starts them again on subscribing", async () => {
-    const [mail] = sink.to('ada@acme.test');
+  it("stops a subscription's notices through its mail's unsubscribe link; subscribing again needs the address to confirm", async () => {
+    const [mail] = notices('ada@acme.test');
     const link = new URL(/^List-Unsubscribe: <([^>]+)>/m.exec(mail.raw)![1]);
     const page = await request(f.server)
       .get(link.pathname + link.search)
@@ -98,17 +125,29 @@ describeEachBackend('campaign: changelog notices', (backend) => {
     expect(done.text).to.contain('ada@acme.test receives no more changelog notices.');
     await request(f.server).get(`${link.pathname}?token=1.abc`).expect(404);
 
-    const before = sink.mails.length;
-    await campaignContainer(f.engine)
-      .resolve(ChangelogPublisher)
-      .publish([{ title: 'Webhooks', body: 'Outbound.' }]);
-    await waitFor(() => sink.mails.length === before + 2, 15_000);
-    expect(sink.to('ada@acme.test')).to.have.length(1);
+    const before = notices().length;
+    const publish = (title: string) =>
+      campaignContainer(f.engine)
+        .resolve(ChangelogPublisher)
+        .publish([{ title, body: `${title}.` }]);
+    await publish('Webhooks');
+    await waitFor(() => notices().length === before + 2, 15_000);
+    expect(notices('ada@acme.test')).to.have.length(1);
 
-    await subscribe('ada@acme.test');
-    await campaignContainer(f.engine)
-      .resolve(ChangelogPublisher)
-      .publish([{ title: 'Changelog', body: 'Notices.' }]);
-    await waitFor(() => sink.to('ada@acme.test').length === 2, 15_000);
+    // An organization subscribing the address again does not undo its own unsubscribe: it is asked again.
+    const asked = confirmations('ada@acme.test').length;
+    const again = (await f.api().post('/changelog/subscribe', { email: 'ada@acme.test' }).expect(200)).body.data;
+    expect(again.confirmed).to.equal(false);
+    const confirm = await confirmLink('ada@acme.test', asked + 1);
+    await publish('Still nothing for Ada');
+    await waitFor(() => notices().length === before + 4, 15_000);
+    expect(notices('ada@acme.test')).to.have.length(1);
+    // Opening the link shows a page and changes nothing; its form's POST confirms.
+    await request(f.server)
+      .get(confirm)
+      .expect(200, /Send notices of API changes to ada@acme.test\?/);
+    await request(f.server).post(confirm).expect(200);
+    await publish('Changelog');
+    await waitFor(() => notices('ada@acme.test').length === 2, 15_000);
   });
 });

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
+import { toDate } from '@switchboard/core';
 import { describeEachBackend } from '@switchboard/core/testing';
-import { campaignAtVersion } from '../../shared/tests/support';
+import { campaignAtVersion, campaignContainer } from '../../shared/tests/support';
+import { ChangelogPublisher } from '../publisher';
 
 describeEachBackend('campaign: upgrading to 1.3 (changelog subscriptions by email alone)', (backend) => {
   let at: Awaited<ReturnType<typeof campaignAtVersion>> | undefined;
@@ -32,5 +34,58 @@ describeEachBackend('campaign: upgrading to 1.3 (changelog subscriptions by emai
     expect((await api.post('/changelog/subscribe', { email: 'dev@acme.example' }).expect(200)).body.data).to.deep.equal(
       alone,
     );
+  });
+});
+
+describeEachBackend('campaign: upgrading to 1.11 (changelog e-mail consent)', (backend) => {
+  let at: Awaited<ReturnType<typeof campaignAtVersion>> | undefined;
+  after(async () => at?.close());
+
+  it('counts the subscriptions of 1.10 as confirmed when made, so they keep their notices; rolls back', async () => {
+    at = await campaignAtVersion(backend(), '1.10');
+    const { engine } = at;
+    // A 1.10 database's rows, as 1.10 wrote them (it knew no consent).
+    if (await engine.knex.schema.hasColumn('changelog_subscriptions', 'confirmed_at'))
+      await engine.knex.schema.alterTable('changelog_subscriptions', (t) => t.dropColumn('confirmed_at'));
+    const made = new Date('2026-11-01T10:00:00.000Z');
+    await engine.knex('changelog_subscriptions').insert([
+      {
+        organization_id: at.tenant.organizationId,
+        email: 'old@acme.test',
+        webhook_url: null,
+        webhook_url_hash: '',
+        created_at: made,
+      },
+      {
+        organization_id: at.tenant.organizationId,
+        email: 'gone@acme.test',
+        webhook_url: null,
+        webhook_url_hash: '',
+        created_at: made,
+        unsubscribed_at: made,
+      },
+    ]);
+
+    const applied = await engine.migrator().latest({ plugin: 'campaign' });
+    expect(applied).to.deep.equal([{ plugin: 'campaign', applied: ['1.11/01-changelog-consent'] }]);
+    const rows = await engine
+      .knex('changelog_subscriptions')
+      .orderBy('email')
+      .select('email', 'confirmed_at', 'unsubscribed_at');
+    expect(
+      rows.map((r: Record<string, unknown>) => [r.email, toDate(r.confirmed_at)?.getTime() === made.getTime()]),
+    ).to.deep.equal([
+      ['gone@acme.test', true],
+      ['old@acme.test', true],
+    ]);
+    // Its notices go on (the unsubscribed one stays off).
+    const published = await campaignContainer(engine)
+      .resolve(ChangelogPublisher)
+      .publish([{ title: 'Consent', body: 'Asked.' }]);
+    expect(published.published[0].notices).to.equal(1);
+
+    await engine.migrator().rollback({ plugin: 'campaign', to: '1.10' });
+    expect(await engine.knex.schema.hasColumn('changelog_subscriptions', 'confirmed_at')).to.equal(false);
+    expect(await engine.knex('changelog_subscriptions').count({ n: '*' })).to.deep.equal([{ n: 2 }]);
   });
 });

@@ -1,6 +1,7 @@
 import { createGramTable } from '../../../migrations/1.4/01-substring-index';
 import { createAnalyticsSchema } from '../../../migrations/1.10/01-analytics-rollups';
 import { addUnsubscribedAt } from '../../../migrations/1.10/02-changelog-notices';
+import { addConfirmedAt } from '../../../migrations/1.11/01-changelog-consent';
 import { up as createWebhookTables } from '../../../migrations/1.10/03-outbound-webhooks';
 import type { Server } from 'node:http';
 import type { AppConfig, Clock, Engine } from '@switchboard/core';
@@ -74,6 +75,8 @@ export async function campaignAtVersion(
     // Subscriber changes look for outbound webhooks to tell.
     await createWebhookTables(engine.knex);
   }
+  // Changelog subscriptions are taken waiting for their address's consent (1.11).
+  if (Number(version.split('.')[1]) < 11) await addConfirmedAt(engine.knex);
   const tenant = await createTenant(engine);
   const server = engine.http().listen(0);
   return {

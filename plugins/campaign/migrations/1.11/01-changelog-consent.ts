@@ -1,0 +1,27 @@
+import type { Knex } from 'knex';
+
+/**
+ * Changelog subscriptions by e-mail are confirmed by their address first (issue 24): `confirmed_at`. The
+ * subscriptions of an older version were taken without it and keep getting their notices: they count as
+ * confirmed when they were made. Down drops the column (and with it which subscriptions were still waiting
+ * for their address: up again counts them confirmed).
+ */
+export async function up(knex: Knex): Promise<void> {
+  await addConfirmedAt(knex);
+  await knex('changelog_subscriptions')
+    .whereNull('confirmed_at')
+    .update({ confirmed_at: knex.ref('created_at') });
+}
+
+export async function down(knex: Knex): Promise<void> {
+  if (await knex.schema.hasColumn('changelog_subscriptions', 'confirmed_at'))
+    await knex.schema.alterTable('changelog_subscriptions', (t) => t.dropColumn('confirmed_at'));
+}
+
+/** The column alone (upgrade tests give it to a schema of an older version, which today's code writes). */
+export async function addConfirmedAt(knex: Knex): Promise<void> {
+  if (!(await knex.schema.hasColumn('changelog_subscriptions', 'confirmed_at')))
+    await knex.schema.alterTable('changelog_subscriptions', (t) =>
+      t.datetime('confirmed_at', { precision: 3 }).nullable(),
+    );
+}

@@ -1,0 +1,66 @@
+import { inject, injectable } from 'tsyringe';
+import type { Knex } from 'knex';
+import { AppConfig, Clock, JobQueues, Mailer, SERVICES, toInt } from '@switchboard/core';
+import { LinkSigner } from '../shared/link-signer';
+import { escapeHtml } from '../shared/html';
+import { CHANGELOG_CONFIRM_PATH } from '../shared/paths';
+import { CHANGELOG_CONFIRMATION_JOB } from './jobs';
+import { subscriptionOfLink } from './subscription-links';
+
+const PURPOSE = 'changelog-confirm';
+
+/**
+ * E-mail consent of changelog subscriptions (issue 24): an organization names an address, the address
+ * confirms it wants the notices, by a link mailed to it; until then (and after an unsubscribe, until it
+ * confirms again) it is sent nothing.
+ */
+@injectable()
+export class ChangelogConsent {
+  constructor(
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(SERVICES.Config) private readonly config: AppConfig,
+    @inject(SERVICES.Queues) private readonly queues: JobQueues,
+    @inject(SERVICES.Mailer) private readonly mailer: Mailer,
+    @inject(LinkSigner) private readonly signer: LinkSigner,
+  ) {}
+
+  /** Queues the confirmation mail; one job per subscription at a time. */
+  async ask(subscriptionId: number): Promise<void> {
+    await this.queues
+      .get(CHANGELOG_CONFIRMATION_JOB)
+      .add({ subscriptionId }, { jobId: `changelog-confirm-${subscriptionId}`, retries: 5, backoffMs: 5000 });
+  }
+
+  async send(subscriptionId: number): Promise<void> {
+    const row = await this.knex('changelog_subscriptions').where({ id: subscriptionId }).first('email');
+    if (!row) return;
+    const token = await this.signer.sign(PURPOSE, [subscriptionId]);
+    const link = `${this.config.publicUrl}${CHANGELOG_CONFIRM_PATH}?token=${encodeURIComponent(token)}`;
+    await this.mailer.send({
+      from: `no-reply@${new URL(this.config.publicUrl).hostname}`,
+      to: String(row.email),
+      subject: 'Please confirm: API change notices',
+      text: `Hello,\n\nsomeone asked that this address receive notices of API changes. To receive them, confirm by opening this link:\n${link}\n\nIf you did not ask for it, ignore this mail: nothing will be sent.\n`,
+      html: `<p>Hello,</p><p>someone asked that this address receive notices of API changes. <a href="${escapeHtml(link)}">Confirm</a> to receive them.</p><p>If you did not ask for it, ignore this mail: nothing will be sent.</p>`,
+    });
+  }
+
+  async describe(token: string): Promise<{ email: string; confirmed: boolean }> {
+    const row = await this.subscription(token);
+    return { email: String(row.email), confirmed: row.confirmed_at !== null && row.unsubscribed_at === null };
+  }
+
+  /** Confirms the subscription: notices from now on, an earlier unsubscribe lifted. */
+  async confirm(token: string): Promise<{ email: string }> {
+    const row = await this.subscription(token);
+    await this.knex('changelog_subscriptions')
+      .where({ id: toInt(row.id) })
+      .update({ confirmed_at: this.clock.now(), unsubscribed_at: null });
+    return { email: String(row.email) };
+  }
+
+  private subscription(token: string): Promise<Record<string, unknown>> {
+    return subscriptionOfLink(this.knex, this.signer, PURPOSE, token, ['confirmed_at', 'unsubscribed_at']);
+  }
+}
