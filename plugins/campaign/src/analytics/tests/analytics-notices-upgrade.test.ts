@@ -77,7 +77,8 @@ describeEachBackend('campaign: upgrading to 1.10 (analytics, changelog notices)'
     });
     expect(await knex.schema.hasTable('analytics_daily')).to.equal(false);
 
-    const applied = await engine.migrator().latest({ plugin: 'campaign', to: '1.10' });
+    // Up to today's version: 1.11 counts the subscription of 1.9 confirmed (e-mail consent came later).
+    const applied = await engine.migrator().latest({ plugin: 'campaign' });
     expect(applied[0].applied).to.include('1.10/01-analytics-rollups');
     expect(await knex('subscribers').count({ n: '*' })).to.deep.equal([{ n: 3 }]);
     const rebuilt = await engine.contexts.get('campaign')!.container.resolve(AnalyticsRebuild).run(org);
