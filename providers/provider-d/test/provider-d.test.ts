@@ -1,9 +1,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import https from 'node:https';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import { InboundRequest, isProviderError, memoryReplayGuard } from '@switchboard/provider-kit';
 import { runAdapterContract } from '@switchboard/provider-kit/contract';
+import MessageValidator from 'sns-validator';
 import providerD, { subscribeUrlToConfirm } from '../src';
 import { snsTestSigner, TEST_CERT_URL } from '../src/testing';
 
@@ -213,5 +216,54 @@ describe('provider_d: SNS signatures, certificates, topics and subscriptions', (
     expect(() =>
       subscribeUrlToConfirm(request({ ...fixture(1), SubscribeURL: 'https://evil.example/confirm' })),
     ).to.throw('SubscribeURL is not Amazon SNS');
+  });
+});
+
+describe("provider_d: AWS's sns-validator as the examiner", () => {
+  // sns-validator reads the certificate with https.get; here it gets the test certificate, and nothing is
+  // connected to (any other URL fails the test).
+  const realGet = https.get;
+  const asked: string[] = [];
+  before(() => {
+    (https as { get: unknown }).get = (url: string, answer: (res: PassThrough & { statusCode: number }) => void) => {
+      asked.push(String(url));
+      if (String(url) !== CERT_URL) throw new Error(`sns-validator asked for ${url}`);
+      const res = Object.assign(new PassThrough(), { statusCode: 200 });
+      process.nextTick(() => {
+        answer(res);
+        res.end(certificate);
+      });
+      return new PassThrough();
+    };
+  });
+  after(() => {
+    (https as { get: unknown }).get = realGet;
+  });
+  const validator = new MessageValidator();
+  const theirs = (envelope: Record<string, unknown>) =>
+    new Promise<Error | null>((resolve) => validator.validate(envelope, (err: Error | null) => resolve(err)));
+  const ours = (envelope: Record<string, unknown>) =>
+    providerD
+      .verify(request(envelope), endpoint, { now: () => new Date(), replay: memoryReplayGuard(), ...context })
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+
+  it('agrees with ours on the fixtures signed (versions 1 and 2), and on a changed message', async () => {
+    for (const [n, version] of [
+      [1, '1'],
+      [2, '1'],
+      [2, '2'],
+      [3, '2'],
+    ] as const) {
+      const envelope = signEnvelope(withTopic(n), version);
+      expect(await theirs(envelope), `sample ${n}, version ${version}`).to.equal(null);
+      expect(await ours(envelope), `sample ${n}, version ${version}`).to.equal(null);
+      const changed = { ...envelope, Message: `${String(envelope.Message)} ` };
+      expect(await theirs(changed), `changed sample ${n}`).to.be.instanceOf(Error);
+      expect(isProviderError(await ours(changed)) && 'refused', `changed sample ${n}`).to.equal('refused');
+    }
+    expect(new Set(asked)).to.deep.equal(new Set([CERT_URL]));
   });
 });

@@ -518,4 +518,64 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     expect(await stored()).to.not.equal(undefined);
     expect(await status()).to.equal('unsubscribed');
   });
+
+  it("reads Mailgun's current JSON webhooks and Brevo's own body through the route (issue 24)", async () => {
+    const before = await counters();
+    const statusOf = async () => (await f.api().get(`/subscribers/${alan}`).expect(200)).body.data.status;
+    const statusBefore = await statusOf();
+    // Mailgun: {signature, event-data}, signed with the domain's webhook signing key.
+    const mailgun = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_b', name: 'MG-json', secret: 'mailgun-signing-key' })
+        .expect(201)
+    ).body.data;
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const token = crypto.randomBytes(25).toString('hex');
+    const signature = crypto
+      .createHmac('sha256', 'mailgun-signing-key')
+      .update(timestamp + token)
+      .digest('hex');
+    const failed = JSON.stringify({
+      signature: { timestamp, token, signature },
+      'event-data': {
+        event: 'failed',
+        severity: 'temporary',
+        id: 'mg-json-1',
+        timestamp: Number(timestamp),
+        recipient: 'alan@example.com',
+        'user-variables': { campaign_message_id: String(message), campaign_subscriber_id: String(alan) },
+      },
+    });
+    const mg = await post(`/webhook/provider_b?endpoint=${mailgun.id}`, failed, {}).expect(200);
+    expect(mg.body.data).to.deep.equal({ received: 1, recorded: 1 });
+    // A soft bounce counts and leaves the subscriber as it is.
+    expect(await statusOf()).to.equal(statusBefore);
+
+    // Brevo: its flat body, with the bearer token the user set in Brevo.
+    const brevo = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_e', name: 'Brevo-own', secret: 'brevo-bearer-token' })
+        .expect(201)
+    ).body.data;
+    const delivered = JSON.stringify({
+      event: 'delivered',
+      email: 'alan@example.com',
+      id: 26224,
+      ts_epoch: Date.now(),
+      'message-id': '<some.brevo.id@relay.example>',
+      'X-Mailin-custom': JSON.stringify({ campaign_message_id: String(message), campaign_subscriber_id: String(alan) }),
+    });
+    const path = `/webhook/provider_e?endpoint=${brevo.id}`;
+    await post(path, delivered, { authorization: 'Bearer another-token' }).expect(401);
+    const br = await post(path, delivered, { authorization: 'Bearer brevo-bearer-token' }).expect(200);
+    expect(br.body.data).to.deep.equal({ received: 1, recorded: 1 });
+    // Brevo's retry of the same event: the same body, recorded once.
+    const again = await post(path, delivered, { authorization: 'Bearer brevo-bearer-token' }).expect(200);
+    expect(again.body.data).to.deep.equal({ received: 1, recorded: 0 });
+    const after = await counters();
+    expect(Number(after.count_bounced) - Number(before.count_bounced)).to.equal(1);
+    expect(Number(after.count_delivered) - Number(before.count_delivered)).to.equal(1);
+  });
 });
