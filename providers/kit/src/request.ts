@@ -26,7 +26,10 @@ const keepingLongIntegers = (digits: string): number | string => {
 export function jsonBody(request: InboundRequest): unknown {
   const text = request.rawBody.toString('utf8');
   try {
-    return /\d{16}/.test(text) ? parseLossless(text, null, keepingLongIntegers) : JSON.parse(text);
+    return /\d{16}/.test(text)
+      ? // A key given twice keeps its last value, as JSON.parse does: both parsers read a body alike.
+        parseLossless(text, null, { parseNumber: keepingLongIntegers, onDuplicateKey: ({ newValue }) => newValue })
+      : JSON.parse(text);
   } catch {
     throw malformed('The body is not JSON');
   }

@@ -51,6 +51,13 @@ function formOf(body: unknown): Form {
   throw malformed('Expected {signature, event-data}, or a Brevo event');
 }
 
+/** Brevo's `ts_epoch` (milliseconds), when it is a time at all. */
+function epochMs(value: unknown): Date | null {
+  if (typeof value !== 'number') return null;
+  const at = new Date(value);
+  return Number.isNaN(at.getTime()) ? null : at;
+}
+
 /** Our ids, from the X-Mailin-custom header's JSON as Brevo hands it back. */
 function customIds(value: unknown): { messageId: number | null; subscriberId: number | null } {
   let custom: unknown = null;
@@ -88,8 +95,7 @@ const providerE: ProviderAdapter = {
       ...customIds(data['X-Mailin-custom']),
       providerMessageId: text(data['message-id'])?.replace(/^<|>$/g, '') ?? null,
       providerEventId: token,
-      occurredAt:
-        typeof data.ts_epoch === 'number' ? new Date(data.ts_epoch) : timeOf(data.ts_event ?? data.ts, new Date()),
+      occurredAt: epochMs(data.ts_epoch) ?? timeOf(data.ts_event ?? data.ts, new Date()),
       raw: data,
     };
     const url = text(data.link) ?? text(data.URL);

@@ -143,5 +143,17 @@ describe("provider_e: Brevo's own webhook body, with the credentials Brevo sends
     expect(event.occurredAt.getTime()).to.equal(1598634509223);
     const [again] = await providerE.normalize(withAuthorization());
     expect(again.providerEventId).to.equal(event.providerEventId);
+    // Another event (a millisecond later) is another id; a time that is no time falls back to ts_event.
+    const later = JSON.parse(body.toString()) as Record<string, unknown>;
+    const [next] = await providerE.normalize({
+      ...withAuthorization(),
+      rawBody: Buffer.from(JSON.stringify({ ...later, ts_epoch: 1598634509224 })),
+    });
+    expect(next.providerEventId).to.not.equal(event.providerEventId);
+    const [odd] = await providerE.normalize({
+      ...withAuthorization(),
+      rawBody: Buffer.from(JSON.stringify({ ...later, ts_epoch: 1e20 })),
+    });
+    expect(odd.occurredAt.getTime()).to.equal(1598034509000);
   });
 });

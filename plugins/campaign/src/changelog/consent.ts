@@ -8,6 +8,8 @@ import { CHANGELOG_CONFIRMATION_JOB } from './jobs';
 import { subscriptionOfLink } from './subscription-links';
 
 const PURPOSE = 'changelog-confirm';
+/** How long before the same subscription's address may be asked again (unless it unsubscribed since). */
+export const ASK_AGAIN_AFTER_MS = 24 * 3_600_000;
 
 /**
  * E-mail consent of changelog subscriptions (issue 24): an organization names an address, the address
@@ -25,8 +27,25 @@ export class ChangelogConsent {
     @inject(LinkSigner) private readonly signer: LinkSigner,
   ) {}
 
-  /** Queues the confirmation mail; one job per subscription at a time. */
+  /**
+   * Queues the confirmation mail, at most once a day per subscription, and once after each unsubscribe (which
+   * only the address's owner can do): subscribing a stranger again and again mails them once a day at most.
+   */
   async ask(subscriptionId: number): Promise<void> {
+    const now = this.clock.now();
+    const dayBefore = new Date(now.getTime() - ASK_AGAIN_AFTER_MS);
+    const due = await this.knex('changelog_subscriptions')
+      .where({ id: subscriptionId })
+      .andWhere((q) =>
+        q
+          .whereNull('asked_at')
+          .orWhere('asked_at', '<', dayBefore)
+          .orWhere((u) =>
+            u.whereNotNull('unsubscribed_at').andWhere('unsubscribed_at', '>', this.knex.ref('asked_at')),
+          ),
+      )
+      .update({ asked_at: now });
+    if (!due) return;
     await this.queues
       .get(CHANGELOG_CONFIRMATION_JOB)
       .add({ subscriptionId }, { jobId: `changelog-confirm-${subscriptionId}`, retries: 5, backoffMs: 5000 });

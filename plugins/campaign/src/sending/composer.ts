@@ -138,10 +138,17 @@ function tracked(html: string, links: { unsubscribe: string; tracking?: MailTrac
     : out;
 }
 
-/** `html` with `extra` at the start of its body (or at its start when it has no body tag). */
+/**
+ * `html` with `extra` at the start of its body: after `<body>`, else after `</head>`, `<html>` or the doctype,
+ * else at the very start (an HTML fragment): never before a doctype.
+ */
 function afterBodyStart(html: string, extra: string): string {
   if (!extra) return html;
-  const start = /<body\b[^>]*>/i.exec(html);
+  const start =
+    /<body\b[^>]*>/i.exec(html) ??
+    /<\/head\s*>/i.exec(html) ??
+    /<html\b[^>]*>/i.exec(html) ??
+    /<!doctype\b[^>]*>/i.exec(html);
   return start
     ? html.slice(0, start.index + start[0].length) + extra + html.slice(start.index + start[0].length)
     : extra + html;

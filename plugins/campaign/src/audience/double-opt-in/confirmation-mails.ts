@@ -40,10 +40,10 @@ export class ConfirmationMails {
     });
   }
 
-  /** The address a confirmation link is for, and whether it is confirmed already; a link not valid is a 404. */
+  /** The address a confirmation link is for, and its status now; a link not valid is a 404. */
   async describe(
     token: string,
-  ): Promise<{ organizationId: number; subscriberId: number; email: string; confirmed: boolean }> {
+  ): Promise<{ organizationId: number; subscriberId: number; email: string; status: string }> {
     const ids = await this.signer.verify('confirm', token);
     if (!ids || ids.length !== 2) throw new AppError('RESOURCE_NOT_FOUND', 'This confirmation link is not valid');
     const [organizationId, subscriberId] = ids;
@@ -51,13 +51,17 @@ export class ConfirmationMails {
       .where({ id: subscriberId, organization_id: organizationId })
       .first('email', 'status');
     if (!row) throw new AppError('RESOURCE_NOT_FOUND', 'This subscription no longer exists');
-    return { organizationId, subscriberId, email: String(row.email), confirmed: row.status !== 'unconfirmed' };
+    return { organizationId, subscriberId, email: String(row.email), status: String(row.status) };
   }
 
-  /** Confirms the link's subscriber (once: a subscriber confirmed since, or unsubscribed, stays as it is). */
-  async confirm(token: string): Promise<{ email: string }> {
-    const { organizationId, subscriberId, email, confirmed } = await this.describe(token);
-    if (!confirmed) await this.writer.setStatus(organizationId, subscriberId, 'active');
-    return { email };
+  /**
+   * Confirms the link's subscriber, once; a subscriber confirmed since, or unsubscribed or bounced since,
+   * stays as it is. Returns the status it has now.
+   */
+  async confirm(token: string): Promise<{ email: string; status: string }> {
+    const { organizationId, subscriberId, email, status } = await this.describe(token);
+    if (status !== 'unconfirmed') return { email, status };
+    await this.writer.setStatus(organizationId, subscriberId, 'active');
+    return { email, status: 'active' };
   }
 }

@@ -10,8 +10,11 @@ import { CONFIRM_PATH } from '../../shared/paths';
  */
 export function confirmRoutes(api: PluginApi, ctx: PluginContext): void {
   const confirmations = ctx.container.resolve(ConfirmationMails);
-  const done = (email: string) =>
-    page('Subscription confirmed', `<p>${escapeHtml(email)} is subscribed. Thank you.</p>`);
+  // What the link leads to now: confirmed, or (unsubscribed, bounced since) nothing it can change.
+  const done = ({ email, status }: { email: string; status: string }) =>
+    status === 'active'
+      ? page('Subscription confirmed', `<p>${escapeHtml(email)} is subscribed. Thank you.</p>`)
+      : page('Nothing to confirm', `<p>${escapeHtml(email)} is not subscribed now; this link changes nothing.</p>`);
   linkPages(
     api,
     CONFIRM_PATH,
@@ -21,10 +24,12 @@ export function confirmRoutes(api: PluginApi, ctx: PluginContext): void {
     },
     {
       async show(token) {
-        const { email, confirmed } = await confirmations.describe(token);
-        return confirmed ? { page: done(email) } : { ask: `Subscribe ${escapeHtml(email)}?`, button: 'Confirm' };
+        const subscriber = await confirmations.describe(token);
+        return subscriber.status === 'unconfirmed'
+          ? { ask: `Subscribe ${escapeHtml(subscriber.email)}?`, button: 'Confirm' }
+          : { page: done(subscriber) };
       },
-      act: async (token) => done((await confirmations.confirm(token)).email),
+      act: async (token) => done(await confirmations.confirm(token)),
     },
   );
 }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { toDate } from '@switchboard/core';
 import request from 'supertest';
 import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
@@ -149,5 +150,20 @@ describeEachBackend('campaign: changelog notices', (backend) => {
     await request(f.server).post(confirm).expect(200);
     await publish('Changelog');
     await waitFor(() => notices('ada@acme.test').length === 2, 15_000);
+
+    // A stranger subscribed again and again is asked once a day at most.
+    const askedAt = async () =>
+      toDate(
+        (await f.engine.knex('changelog_subscriptions').where({ email: 'stranger@elsewhere.test' }).first('asked_at'))
+          .asked_at,
+      )?.getTime();
+    const firstAsked = await askedAt();
+    expect(firstAsked).to.be.a('number');
+    await f.api().post('/changelog/subscribe', { email: 'stranger@elsewhere.test' }).expect(200);
+    expect(await askedAt()).to.equal(firstAsked);
+    clock.advance(25 * 3_600_000);
+    await f.api().post('/changelog/subscribe', { email: 'stranger@elsewhere.test' }).expect(200);
+    expect(await askedAt()).to.be.above(firstAsked!);
+    await confirmLink('stranger@elsewhere.test', 2);
   });
 });

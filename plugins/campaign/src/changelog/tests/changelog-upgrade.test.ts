@@ -67,7 +67,9 @@ describeEachBackend('campaign: upgrading to 1.11 (changelog e-mail consent)', (b
     ]);
 
     const applied = await engine.migrator().latest({ plugin: 'campaign' });
-    expect(applied).to.deep.equal([{ plugin: 'campaign', applied: ['1.11/01-changelog-consent'] }]);
+    expect(applied).to.deep.equal([
+      { plugin: 'campaign', applied: ['1.11/01-changelog-consent', '1.11/02-changelog-asked-at'] },
+    ]);
     const rows = await engine
       .knex('changelog_subscriptions')
       .orderBy('email')
@@ -86,6 +88,7 @@ describeEachBackend('campaign: upgrading to 1.11 (changelog e-mail consent)', (b
 
     await engine.migrator().rollback({ plugin: 'campaign', to: '1.10' });
     expect(await engine.knex.schema.hasColumn('changelog_subscriptions', 'confirmed_at')).to.equal(false);
+    expect(await engine.knex.schema.hasColumn('changelog_subscriptions', 'asked_at')).to.equal(false);
     expect(await engine.knex('changelog_subscriptions').count({ n: '*' })).to.deep.equal([{ n: 2 }]);
   });
 });

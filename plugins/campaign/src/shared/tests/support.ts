@@ -2,6 +2,7 @@ import { createGramTable } from '../../../migrations/1.4/01-substring-index';
 import { createAnalyticsSchema } from '../../../migrations/1.10/01-analytics-rollups';
 import { addUnsubscribedAt } from '../../../migrations/1.10/02-changelog-notices';
 import { addConfirmedAt } from '../../../migrations/1.11/01-changelog-consent';
+import { addAskedAt } from '../../../migrations/1.11/02-changelog-asked-at';
 import { up as createWebhookTables } from '../../../migrations/1.10/03-outbound-webhooks';
 import type { Server } from 'node:http';
 import type { AppConfig, Clock, Engine } from '@switchboard/core';
@@ -76,7 +77,10 @@ export async function campaignAtVersion(
     await createWebhookTables(engine.knex);
   }
   // Changelog subscriptions are taken waiting for their address's consent (1.11).
-  if (Number(version.split('.')[1]) < 11) await addConfirmedAt(engine.knex);
+  if (Number(version.split('.')[1]) < 11) {
+    await addConfirmedAt(engine.knex);
+    await addAskedAt(engine.knex);
+  }
   const tenant = await createTenant(engine);
   const server = engine.http().listen(0);
   return {

@@ -64,6 +64,17 @@ describeEachBackend('campaign: double opt-in', (backend) => {
     const subscriber = (await f.api().get(`/subscribers/${res.body.data.id}`).expect(200)).body.data;
     expect(subscriber.status).to.equal('active');
     expect(subscriber.confirmed_at).to.be.a('string');
+    // Unsubscribed since: the old link changes nothing, and says so.
+    await f.api().post(`/subscribers/${res.body.data.id}/unsubscribe`, {}).expect(200);
+    await request(f.server)
+      .get(link)
+      .expect(200, /Nothing to confirm/);
+    await request(f.server)
+      .post(link)
+      .expect(200, /this link changes nothing/);
+    expect((await f.api().get(`/subscribers/${res.body.data.id}`).expect(200)).body.data.status).to.equal(
+      'unsubscribed',
+    );
   });
 
   it('refuses a link whose signature differs in any character, the last one included', async () => {
