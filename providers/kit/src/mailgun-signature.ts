@@ -1,5 +1,6 @@
 import { constantTimeEqual, hmacSha256 } from './crypto';
 import { badSignature, ProviderError } from './errors';
+import { isObject } from './request';
 import type { VerifyContext } from './types';
 
 /** How far a signed timestamp may be from now, either way (Mailgun's samples say 15 s; retries are re-signed). */
@@ -28,4 +29,16 @@ export async function verifyMailgunSignature(
     throw badSignature();
   if (await context.replay.seen(`mailgun:${token}`, 2 * MAILGUN_MAX_AGE_SECONDS))
     throw new ProviderError('replayed', 'This token was used before');
+}
+
+/** Mailgun's JSON webhook body: `{signature: {timestamp, token, signature}, "event-data": {...}}`. */
+export interface MailgunEnvelope {
+  signature: Record<string, unknown>;
+  data: Record<string, unknown>;
+}
+
+/** The body as Mailgun's JSON envelope, or null when it is not one (used by more than one adapter). */
+export function mailgunEnvelopeOf(body: unknown): MailgunEnvelope | null {
+  if (!isObject(body) || !isObject(body.signature) || !isObject(body['event-data'])) return null;
+  return { signature: body.signature, data: body['event-data'] };
 }

@@ -1,18 +1,6 @@
-import { isObject, NormalizedEvent, ourId, text, timeOf } from '@switchboard/provider-kit';
+import { isObject, MailgunEnvelope, NormalizedEvent, ourId, text, timeOf } from '@switchboard/provider-kit';
 
 type Kind = Pick<NormalizedEvent, 'type' | 'bounce'>;
-
-/** Today's Mailgun webhook body: `{signature: {timestamp, token, signature}, "event-data": {...}}`. */
-export interface CurrentBody {
-  signature: Record<string, unknown>;
-  data: Record<string, unknown>;
-}
-
-/** The current form's body, or null for a legacy request (form fields). */
-export function currentBodyOf(body: unknown): CurrentBody | null {
-  if (!isObject(body) || !isObject(body.signature) || !isObject(body['event-data'])) return null;
-  return { signature: body.signature, data: body['event-data'] };
-}
 
 /** Event names of the current webhooks; `failed` is a bounce, hard when permanent, soft when temporary. */
 function kindOf(data: Record<string, unknown>): Kind | null {
@@ -35,7 +23,7 @@ function kindOf(data: Record<string, unknown>): Kind | null {
 }
 
 /** One event of the current form. Mailgun's event id is the same on every retry of the event. */
-export function normalizeCurrent({ signature, data }: CurrentBody, receivedAt: Date): NormalizedEvent[] {
+export function normalizeCurrent({ signature, data }: MailgunEnvelope, receivedAt: Date): NormalizedEvent[] {
   const kind = kindOf(data);
   if (!kind) return [];
   const variables = isObject(data['user-variables']) ? data['user-variables'] : {};

@@ -1,6 +1,8 @@
 import {
   InboundRequest,
   jsonBody,
+  MailgunEnvelope,
+  mailgunEnvelopeOf,
   malformed,
   mediaType,
   NormalizedEvent,
@@ -11,7 +13,7 @@ import {
   verifyMailgunSignature,
 } from '@switchboard/provider-kit';
 import { fieldsOf } from './fields';
-import { CurrentBody, currentBodyOf, normalizeCurrent } from './current';
+import { normalizeCurrent } from './current';
 
 /** The legacy webhooks' events; Mailgun reports no soft bounce in them (it retries those itself). */
 const EVENTS: Record<string, Pick<NormalizedEvent, 'type' | 'bounce'>> = {
@@ -25,8 +27,8 @@ const EVENTS: Record<string, Pick<NormalizedEvent, 'type' | 'bounce'>> = {
 };
 
 /** Today's JSON form (`{signature, "event-data"}`), or null for the legacy fields. */
-const currentOf = (request: InboundRequest): CurrentBody | null =>
-  mediaType(request) === 'application/json' ? currentBodyOf(jsonBody(request)) : null;
+const currentOf = (request: InboundRequest): MailgunEnvelope | null =>
+  mediaType(request) === 'application/json' ? mailgunEnvelopeOf(jsonBody(request)) : null;
 
 /**
  * provider_b: Mailgun's webhooks, signed over their timestamp and token: today's JSON body (`event-data`) and

@@ -2,6 +2,8 @@ import {
   contentHash,
   isObject,
   jsonBody,
+  MailgunEnvelope,
+  mailgunEnvelopeOf,
   malformed,
   NormalizedEvent,
   ourId,
@@ -40,13 +42,11 @@ const EVENTS: Record<string, Kind> = {
  * Brevo's own webhook body, the event's fields at the top level, which Brevo secures with credentials it
  * sends (HTTP Basic, or a bearer token the user sets) rather than a signature.
  */
-type Form =
-  | { kind: 'envelope'; signature: Record<string, unknown>; data: Record<string, unknown> }
-  | { kind: 'native'; data: Record<string, unknown> };
+type Form = ({ kind: 'envelope' } & MailgunEnvelope) | { kind: 'native'; data: Record<string, unknown> };
 
 function formOf(body: unknown): Form {
-  if (isObject(body) && isObject(body.signature) && isObject(body['event-data']))
-    return { kind: 'envelope', signature: body.signature, data: body['event-data'] };
+  const envelope = mailgunEnvelopeOf(body);
+  if (envelope) return { kind: 'envelope', ...envelope };
   if (isObject(body) && typeof body.event === 'string' && !('signature' in body)) return { kind: 'native', data: body };
   throw malformed('Expected {signature, event-data}, or a Brevo event');
 }

@@ -6,6 +6,7 @@ import { escapeHtml } from '../shared/html';
 import { CHANGELOG_CONFIRM_PATH } from '../shared/paths';
 import { CHANGELOG_CONFIRMATION_JOB } from './jobs';
 import { subscriptionOfLink } from './subscription-links';
+import { noReplyAddress } from '../shared/mail-ids';
 
 const PURPOSE = 'changelog-confirm';
 /** How long before the same subscription's address may be asked again (unless it unsubscribed since). */
@@ -57,7 +58,7 @@ export class ChangelogConsent {
     const token = await this.signer.sign(PURPOSE, [subscriptionId]);
     const link = `${this.config.publicUrl}${CHANGELOG_CONFIRM_PATH}?token=${encodeURIComponent(token)}`;
     await this.mailer.send({
-      from: `no-reply@${new URL(this.config.publicUrl).hostname}`,
+      from: noReplyAddress(this.config.publicUrl),
       to: String(row.email),
       subject: 'Please confirm: API change notices',
       text: `Hello,\n\nsomeone asked that this address receive notices of API changes. To receive them, confirm by opening this link:\n${link}\n\nIf you did not ask for it, ignore this mail: nothing will be sent.\n`,

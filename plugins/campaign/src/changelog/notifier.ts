@@ -6,6 +6,7 @@ import { postSigned, retryDelayMs } from '../shared/webhook-poster';
 import { ChangelogSecrets } from './secrets';
 import { ChangelogUnsubscribe } from './unsubscribe';
 import { claimDue, keepLock } from '../shared/leased-rows';
+import { noReplyAddress } from '../shared/mail-ids';
 
 /** Notices read at a time, and sent at once. */
 const BATCH = 50;
@@ -162,7 +163,7 @@ export class ChangelogNotifier {
     const link = await this.unsubscribes.link(notice.subscriptionId);
     try {
       await this.mailer.send({
-        from: `no-reply@${new URL(this.config.publicUrl).hostname}`,
+        from: noReplyAddress(this.config.publicUrl),
         to: notice.email,
         subject: notice.title,
         headers: { 'List-Unsubscribe': `<${link}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },

@@ -21,32 +21,22 @@ export async function engagementMoves(
   organizationId: number,
   subscriberIds: number[],
   day: string,
-): Promise<{ moved: number[]; byDay: Map<string, Metrics> }> {
+): Promise<Map<string, Metrics>> {
   const ids = [...new Set(subscriberIds)].sort((a, b) => a - b);
   const byDay = new Map<string, Metrics>();
-  const moved: number[] = [];
   for (let i = 0; i < ids.length; i += CHUNK) {
     const rows: Array<Record<string, unknown>> = await trx('subscribers')
       .where('organization_id', organizationId)
       .whereIn('id', ids.slice(i, i + CHUNK))
       .andWhere((q) => q.whereNull('last_engaged_day').orWhere('last_engaged_day', '<', day))
       .forUpdate()
-      .select('id', 'last_engaged_day');
+      .select('last_engaged_day');
     for (const r of rows) {
-      moved.push(toInt(r.id));
       bump(byDay, day, 1);
       if (r.last_engaged_day) bump(byDay, String(r.last_engaged_day), -1);
     }
   }
-  return { moved, byDay };
-}
-
-/** Sets the latest engagement day of subscribers engagementMoves found. */
-export async function setEngagementDay(trx: Knex.Transaction, subscriberIds: number[], day: string): Promise<void> {
-  for (let i = 0; i < subscriberIds.length; i += CHUNK)
-    await trx('subscribers')
-      .whereIn('id', subscriberIds.slice(i, i + CHUNK))
-      .update({ last_engaged_day: day });
+  return byDay;
 }
 
 /** Takes deleted subscribers out of the day counts of their latest engagement. */

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { addMetricsByDay, dayOf, Metrics } from './daily-metrics';
-import { engagementMoves, setEngagementDay } from './engagement-days';
+import { engagementMoves } from './engagement-days';
 import { mailMetricOf, METRIC } from './metric-names';
 
 /**
@@ -26,7 +26,7 @@ export class MailCounts {
   readonly day: string;
   private readonly metrics = new Map<number, Metrics>();
   private readonly engaged = new Map<number, number[]>();
-  private moves: Map<number, Map<string, Metrics>> | null = null;
+  private readonly moves = new Map<number, Map<string, Metrics>>();
 
   constructor(private readonly at: Date) {
     this.day = dayOf(at);
@@ -44,24 +44,18 @@ export class MailCounts {
   }
 
   /**
-   * Reads the engaged subscribers' previous engagement days before the caller's own UPDATE of their rows
-   * sets `last_engaged_day` to this.day (the mail-event ledger folds it into its counter increments).
+   * Reads the engaged subscribers' previous engagement days, before the caller's own UPDATE of their rows
+   * sets `last_engaged_day` to this.day (the mail-event ledger folds it into its counter increments); `save`
+   * writes the day counts' moves.
    */
   async readEngagement(trx: Knex.Transaction): Promise<void> {
-    this.moves = new Map();
-    for (const [org, ids] of this.engaged) this.moves.set(org, (await engagementMoves(trx, org, ids, this.day)).byDay);
+    for (const [org, ids] of this.engaged) this.moves.set(org, await engagementMoves(trx, org, ids, this.day));
   }
 
   async save(trx: Knex.Transaction): Promise<void> {
     const orgs = [...new Set([...this.metrics.keys(), ...this.engaged.keys()])].sort((a, b) => a - b);
     for (const org of orgs) {
-      let byDay = this.moves?.get(org);
-      if (!byDay && this.engaged.has(org)) {
-        const found = await engagementMoves(trx, org, this.engaged.get(org)!, this.day);
-        await setEngagementDay(trx, found.moved, this.day);
-        byDay = found.byDay;
-      }
-      byDay ??= new Map();
+      const byDay = this.moves.get(org) ?? new Map<string, Metrics>();
       const today = byDay.get(this.day) ?? byDay.set(this.day, {}).get(this.day)!;
       for (const [metric, n] of Object.entries(this.metrics.get(org) ?? {})) today[metric] = (today[metric] ?? 0) + n;
       await addMetricsByDay(trx, org, byDay);

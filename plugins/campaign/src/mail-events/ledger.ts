@@ -47,19 +47,19 @@ export class MailEventLedger {
   ) {}
 
   async apply(trx: Knex.Transaction, now: Date, events: MailEvent[]): Promise<void> {
+    // Recorded events add to the timelines. Our link's unsubscribe is recorded here, once per message and
+    // subscriber: one recorded before (the subscriber came back and left again) moves the status only.
     const recorded: MailEvent[] = [];
-    for (const e of events)
-      if (e.source.kind === 'provider') recorded.push(e);
-      else if (e.source.kind === 'link' && e.messageId !== null && e.subscriberId !== null) {
-        const ids = { organizationId: e.organizationId, messageId: e.messageId, subscriberId: e.subscriberId };
-        if (await recordLinkUnsubscribe(trx, ids, now)) recorded.push(e);
+    const counting: MailEvent[] = [];
+    for (const e of events) {
+      if (e.source.kind === 'link') {
+        const ids = { organizationId: e.organizationId, messageId: e.messageId!, subscriberId: e.subscriberId! };
+        if (e.messageId === null || e.subscriberId === null || !(await recordLinkUnsubscribe(trx, ids, now))) continue;
       }
-    const linkRepeats = new Set(events.filter((e) => e.source.kind === 'link' && !recorded.includes(e)));
-    const counted = await this.counted(
-      trx,
-      now,
-      events.filter((e) => !linkRepeats.has(e)),
-    );
+      if (e.source.kind === 'provider' || e.source.kind === 'link') recorded.push(e);
+      counting.push(e);
+    }
+    const counted = await this.counted(trx, now, counting);
     await this.count(trx, now, counted);
     await this.tell(trx, now, counted);
     await addToTimelines(
@@ -132,20 +132,22 @@ export class MailEventLedger {
       (a, b) => a - b,
     );
     if (!messages.length || !subscribers.length) return mails;
-    // The message's sends, then its recipients' rows by primary key (send, subscriber).
+    // The mails' sends: a tracked link names its own; a provider's event, every send of its message. Then
+    // the recipients' rows by primary key (send, subscriber).
     const messageOf = new Map<number, number>(
-      (await trx('message_sends').whereIn('message_id', messages).select('id', 'message_id')).map(
-        (s: Record<string, unknown>) => [toInt(s.id), toInt(s.message_id)],
-      ),
+      events.filter((e) => e.sendId !== undefined).map((e) => [e.sendId!, e.messageId!]),
     );
+    const unsent = [...new Set(events.filter((e) => e.sendId === undefined).map((e) => e.messageId!))];
+    if (unsent.length)
+      for (const s of await trx('message_sends').whereIn('message_id', unsent).select('id', 'message_id'))
+        messageOf.set(toInt(s.id), toInt(s.message_id));
     if (!messageOf.size) return mails;
     for (let i = 0; i < subscribers.length; i += CHUNK) {
-      const query = trx('send_recipients')
+      const rows: Array<Record<string, unknown>> = await trx('send_recipients')
         .whereIn('send_id', [...messageOf.keys()])
         .whereIn('subscriber_id', subscribers.slice(i, i + CHUNK))
         .orderBy(['send_id', 'subscriber_id'])
         .select('send_id', 'subscriber_id', 'opened_at', 'clicked_at');
-      const rows: Array<Record<string, unknown>> = await query;
       for (const r of rows) {
         const mail = { sendId: toInt(r.send_id), opened: r.opened_at !== null, clicked: r.clicked_at !== null };
         mails.set(`s${mail.sendId}.${toInt(r.subscriber_id)}`, mail);

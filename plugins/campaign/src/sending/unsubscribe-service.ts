@@ -37,24 +37,25 @@ export class UnsubscribeService {
   async unsubscribe(token: string): Promise<{ email: string; test?: boolean }> {
     const ids = await this.links.read(token);
     if (!ids) throw invalid();
-    const { email, test } = await this.describe(token);
-    if (test) return { email, test };
+    if (ids.subscriberId === TEST_RECIPIENT) return { email: '', test: true };
     const now = this.clock.now();
     await ensureStatusCountRows(this.knex, ids.organizationId);
-    await transactionWithRetry(this.knex, async (trx) => {
+    const email = await transactionWithRetry(this.knex, async (trx) => {
       const [current] = await this.writer.locked(trx, ids.organizationId, [ids.subscriberId]);
-      if (!current || current.status === 'unsubscribed') return;
-      await this.ledger.apply(trx, now, [
-        {
-          type: 'unsubscribed',
-          organizationId: ids.organizationId,
-          messageId: ids.messageId,
-          subscriberId: ids.subscriberId,
-          occurredAt: now,
-          source: { kind: 'link' },
-          email,
-        },
-      ]);
+      if (!current) throw invalid();
+      if (current.status !== 'unsubscribed')
+        await this.ledger.apply(trx, now, [
+          {
+            type: 'unsubscribed',
+            organizationId: ids.organizationId,
+            messageId: ids.messageId,
+            subscriberId: ids.subscriberId,
+            occurredAt: now,
+            source: { kind: 'link' },
+            email: current.email,
+          },
+        ]);
+      return current.email;
     });
     return { email };
   }

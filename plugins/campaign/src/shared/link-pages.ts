@@ -3,7 +3,7 @@ import { AppError, PluginApi } from '@switchboard/core';
 import { escapeHtml } from './html';
 
 /** The HTML pages of the links people open from mail (unsubscribe, confirm): a signed token is the proof. */
-export const tokenQuery = {
+const tokenQuery = {
   type: 'object',
   required: ['token'],
   properties: { token: { type: 'string', minLength: 3, maxLength: 200 } },
@@ -13,8 +13,8 @@ export const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
   `<title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
 
-export const HTML_PAGE = { description: 'an HTML page', contentType: 'text/html', schema: { type: 'string' } };
-export const NOT_VALID_PAGE = {
+const HTML_PAGE = { description: 'an HTML page', contentType: 'text/html', schema: { type: 'string' } };
+const NOT_VALID_PAGE = {
   404: { description: 'an HTML page: the link is not valid', contentType: 'text/html', schema: { type: 'string' } },
 };
 
@@ -22,7 +22,7 @@ export const NOT_VALID_PAGE = {
  * A person opens these links in a browser: a link that is not valid answers a 404 page, not the API's
  * JSON envelope.
  */
-export async function orNotFoundPage(http: Context, answer: () => Promise<string>): Promise<string> {
+async function orNotFoundPage(http: Context, answer: () => Promise<string>): Promise<string> {
   http.type = 'html';
   try {
     return await answer();

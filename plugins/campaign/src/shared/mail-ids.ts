@@ -7,3 +7,6 @@ export const mailIdDomain = (publicUrl: string): string => new URL(publicUrl).ho
 /** A test mail's Message-ID: `test.<message>.<time>` (the event linker recognizes none of it as a send's mail). */
 export const testMailId = (publicUrl: string, messageId: number, at: Date): string =>
   `test.${messageId}.${at.getTime()}@${mailIdDomain(publicUrl)}`;
+
+/** The sender of mail that is nobody's in particular (confirmations, changelog notices): on the same host. */
+export const noReplyAddress = (publicUrl: string): string => `no-reply@${mailIdDomain(publicUrl)}`;

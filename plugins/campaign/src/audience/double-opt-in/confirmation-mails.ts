@@ -7,6 +7,7 @@ import { escapeHtml } from '../../shared/html';
 import { SubscriberWriter } from '../subscribers';
 import { SenderProfilesService } from '../../content/sender-profiles';
 import type { ConfirmationJob } from '../../shared/confirmation-job';
+import { noReplyAddress } from '../../shared/mail-ids';
 
 /** Double opt-in: a queued mail with a signed link, and the confirmation of that link. */
 @injectable()
@@ -28,9 +29,7 @@ export class ConfirmationMails {
     const sender = await this.senders.defaultFor(job.organizationId);
     const token = await this.signer.sign('confirm', [job.organizationId, job.subscriberId]);
     const link = `${this.config.publicUrl}${CONFIRM_PATH}?token=${encodeURIComponent(token)}`;
-    const from = sender
-      ? `"${sender.from_name}" <${sender.from_email}>`
-      : `no-reply@${new URL(this.config.publicUrl).hostname}`;
+    const from = sender ? `"${sender.from_name}" <${sender.from_email}>` : noReplyAddress(this.config.publicUrl);
     await this.mailer.send({
       from,
       to: subscriber.email,

@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import { describeEachBackend, ManualClock } from '@switchboard/core/testing';
-import { addServer, checkResults, monitorFixture, MonitorFixture, organization } from '../../shared/tests/support';
+import {
+  addServer,
+  checkResults,
+  monitorFixture,
+  MonitorFixture,
+  organization,
+  rowCount,
+} from '../../shared/tests/support';
 
 const DAY = 86_400_000;
 
@@ -12,8 +19,7 @@ describeEachBackend('server-monitor: purge', (backend) => {
     f.engine.startWorkers();
   });
   after(async () => f?.close());
-  const count = async (table: string, where: Record<string, unknown>) =>
-    Number((await f.engine.knex(table).where(where).count({ n: '*' }))[0].n);
+  const count = (table: string, where: Record<string, unknown>) => rowCount(f.engine.knex, table, where);
 
   it('purges logs and results beyond each plan retention in batches, for all or one organization', async () => {
     const free = await organization(f.engine, { plan: 'free' });

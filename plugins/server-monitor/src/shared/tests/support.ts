@@ -138,3 +138,8 @@ export async function checkResults(knex: Knex, serverId: number, now: Date, ages
   }));
   for (let i = 0; i < rows.length; i += 400) await knex('monitor_check_results').insert(rows.slice(i, i + 400));
 }
+
+/** How many rows of a table match. */
+export async function rowCount(knex: Knex, table: string, where: Record<string, unknown>): Promise<number> {
+  return Number((await knex(table).where(where).count({ n: '*' }))[0].n);
+}

@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import { describeEachBackend, ManualClock, waitFor } from '@switchboard/core/testing';
-import { addServer, checkResults, monitorFixture, MonitorFixture, organization } from '../../shared/tests/support';
+import {
+  addServer,
+  checkResults,
+  monitorFixture,
+  MonitorFixture,
+  organization,
+  rowCount,
+} from '../../shared/tests/support';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -13,8 +20,7 @@ describeEachBackend('server-monitor: uptime', (backend) => {
     f.engine.startWorkers();
   });
   after(async () => f?.close());
-  const count = async (table: string, where: Record<string, unknown>) =>
-    Number((await f.engine.knex(table).where(where).count({ n: '*' }))[0].n);
+  const count = (table: string, where: Record<string, unknown>) => rowCount(f.engine.knex, table, where);
 
   it('recomputes 24 h / 7 d / 30 d uptime of one server, of all, and of those marked', async () => {
     const org = await organization(f.engine, { plan: 'pro' });
