@@ -23,6 +23,7 @@ export { transactionWithRetry, isRetryableConflict, WriteConflict } from './db/r
 export { GroupCommit } from './db/group-commit';
 export type { GroupCommitOptions } from './db/group-commit';
 export { schemaFingerprint, checkSchemaSnapshot, listTables } from './db/schema-fingerprint';
+export { withoutSqliteForeignKeys } from './db/sqlite-table-copies';
 export { Migrator, loadMigrationFiles } from './db/migrations';
 export type { MigrationNamespace, NamespaceStatus } from './db/migrations';
 export * from './http/errors';

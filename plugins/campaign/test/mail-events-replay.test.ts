@@ -10,10 +10,10 @@ import { AnalyticsRebuild } from '../src/analytics/rebuild';
 import { TrackingLinks } from '../src/sending/tracking-links';
 import { UnsubscribeLinks } from '../src/sending/unsubscribe-links';
 import { SubscriberWriter } from '../src/audience/subscribers';
-import { COUNTERS as LEDGER_COUNTERS } from '../src/mail-events';
+import { COUNTERS as LEDGER_COUNTERS, FIRSTS } from '../src/mail-events';
 
 /** Every message counter the ledger keeps. */
-const COUNTERS = Object.values(LEDGER_COUNTERS).map((c) => c!.message);
+const COUNTERS = [...Object.values(LEDGER_COUNTERS), ...Object.values(FIRSTS)].map((c) => c!.message);
 const PROVIDER_EVENTS = ['delivered', 'open', 'click', 'bounce', 'unsubscribe', 'spamreport', 'dropped', 'processed'];
 const HOUR = 3_600_000;
 

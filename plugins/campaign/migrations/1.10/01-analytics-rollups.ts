@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { withoutSqliteForeignKeys } from '@switchboard/core';
 
 /**
  * Analytics (docs/decisions.md, Analytics): an organization's daily figures, added to in the transaction
@@ -40,13 +41,9 @@ export async function createAnalyticsSchema(knex: Knex): Promise<void> {
 export const config = { transaction: false };
 
 export async function down(knex: Knex): Promise<void> {
-  const sqlite = knex.client.config.client === 'better-sqlite3';
-  if (sqlite) await knex.raw('PRAGMA foreign_keys = OFF');
-  try {
+  await withoutSqliteForeignKeys(knex, async () => {
     if (await knex.schema.hasColumn('subscribers', 'last_engaged_day'))
       await knex.schema.alterTable('subscribers', (t) => t.dropColumn('last_engaged_day'));
     await knex.schema.dropTableIfExists('analytics_daily');
-  } finally {
-    if (sqlite) await knex.raw('PRAGMA foreign_keys = ON');
-  }
+  });
 }

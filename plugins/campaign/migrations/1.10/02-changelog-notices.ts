@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { withoutSqliteForeignKeys } from '@switchboard/core';
 
 /**
  * Changelog notices (docs/decisions.md, Changelog): the entries the host published, and one notice per
@@ -52,14 +53,10 @@ export async function addUnsubscribedAt(knex: Knex): Promise<void> {
 export const config = { transaction: false };
 
 export async function down(knex: Knex): Promise<void> {
-  const sqlite = knex.client.config.client === 'better-sqlite3';
-  if (sqlite) await knex.raw('PRAGMA foreign_keys = OFF');
-  try {
+  await withoutSqliteForeignKeys(knex, async () => {
     await knex.schema.dropTableIfExists('changelog_notices');
     await knex.schema.dropTableIfExists('changelog_entries');
     if (await knex.schema.hasColumn('changelog_subscriptions', 'unsubscribed_at'))
       await knex.schema.alterTable('changelog_subscriptions', (t) => t.dropColumn('unsubscribed_at'));
-  } finally {
-    if (sqlite) await knex.raw('PRAGMA foreign_keys = ON');
-  }
+  });
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { withoutSqliteForeignKeys } from '@switchboard/core';
 
 /**
  * Sending (docs/architecture.md, Sending): a send is one delivery of a message to lists (a message's
@@ -68,9 +69,7 @@ export async function up(knex: Knex): Promise<void> {
 export const config = { transaction: false };
 
 export async function down(knex: Knex): Promise<void> {
-  const sqlite = knex.client.config.client === 'better-sqlite3';
-  if (sqlite) await knex.raw('PRAGMA foreign_keys = OFF');
-  try {
+  await withoutSqliteForeignKeys(knex, async () => {
     if (await knex.schema.hasColumn('messages', 'track_opens'))
       await knex.schema.alterTable('messages', (t) => {
         t.dropColumn('track_opens');
@@ -80,7 +79,5 @@ export async function down(knex: Knex): Promise<void> {
       await knex.schema.alterTable('message_schedules', (t) => t.dropColumn('list_ids'));
     await knex.schema.dropTableIfExists('send_recipients');
     await knex.schema.dropTableIfExists('message_sends');
-  } finally {
-    if (sqlite) await knex.raw('PRAGMA foreign_keys = ON');
-  }
+  });
 }

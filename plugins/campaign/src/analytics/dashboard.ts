@@ -143,17 +143,17 @@ export class DashboardAnalytics {
       .where('organization_id', organizationId)
       .andWhere('count_sent', '>', 0)
       .andWhere('sent_at', '>=', new Date(`${range.from}T00:00:00Z`))
-      .orderByRaw('count_read * 1.0 / count_sent desc, count_clicked * 1.0 / count_sent desc, id desc')
+      .orderByRaw('unique_opened * 1.0 / count_sent desc, unique_clicked * 1.0 / count_sent desc, id desc')
       .limit(BEST_MESSAGES)
-      .select('id', 'name', 'subject', 'sent_at', 'count_sent', 'count_read', 'count_clicked');
+      .select('id', 'name', 'subject', 'sent_at', 'count_sent', 'unique_opened', 'unique_clicked');
     return rows.map((r) => ({
       id: toInt(r.id),
       name: String(r.name),
       subject: String(r.subject),
       sent_at: toIso(r.sent_at),
       sent: toInt(r.count_sent),
-      open_rate: rate(toInt(r.count_read), toInt(r.count_sent)),
-      click_rate: rate(toInt(r.count_clicked), toInt(r.count_sent)),
+      open_rate: rate(toInt(r.unique_opened), toInt(r.count_sent)),
+      click_rate: rate(toInt(r.unique_clicked), toInt(r.count_sent)),
     }));
   }
 }

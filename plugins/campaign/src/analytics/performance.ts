@@ -93,7 +93,7 @@ export class PerformanceAnalytics {
     const rows: Array<Record<string, unknown>> = await this.knex('messages')
       .where('organization_id', organizationId)
       .andWhere('count_sent', '>', 0)
-      .orderByRaw('count_read * 1.0 / count_sent desc, count_clicked * 1.0 / count_sent desc, id desc')
+      .orderByRaw('unique_opened * 1.0 / count_sent desc, unique_clicked * 1.0 / count_sent desc, id desc')
       .limit(RANKED)
       .select('id', 'name', 'subject', 'sent_at', ...Object.values(MAIL_COUNTER));
     return rows.map((r, i) => ({

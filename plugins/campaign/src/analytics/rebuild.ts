@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { SERVICES, toDate, toInt } from '@switchboard/core';
 import { dayOf, Metrics, METRIC, addMailMetrics } from '../daily-figures';
-import { COUNTERS, pages, replayCounted } from '../mail-events';
+import { messageCounterOf, pages, replayCounted } from '../mail-events';
 
 const INSERT_CHUNK = 500;
 
@@ -57,7 +57,7 @@ export class AnalyticsRebuild {
     );
     await replayCounted(this.knex, { organizationId: org }, (e) => {
       const day = dayOf(e.countedAt);
-      addMailMetrics(byDay.get(day) ?? byDay.set(day, {}).get(day)!, COUNTERS[e.type]!.message, e.countedAt);
+      addMailMetrics(byDay.get(day) ?? byDay.set(day, {}).get(day)!, messageCounterOf(e), e.countedAt);
     });
     const finished: Row[] = await this.knex('messages')
       .where({ organization_id: org, status: 'sent' })

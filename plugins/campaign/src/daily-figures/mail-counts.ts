@@ -11,7 +11,7 @@ export function addMailMetrics(metrics: Metrics, counter: string, at: Date, n = 
   const metric = mailMetricOf(counter);
   if (!metric) return;
   metrics[metric] = (metrics[metric] ?? 0) + n;
-  if (counter === 'count_read') {
+  if (counter === 'unique_opened') {
     const hour = METRIC.opensInHour(at.getUTCHours());
     metrics[hour] = (metrics[hour] ?? 0) + n;
   }
@@ -32,12 +32,12 @@ export class MailCounts {
     this.day = dayOf(at);
   }
 
-  /** A message counter (count_sent, count_read...) rose by n; a first open or click names its subscriber. */
+  /** A message counter (count_sent, unique_opened...) rose by n; a first open or click names its subscriber. */
   count(organizationId: number, counter: string, subscriberId?: number, n = 1): void {
     if (!mailMetricOf(counter) || !n) return;
     const metrics = this.metrics.get(organizationId) ?? this.metrics.set(organizationId, {}).get(organizationId)!;
     addMailMetrics(metrics, counter, this.at, n);
-    if (subscriberId !== undefined && (counter === 'count_read' || counter === 'count_clicked'))
+    if (subscriberId !== undefined && (counter === 'unique_opened' || counter === 'unique_clicked'))
       (this.engaged.get(organizationId) ?? this.engaged.set(organizationId, []).get(organizationId)!).push(
         subscriberId,
       );

@@ -21,12 +21,12 @@ export const METRIC = {
 export const MAIL_EVENTS = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed'] as const;
 export type MailEvent = (typeof MAIL_EVENTS)[number];
 
-/** The message counter each mail metric follows. */
+/** The message counter each mail metric follows: opens and clicks by the mails first opened and clicked. */
 export const MAIL_COUNTER: Record<MailEvent, string> = {
   sent: 'count_sent',
   delivered: 'count_delivered',
-  opened: 'count_read',
-  clicked: 'count_clicked',
+  opened: 'unique_opened',
+  clicked: 'unique_clicked',
   bounced: 'count_bounced',
   complained: 'count_complained',
   unsubscribed: 'count_stop',

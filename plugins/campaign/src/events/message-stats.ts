@@ -4,7 +4,8 @@ import { ApiGroup, idParams, ownedRow, PluginContext, SERVICES, toInt, toIsoRequ
 import { envelopes, okSchema } from '../shared/envelope';
 import { rate } from '../shared/rates';
 
-const EVENT_TYPES = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed', 'dropped'];
+/** What a timeline entry counts: the summary's events. */
+const EVENT_TYPES = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed'];
 /** The most recent hours and days a timeline shows (periods without events are left out). */
 const HOURS = 168;
 const DAYS = 366;
@@ -16,6 +17,8 @@ const SUMMARY: Record<string, string> = {
   unsubscribed: 'count_stop',
   bounced: 'count_bounced',
   complained: 'count_complained',
+  unique_opened: 'unique_opened',
+  unique_clicked: 'unique_clicked',
 };
 
 const integers = (names: string[]) => ({
@@ -40,7 +43,8 @@ export const messageStatsSchema = {
     summary: integers(Object.keys(SUMMARY)),
     rates: {
       type: 'object',
-      description: 'Percentages of sent mail, two decimals (0 before anything is sent)',
+      description:
+        'Percentages of sent mail, two decimals (0 before anything is sent); open and click rates of the mails opened and clicked (unique_opened, unique_clicked)',
       required: percentages,
       properties: Object.fromEntries(percentages.map((n) => [n, { type: 'number' }])),
     },
@@ -51,12 +55,12 @@ export const messageStatsSchema = {
         hourly: {
           type: 'array',
           items: timelineEntry,
-          description: `Provider events per hour, the last ${HOURS} hours that have any`,
+          description: `The summary's events per hour, the last ${HOURS} hours that have any`,
         },
         daily: {
           type: 'array',
           items: timelineEntry,
-          description: `Provider events per day, the last ${DAYS} days that have any`,
+          description: `The summary's events per day, the last ${DAYS} days that have any`,
         },
       },
     },
@@ -64,9 +68,9 @@ export const messageStatsSchema = {
 } as const;
 
 /**
- * A message's statistics: the summary from its counters (the same as GET /messages/{id} and the effects of
- * provider events), rates over sent mail, and the timeline from the hourly and daily counts kept as
- * events arrive: reading it costs the same at any number of events.
+ * A message's statistics: the summary from its counters (the same as GET /messages/{id}: every event, and
+ * the mails opened and clicked), rates over sent mail, and the timeline of the same events from the hourly
+ * and daily counts kept as they are counted: reading it costs the same at any number of events.
  */
 @injectable()
 export class MessageStats {
@@ -81,8 +85,8 @@ export class MessageStats {
       summary,
       rates: {
         delivery_rate: rate(summary.delivered, sent),
-        open_rate: rate(summary.opened, sent),
-        click_rate: rate(summary.clicked, sent),
+        open_rate: rate(summary.unique_opened, sent),
+        click_rate: rate(summary.unique_clicked, sent),
         unsubscribe_rate: rate(summary.unsubscribed, sent),
         bounce_rate: rate(summary.bounced, sent),
         complaint_rate: rate(summary.complained, sent),

@@ -1,6 +1,6 @@
 export { MailEventLedger } from './ledger';
-export { COUNTERS } from './mail-event';
+export { COUNTERS, FIRSTS } from './mail-event';
 export type { MailEvent, MailEventSource } from './mail-event';
-export { replayCounted, pages } from './replay';
+export { replayCounted, messageCounterOf, pages } from './replay';
 export type { CountedEvent } from './replay';
-export { addToTimelines } from './timelines';
+export { TimelineCounts } from './timelines';

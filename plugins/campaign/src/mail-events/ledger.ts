@@ -5,9 +5,9 @@ import { MailCounts } from '../daily-figures';
 import { SubscriberWriter } from '../audience/subscribers';
 import type { SubscriberStatus } from '../shared/subscriber-statuses';
 import { WebhookEvent, WebhookOutbox } from '../webhooks';
-import { COUNTERS, FIRST_MARK, MailEvent } from './mail-event';
-import { recordLinkUnsubscribe } from './own-records';
-import { addToTimelines } from './timelines';
+import { COUNTERS, CountedMailEvent, FIRSTS, MailEvent } from './mail-event';
+import { recordEngagements, recordLinkUnsubscribe } from './own-records';
+import { TimelineCounts } from './timelines';
 
 const OUTCOMES = new Set(['delivered', 'bounced', 'complained', 'unsubscribed']);
 const CHUNK = 500;
@@ -47,42 +47,42 @@ export class MailEventLedger {
   ) {}
 
   async apply(trx: Knex.Transaction, now: Date, events: MailEvent[]): Promise<void> {
-    // Recorded events add to the timelines. Our link's unsubscribe is recorded here, once per message and
-    // subscriber: one recorded before (the subscriber came back and left again) moves the status only.
-    const recorded: MailEvent[] = [];
+    // Our link's unsubscribe is recorded here, once per message and subscriber: one recorded before (the
+    // subscriber came back and left again) moves the status only.
     const counting: MailEvent[] = [];
     for (const e of events) {
       if (e.source.kind === 'link') {
         const ids = { organizationId: e.organizationId, messageId: e.messageId!, subscriberId: e.subscriberId! };
         if (e.messageId === null || e.subscriberId === null || !(await recordLinkUnsubscribe(trx, ids, now))) continue;
       }
-      if (e.source.kind === 'provider' || e.source.kind === 'link') recorded.push(e);
       counting.push(e);
     }
     const counted = await this.counted(trx, now, counting);
     await this.count(trx, now, counted);
+    await recordEngagements(trx, counted);
     await this.tell(trx, now, counted);
-    await addToTimelines(
-      trx,
-      recorded
-        .filter((e) => e.messageId !== null)
-        .map((e) => ({ message_id: e.messageId, event_type: e.type, event_at: e.occurredAt })),
-    );
+    const timeline = new TimelineCounts();
+    for (const e of counted) timeline.add(e.messageId!, e.type, e.occurredAt);
+    await timeline.save(trx);
     await this.moveStatuses(trx, events);
   }
 
-  /** The events that count: sends, outcomes of a known mail, and the first open and click of each mail. */
-  private async counted(trx: Knex.Transaction, now: Date, events: MailEvent[]): Promise<MailEvent[]> {
+  /**
+   * The events that count: sends, outcomes of a known mail, and every open and click of a mail we sent,
+   * the first of each per mail marked `first`. A click of a mail not opened yet opens it too (images are
+   * often blocked): the mail counts as opened, though no open event was seen (`opensMail`).
+   */
+  private async counted(trx: Knex.Transaction, now: Date, events: MailEvent[]): Promise<CountedMailEvent[]> {
     const mails = await this.mailRows(
       trx,
-      events.filter((e) => e.type in FIRST_MARK),
+      events.filter((e) => e.type in FIRSTS),
     );
     const marks = new Map<string, number[]>();
     const mark = (sendId: number, column: string, subscriberId: number) => {
       const key = `${sendId}\u0000${column}`;
       (marks.get(key) ?? marks.set(key, []).get(key)!).push(subscriberId);
     };
-    const counted: MailEvent[] = [];
+    const counted: CountedMailEvent[] = [];
     for (const e of events) {
       if (e.messageId === null || e.subscriberId === null) continue;
       if (e.type === 'sent') {
@@ -93,16 +93,19 @@ export class MailEventLedger {
           e.sendId !== undefined ? `s${e.sendId}.${e.subscriberId}` : `m${e.messageId}.${e.subscriberId}`,
         );
         if (!mail) continue;
-        // A click is an open too: images are often blocked.
-        if (!mail.opened) {
+        const firstOpen = !mail.opened;
+        if (firstOpen) {
           mail.opened = true;
-          mark(mail.sendId, FIRST_MARK.opened, e.subscriberId);
-          counted.push({ ...e, type: 'opened', sendId: mail.sendId, url: null });
+          mark(mail.sendId, FIRSTS.opened.mark, e.subscriberId);
         }
-        if (e.type === 'clicked' && !mail.clicked) {
-          mail.clicked = true;
-          mark(mail.sendId, FIRST_MARK.clicked, e.subscriberId);
-          counted.push({ ...e, sendId: mail.sendId });
+        if (e.type === 'opened') counted.push({ ...e, sendId: mail.sendId, first: firstOpen });
+        else {
+          const firstClick = !mail.clicked;
+          if (firstClick) {
+            mail.clicked = true;
+            mark(mail.sendId, FIRSTS.clicked.mark, e.subscriberId);
+          }
+          counted.push({ ...e, sendId: mail.sendId, first: firstClick, opensMail: firstOpen });
         }
       }
     }
@@ -162,7 +165,7 @@ export class MailEventLedger {
    * The counters and analytics of counted events: a statement per table, column and amount (the ids
    * that add the same), in id order so that two runs at once take the rows' locks alike.
    */
-  private async count(trx: Knex.Transaction, now: Date, counted: MailEvent[]): Promise<void> {
+  private async count(trx: Knex.Transaction, now: Date, counted: CountedMailEvent[]): Promise<void> {
     if (!counted.length) return;
     const increments = new Map<string, number>();
     const add = (table: string, id: number, column: string) => {
@@ -170,13 +173,17 @@ export class MailEventLedger {
       increments.set(key, (increments.get(key) ?? 0) + 1);
     };
     const analytics = new MailCounts(now);
-    for (const e of counted) {
-      const counters = COUNTERS[e.type]!;
-      add('messages', e.messageId!, counters.message);
-      if (counters.subscriber) add('subscribers', e.subscriberId!, counters.subscriber);
-      const engaged = e.type === 'opened' || e.type === 'clicked';
-      analytics.count(e.organizationId, counters.message, engaged ? e.subscriberId! : undefined);
-    }
+    const counters = (e: CountedMailEvent) => [
+      COUNTERS[e.type]!,
+      ...(e.first ? [FIRSTS[e.type as keyof typeof FIRSTS]] : []),
+      ...(e.opensMail ? [FIRSTS.opened] : []),
+    ];
+    for (const e of counted)
+      for (const c of counters(e)) {
+        add('messages', e.messageId!, c.message);
+        if (c.subscriber) add('subscribers', e.subscriberId!, c.subscriber);
+        analytics.count(e.organizationId, c.message, e.subscriberId!);
+      }
     const grouped = new Map<string, number[]>();
     for (const [key, n] of increments) {
       const [table, column, id] = key.split('\u0000');
@@ -200,7 +207,7 @@ export class MailEventLedger {
   }
 
   /** The webhook events of counted events (a test send's mail aside): each organization's in one write. */
-  private async tell(trx: Knex.Transaction, now: Date, counted: MailEvent[]): Promise<void> {
+  private async tell(trx: Knex.Transaction, now: Date, counted: CountedMailEvent[]): Promise<void> {
     const byOrganization = new Map<number, WebhookEvent[]>();
     for (const e of counted) {
       if (e.testMode) continue;
@@ -231,7 +238,7 @@ export class MailEventLedger {
 }
 
 /** A mail event's webhook payload: the mail's ids, and what its source knows (docs/decisions.md, Outbound webhooks). */
-function webhookData(e: MailEvent): Record<string, unknown> {
+function webhookData(e: CountedMailEvent): Record<string, unknown> {
   const mail = { message_id: e.messageId, subscriber_id: e.subscriberId };
   switch (e.source.kind) {
     case 'send':
@@ -242,6 +249,7 @@ function webhookData(e: MailEvent): Record<string, unknown> {
         send_id: e.sendId,
         subscriber_id: e.subscriberId,
         ...(e.type === 'clicked' ? { url: e.url ?? null } : {}),
+        first: e.first === true,
       };
     case 'link':
       return { ...mail, email: e.email ?? null, source: 'unsubscribe link' };
@@ -252,6 +260,7 @@ function webhookData(e: MailEvent): Record<string, unknown> {
         provider: e.source.provider,
         provider_event_id: e.source.providerEventId,
         ...(e.type === 'bounced' ? { bounce: e.bounce ?? 'hard' } : {}),
+        ...(e.type in FIRSTS ? { first: e.first === true } : {}),
       };
   }
 }

@@ -32,16 +32,28 @@ export interface MailEvent {
   testMode?: boolean;
 }
 
-/** The counters one counted event adds 1 to: its message's, and its subscriber's. */
+/** The counters every counted event adds 1 to: its message's, and its subscriber's (campaign spec §6). */
 export const COUNTERS: Partial<Record<EventType, { message: string; subscriber?: string }>> = {
   sent: { message: 'count_sent', subscriber: 'messages_received' },
   delivered: { message: 'count_delivered' },
-  opened: { message: 'count_read', subscriber: 'messages_opened' },
-  clicked: { message: 'count_clicked', subscriber: 'messages_clicked' },
+  opened: { message: 'count_read' },
+  clicked: { message: 'count_clicked' },
   bounced: { message: 'count_bounced' },
   complained: { message: 'count_complained' },
   unsubscribed: { message: 'count_stop' },
 };
 
-/** Opens and clicks count once per mail: the first marks the recipient's row of its send. */
-export const FIRST_MARK = { opened: 'opened_at', clicked: 'clicked_at' } as const;
+/**
+ * What a mail's first open or click adds 1 to besides (the unique figures the rates are of): the mark on the
+ * recipient's row of its send, the message's unique counter and the subscriber's (messages opened, clicked).
+ */
+export const FIRSTS = {
+  opened: { mark: 'opened_at', message: 'unique_opened', subscriber: 'messages_opened' },
+  clicked: { mark: 'clicked_at', message: 'unique_clicked', subscriber: 'messages_clicked' },
+} as const;
+
+/**
+ * An event as the ledger counted it: every counted event adds to COUNTERS, a mail's first open or click to
+ * FIRSTS too, and a click that `opensMail` (the first sign of its mail being opened) to FIRSTS.opened.
+ */
+export type CountedMailEvent = MailEvent & { first?: boolean; opensMail?: boolean };

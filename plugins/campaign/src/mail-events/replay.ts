@@ -1,25 +1,36 @@
 import type { Knex } from 'knex';
 import { toDate, toInt } from '@switchboard/core';
 import type { EventType } from '@switchboard/provider-kit';
+import { COUNTERS, FIRSTS } from './mail-event';
 
 const PAGE = 5_000;
-/** Recorded events the ledger counts as they are (opens and clicks count by the mails' first marks instead). */
+/** Recorded events the ledger counts as they are (opens and clicks: by their engagement records). */
 const RECORDED_OUTCOMES = ['delivered', 'bounced', 'complained', 'unsubscribed'] as const;
 
-/** A stored mail event as the ledger counted it, and when. */
+/**
+ * A stored mail event as the ledger counted it: an `event` adds to its COUNTERS and its timeline when it
+ * occurred; a mail's `first` open or click (its mark) to the unique figures (FIRSTS), when counted.
+ */
 export interface CountedEvent {
   type: EventType;
+  kind: 'event' | 'first';
   messageId: number;
   subscriberId: number;
   countedAt: Date;
+  occurredAt: Date;
 }
+
+/** The message counters a replayed event adds 1 to. */
+export const messageCounterOf = (e: CountedEvent): string =>
+  e.kind === 'first' ? FIRSTS[e.type as keyof typeof FIRSTS].message : COUNTERS[e.type]!.message;
 
 type Row = Record<string, unknown>;
 
 /**
  * Replays what the ledger counted, from the stored records alone, for the rebuilds: each real send's
  * mail when it was sent (sent_at), each mail's first open and click when marked (opened_at, clicked_at),
- * and each recorded delivery, bounce, complaint and unsubscribe that found its mail, when received.
+ * every open and click recorded with its mail (mail_engagements), and each recorded delivery, bounce,
+ * complaint and unsubscribe that found its mail, counted when received and shown when it occurred.
  * Of an organization, or of one of its messages.
  */
 export async function replayCounted(
@@ -34,20 +45,25 @@ export async function replayCounted(
   for (const send of sends) {
     const messageId = toInt(send.message_id);
     const real = !send.test_mode;
+    const stamp = (type: EventType, kind: CountedEvent['kind'], subscriber: unknown, at: unknown) => {
+      const countedAt = toDate(at);
+      if (countedAt) each({ type, kind, messageId, subscriberId: toInt(subscriber), countedAt, occurredAt: countedAt });
+    };
     await pages(
       knex('send_recipients').where('send_id', send.id as number),
       'subscriber_id',
       ['subscriber_id', 'sent_at', 'opened_at', 'clicked_at'],
       (r) => {
-        const subscriberId = toInt(r.subscriber_id);
-        const stamp = (type: EventType, at: unknown) => {
-          const countedAt = toDate(at);
-          if (countedAt) each({ type, messageId, subscriberId, countedAt });
-        };
-        if (real) stamp('sent', r.sent_at);
-        stamp('opened', r.opened_at);
-        stamp('clicked', r.clicked_at);
+        if (real) stamp('sent', 'event', r.subscriber_id, r.sent_at);
+        stamp('opened', 'first', r.subscriber_id, r.opened_at);
+        stamp('clicked', 'first', r.subscriber_id, r.clicked_at);
       },
+    );
+    await pages(
+      knex('mail_engagements').where('send_id', send.id as number),
+      'id',
+      ['id', 'subscriber_id', 'event_type', 'occurred_at'],
+      (r) => stamp(r.event_type as EventType, 'event', r.subscriber_id, r.occurred_at),
     );
   }
   await pages(
@@ -57,13 +73,15 @@ export async function replayCounted(
       .whereNotNull('subscriber_id')
       .whereIn('event_type', RECORDED_OUTCOMES),
     'id',
-    ['id', 'message_id', 'subscriber_id', 'event_type', 'received_at'],
+    ['id', 'message_id', 'subscriber_id', 'event_type', 'event_at', 'received_at'],
     (r) =>
       each({
         type: r.event_type as EventType,
+        kind: 'event',
         messageId: toInt(r.message_id),
         subscriberId: toInt(r.subscriber_id),
         countedAt: toDate(r.received_at)!,
+        occurredAt: toDate(r.event_at) ?? new Date(0),
       }),
   );
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { withoutSqliteForeignKeys } from '@switchboard/core';
 
 const SERVER_COLUMNS = [
   'is_up',
@@ -113,8 +114,7 @@ export const config = { transaction: false };
 
 export async function down(knex: Knex): Promise<void> {
   const sqlite = knex.client.config.client === 'better-sqlite3';
-  if (sqlite) await knex.raw('PRAGMA foreign_keys = OFF');
-  try {
+  await withoutSqliteForeignKeys(knex, async () => {
     await knex.schema.dropTableIfExists('monitor_sla_samples');
     await knex.schema.dropTableIfExists('monitor_alerts');
     await knex.schema.dropTableIfExists('monitor_certificates');
@@ -129,7 +129,5 @@ export async function down(knex: Knex): Promise<void> {
         for (const column of SERVER_COLUMNS) t.dropColumn(column);
       });
     }
-  } finally {
-    if (sqlite) await knex.raw('PRAGMA foreign_keys = ON');
-  }
+  });
 }

@@ -79,16 +79,18 @@ export const messageSchema = {
     updated_at: timestamp,
     stats: {
       type: 'object',
-      required: ['sent', 'opened', 'clicked', 'unsubscribed'],
+      required: ['sent', 'opened', 'clicked', 'unsubscribed', 'unique_opened', 'unique_clicked'],
       properties: {
         sent: { type: 'integer' },
-        opened: { type: 'integer' },
-        clicked: { type: 'integer' },
+        opened: { type: 'integer', description: 'every open event (count_read)' },
+        clicked: { type: 'integer', description: 'every click event (count_clicked)' },
         unsubscribed: { type: 'integer' },
+        unique_opened: { type: 'integer', description: 'mails opened at least once (a click counts as an open)' },
+        unique_clicked: { type: 'integer', description: 'mails clicked at least once' },
       },
     },
-    open_rate: { type: 'number', description: 'opened / sent, in percent, two decimals' },
-    click_rate: { type: 'number', description: 'clicked / sent, in percent, two decimals' },
+    open_rate: { type: 'number', description: 'unique_opened / sent, in percent, two decimals' },
+    click_rate: { type: 'number', description: 'unique_clicked / sent, in percent, two decimals' },
     delivery: {
       anyOf: [sendSchema, { type: 'null' }],
       description:

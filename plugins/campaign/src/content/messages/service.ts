@@ -8,16 +8,26 @@ import { MessageChanges, MessageListQuery, messageSchema, NewMessage } from './s
 /** A percentage of sent mail with two decimals; 0 before anything was sent. */
 import { rate } from '../../shared/rates';
 
-const COUNTERS = ['count_sent', 'count_read', 'count_clicked', 'count_stop'];
-const [sent, opened, clicked, unsubscribed] = COUNTERS.map(
-  (column) => (row: Record<string, unknown>) => toInt(row[column]),
-);
+const STATS = {
+  sent: 'count_sent',
+  opened: 'count_read',
+  clicked: 'count_clicked',
+  unsubscribed: 'count_stop',
+  unique_opened: 'unique_opened',
+  unique_clicked: 'unique_clicked',
+};
+const COUNTERS = Object.values(STATS);
+const counter = (row: Record<string, unknown>, stat: keyof typeof STATS) => toInt(row[STATS[stat]]);
 
-/** The stats and rates of a message are computed from its counter columns; every other field is a column. */
+/**
+ * The stats and rates of a message are computed from its counter columns (rates of the mails opened and
+ * clicked); every other field is a column.
+ */
 const toMessage = rowMapper(messageSchema, {
-  stats: (row) => ({ sent: sent(row), opened: opened(row), clicked: clicked(row), unsubscribed: unsubscribed(row) }),
-  open_rate: (row) => rate(opened(row), sent(row)),
-  click_rate: (row) => rate(clicked(row), sent(row)),
+  stats: (row) =>
+    Object.fromEntries(Object.keys(STATS).map((stat) => [stat, counter(row, stat as keyof typeof STATS)])),
+  open_rate: (row) => rate(counter(row, 'unique_opened'), counter(row, 'sent')),
+  click_rate: (row) => rate(counter(row, 'unique_clicked'), counter(row, 'sent')),
   // Read by get() alone: a page of messages does not read their sends.
   delivery: () => null,
 });

@@ -45,6 +45,8 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
         'count_bounced',
         'count_stop',
         'count_complained',
+        'unique_opened',
+        'unique_clicked',
       )) as Record<string, number>;
   const events = async () => Number((await f.engine.knex('inbound_events').count({ n: '*' }))[0].n);
   const post = (path: string, body: string, headers: Record<string, string>) =>
@@ -108,8 +110,11 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     expect(res.body.data).to.deep.equal({ received: 5, recorded: 5 });
     const after = await counters();
     expect(Number(after.count_delivered) - Number(before.count_delivered)).to.equal(1);
-    expect(Number(after.count_read) - Number(before.count_read), 'opens: once per recipient').to.equal(1);
-    expect(Number(after.count_clicked) - Number(before.count_clicked)).to.equal(1);
+    const added = (column: string) => Number(after[column]) - Number(before[column]);
+    expect(added('count_read'), 'every open counts').to.equal(2);
+    expect(added('unique_opened'), 'the mail opened').to.equal(1);
+    expect(added('count_clicked')).to.equal(1);
+    expect(added('unique_clicked')).to.equal(1);
     expect(Number(after.count_bounced) - Number(before.count_bounced)).to.equal(1);
     expect((await f.api().get(`/subscribers/${alan}`).expect(200)).body.data.status).to.equal('bounced');
     expect((await f.api().get(`/subscribers/${ada}`).expect(200)).body.data).to.include({
@@ -133,34 +138,41 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     // Without ?endpoint: the provider's only active endpoint.
     await post('/webhook/provider_a', batch, signProviderA('sg-secret-1', batch)).expect(200);
 
-    // Statistics: the summary is the counters GET /messages/{id} shows too; the timeline counts every event.
+    // Statistics: the summary is the counters GET /messages/{id} shows too; the timeline counts the same events.
     const stats = (await f.api().get(`/messages/${message}/stats`).expect(200)).body.data;
     const shown = (await f.api().get(`/messages/${message}`).expect(200)).body.data;
     expect(stats.summary).to.deep.equal({
       sent: 2,
       delivered: 1,
-      opened: 1,
-      clicked: 1,
-      unsubscribed: 0,
-      bounced: 1,
-      complained: 0,
-    });
-    expect(shown.stats).to.deep.include({ sent: 2, opened: 1, clicked: 1, unsubscribed: 0 });
-    expect(stats.rates).to.include({ delivery_rate: 50, open_rate: 50, bounce_rate: 50, complaint_rate: 0 });
-    const hour = new Date(Math.floor(at / 3600) * 3600_000).toISOString();
-    const day = `${hour.slice(0, 10)}T00:00:00.000Z`;
-    const counts = {
-      sent: 0,
-      delivered: 1,
       opened: 2,
       clicked: 1,
+      unsubscribed: 0,
       bounced: 1,
       complained: 0,
+      unique_opened: 1,
+      unique_clicked: 1,
+    });
+    expect(shown.stats).to.deep.include({
+      sent: 2,
+      opened: 2,
+      clicked: 1,
       unsubscribed: 0,
-      dropped: 0,
-    };
-    expect(stats.timeline.hourly).to.deep.equal([{ period_start: hour, ...counts }]);
-    expect(stats.timeline.daily).to.deep.equal([{ period_start: day, ...counts }]);
+      unique_opened: 1,
+      unique_clicked: 1,
+    });
+    expect(stats.rates).to.include({ delivery_rate: 50, open_rate: 50, bounce_rate: 50, complaint_rate: 0 });
+    const { unique_opened: _o, unique_clicked: _c, ...events } = stats.summary;
+    for (const period of ['hourly', 'daily']) {
+      const entries: Array<Record<string, number>> = stats.timeline[period];
+      const sums = Object.fromEntries(Object.keys(events).map((e) => [e, entries.reduce((n, t) => n + t[e], 0)]));
+      expect(sums, `${period} sums`).to.deep.equal(events);
+    }
+    // The provider's events in the hour and day they occurred (our sends in theirs).
+    const hour = new Date(Math.floor(at / 3600) * 3600_000).toISOString();
+    const day = `${hour.slice(0, 10)}T00:00:00.000Z`;
+    const theirs = { delivered: 1, opened: 2, clicked: 1, bounced: 1, complained: 0, unsubscribed: 0 };
+    expect(stats.timeline.hourly.find((t: any) => t.period_start === hour)).to.include(theirs);
+    expect(stats.timeline.daily.find((t: any) => t.period_start === day)).to.include(theirs);
     await f
       .api(await createTenant(f.engine))
       .get(`/messages/${message}/stats`)

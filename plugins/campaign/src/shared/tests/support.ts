@@ -3,6 +3,7 @@ import { createAnalyticsSchema } from '../../../migrations/1.10/01-analytics-rol
 import { addUnsubscribedAt } from '../../../migrations/1.10/02-changelog-notices';
 import { addConfirmedAt } from '../../../migrations/1.11/01-changelog-consent';
 import { addAskedAt } from '../../../migrations/1.11/02-changelog-asked-at';
+import { addEngagementSchema } from '../../../migrations/1.12/01-every-open-counted';
 import { up as createWebhookTables } from '../../../migrations/1.10/03-outbound-webhooks';
 import type { Server } from 'node:http';
 import type { AppConfig, Clock, Engine } from '@switchboard/core';
@@ -81,6 +82,8 @@ export async function campaignAtVersion(
     await addConfirmedAt(engine.knex);
     await addAskedAt(engine.knex);
   }
+  // Every open and click is counted and recorded (1.12).
+  if (Number(version.split('.')[1]) < 12) await addEngagementSchema(engine.knex);
   const tenant = await createTenant(engine);
   const server = engine.http().listen(0);
   return {

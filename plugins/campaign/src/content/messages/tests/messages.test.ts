@@ -25,18 +25,23 @@ describeEachBackend('campaign: messages', (backend) => {
       ...draft,
       status: 'draft',
       sent_at: null,
-      stats: { sent: 0, opened: 0, clicked: 0, unsubscribed: 0 },
+      stats: { sent: 0, opened: 0, clicked: 0, unsubscribed: 0, unique_opened: 0, unique_clicked: 0 },
       open_rate: 0,
       click_rate: 0,
     });
     const id = created.body.data.id;
-    await f.engine
-      .knex('messages')
-      .where({ id })
-      .update({ count_sent: 200, count_read: 50, count_clicked: 7, count_stop: 1 });
+    await f.engine.knex('messages').where({ id }).update({
+      count_sent: 200,
+      count_read: 90,
+      count_clicked: 9,
+      count_stop: 1,
+      unique_opened: 50,
+      unique_clicked: 7,
+    });
     const read = await f.api().get(`/messages/${id}`).expect(200);
+    // Rates are of the mails opened and clicked, not of every open and click.
     expect(read.body.data).to.deep.include({
-      stats: { sent: 200, opened: 50, clicked: 7, unsubscribed: 1 },
+      stats: { sent: 200, opened: 90, clicked: 9, unsubscribed: 1, unique_opened: 50, unique_clicked: 7 },
       open_rate: 25,
       click_rate: 3.5,
     });
