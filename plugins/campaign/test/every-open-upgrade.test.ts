@@ -9,8 +9,9 @@ const HOUR = 3_600_000;
 
 /**
  * Issue 24: 1.12 counts every open and click. A 1.11 database counted a mail's first open and click only;
- * upgraded, those figures become the unique ones, its marks the first engagement records, and a rebuild
- * gives back what 1.11 counted; opens after the upgrade each count. A rollback keeps every send and count.
+ * upgraded, those figures become the unique ones and its marks the first tracked records (but where a
+ * provider reported the open: its records count). A rebuild gives back 1.11's tracked opens and every
+ * provider open recorded; opens after the upgrade each count. A rollback keeps every send and count.
  */
 describeEachBackend('campaign: upgrading to 1.12 (every open and click counted)', (backend) => {
   let at: Awaited<ReturnType<typeof campaignAtVersion>> | undefined;
@@ -27,14 +28,15 @@ describeEachBackend('campaign: upgrading to 1.12 (every open and click counted)'
     const subscribers: number[] = [];
     for (const email of ['ada@old.test', 'alan@old.test', 'grace@old.test'])
       subscribers.push((await api.post('/subscribers', { email }).expect(201)).body.data.id);
-    // As 1.11 counted them: Ada opened and clicked, Alan clicked (his click counted an open), Grace nothing.
+    // As 1.11 counted them: Ada opened and clicked, Alan clicked (his click counted an open), both tracked;
+    // Grace's provider reported two opens (recorded both, counted one).
     const [message] = await knex('messages').insert({
       organization_id: org,
       name: 'Old',
       subject: 'Old news',
       status: 'sent',
       count_sent: 3,
-      count_read: 2,
+      count_read: 3,
       count_clicked: 2,
       sent_at: sent,
       created_at: sent,
@@ -53,8 +55,26 @@ describeEachBackend('campaign: upgrading to 1.12 (every open and click counted)'
     await knex('send_recipients').insert([
       { send_id: send, subscriber_id: ada, state: 'sent', sent_at: sent, opened_at: later(1), clicked_at: later(2) },
       { send_id: send, subscriber_id: alan, state: 'sent', sent_at: sent, opened_at: later(3), clicked_at: later(3) },
-      { send_id: send, subscriber_id: grace, state: 'sent', sent_at: sent, opened_at: null, clicked_at: null },
+      { send_id: send, subscriber_id: grace, state: 'sent', sent_at: sent, opened_at: later(4), clicked_at: null },
     ]);
+    await knex('inbound_events').insert(
+      [4, 5].map((hours) => ({
+        organization_id: org,
+        webhook_endpoint_id: null,
+        provider: 'provider_a',
+        provider_event_id: `open:${hours}`,
+        message_id: message,
+        subscriber_id: grace,
+        recipient: 'grace@old.test',
+        event_type: 'opened',
+        bounce: null,
+        provider_message_id: null,
+        payload: '{}',
+        event_at: later(hours),
+        received_at: later(hours),
+        receipt: 'old',
+      })),
+    );
     const counters = async () =>
       knex('messages')
         .where({ id: message })
@@ -62,12 +82,23 @@ describeEachBackend('campaign: upgrading to 1.12 (every open and click counted)'
 
     const applied = await engine.migrator().latest({ plugin: 'campaign' });
     expect(applied).to.deep.equal([{ plugin: 'campaign', applied: ['1.12/01-every-open-counted'] }]);
-    const upgraded = { count_sent: 3, count_read: 2, count_clicked: 2, unique_opened: 2, unique_clicked: 2 };
+    const upgraded = { count_sent: 3, count_read: 3, count_clicked: 2, unique_opened: 3, unique_clicked: 2 };
     expect(numbers(await counters())).to.deep.equal(upgraded);
-    expect(await knex('mail_engagements').where({ send_id: send }).count({ n: '*' })).to.deep.equal([{ n: 4 }]);
-    // A rebuild from the records gives back what 1.11 counted.
+    // Ada's and Alan's marks are tracked records now; Grace's open is her provider's records.
+    expect(
+      (await knex('tracked_events').where({ send_id: send }).orderBy('id').select('subscriber_id', 'event_type')).map(
+        (r: Record<string, unknown>) => [Number(r.subscriber_id), r.event_type],
+      ),
+    ).to.have.deep.members([
+      [ada, 'opened'],
+      [alan, 'opened'],
+      [ada, 'clicked'],
+      [alan, 'clicked'],
+    ]);
+    // A rebuild from the records: the tracked opens of 1.11, and both of Grace's recorded opens.
+    const rebuiltCounts = { ...upgraded, count_read: 4 };
     const rebuilt = await campaignContainer(engine).resolve(StatsRebuild).run(org, message);
-    expect(rebuilt).to.include(upgraded);
+    expect(rebuilt).to.include(rebuiltCounts);
 
     // Ada reads it again, twice: two opens counted, still one mail opened.
     const links = await campaignContainer(engine)
@@ -76,20 +107,20 @@ describeEachBackend('campaign: upgrading to 1.12 (every open and click counted)'
     const pixel = links.open!.slice(links.open!.indexOf('/api/campaign') + '/api/campaign'.length);
     await api.get(pixel).expect(200);
     await api.get(pixel).expect(200);
-    const now = { ...upgraded, count_read: 4 };
+    const now = { ...rebuiltCounts, count_read: 6 };
     expect(numbers(await counters())).to.deep.equal(now);
     const shown = (await api.get(`/messages/${message}`).expect(200)).body.data;
-    expect(shown.stats).to.deep.include({ opened: 4, clicked: 2, unique_opened: 2, unique_clicked: 2 });
-    expect(shown.open_rate).to.equal(66.67);
+    expect(shown.stats).to.deep.include({ opened: 6, clicked: 2, unique_opened: 3, unique_clicked: 2 });
+    expect(shown.open_rate).to.equal(100);
     expect(await campaignContainer(engine).resolve(StatsRebuild).run(org, message)).to.include(now);
 
     // Back to 1.11: every send and recipient kept (SQLite copies `messages` to drop a column), the totals too.
     await engine.migrator().rollback({ plugin: 'campaign', to: '1.11' });
-    expect(await knex.schema.hasTable('mail_engagements')).to.equal(false);
+    expect(await knex.schema.hasTable('tracked_events')).to.equal(false);
     expect(await knex.schema.hasColumn('messages', 'unique_opened')).to.equal(false);
     expect(await knex('send_recipients').where({ send_id: send }).count({ n: '*' })).to.deep.equal([{ n: 3 }]);
     expect(numbers(await knex('messages').where({ id: message }).first('count_read', 'count_clicked'))).to.deep.equal({
-      count_read: 4,
+      count_read: 6,
       count_clicked: 2,
     });
   });

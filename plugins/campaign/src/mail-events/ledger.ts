@@ -6,7 +6,7 @@ import { SubscriberWriter } from '../audience/subscribers';
 import type { SubscriberStatus } from '../shared/subscriber-statuses';
 import { WebhookEvent, WebhookOutbox } from '../webhooks';
 import { COUNTERS, CountedMailEvent, FIRSTS, MailEvent } from './mail-event';
-import { recordEngagements, recordLinkUnsubscribe } from './own-records';
+import { recordLinkUnsubscribe, recordTracked } from './own-records';
 import { TimelineCounts } from './timelines';
 
 const OUTCOMES = new Set(['delivered', 'bounced', 'complained', 'unsubscribed']);
@@ -59,7 +59,7 @@ export class MailEventLedger {
     }
     const counted = await this.counted(trx, now, counting);
     await this.count(trx, now, counted);
-    await recordEngagements(trx, counted);
+    await recordTracked(trx, counted);
     await this.tell(trx, now, counted);
     const timeline = new TimelineCounts();
     for (const e of counted) timeline.add(e.messageId!, e.type, e.occurredAt);
@@ -68,8 +68,8 @@ export class MailEventLedger {
   }
 
   /**
-   * The events that count: sends, outcomes of a known mail, and every open and click of a mail we sent,
-   * the first of each per mail marked `first`. A click of a mail not opened yet opens it too (images are
+   * The events that count: sends, and every outcome, open and click whose message and subscriber are known;
+   * a mail's first open and first click (a recipient's row of one of our sends) marked `first`. A click of a mail not opened yet opens it too (images are
    * often blocked): the mail counts as opened, though no open event was seen (`opensMail`).
    */
   private async counted(trx: Knex.Transaction, now: Date, events: MailEvent[]): Promise<CountedMailEvent[]> {
@@ -92,7 +92,12 @@ export class MailEventLedger {
         const mail = mails.get(
           e.sendId !== undefined ? `s${e.sendId}.${e.subscriberId}` : `m${e.messageId}.${e.subscriberId}`,
         );
-        if (!mail) continue;
+        // A provider's open or click of a message and subscriber it found counts (spec §6) even when no mail
+        // of ours is known to it; only a mail's marks make it unique.
+        if (!mail) {
+          if (e.source.kind === 'provider') counted.push(e);
+          continue;
+        }
         const firstOpen = !mail.opened;
         if (firstOpen) {
           mail.opened = true;

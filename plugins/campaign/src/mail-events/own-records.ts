@@ -35,24 +35,30 @@ export async function recordLinkUnsubscribe(
   return true;
 }
 
-const ENGAGEMENT_CHUNK = 500;
+const TRACKED_CHUNK = 500;
 
 /**
- * Records every counted open and click (tracked, a provider's, or the open a click implies) by its mail and
- * when it happened: what a rebuild counts `count_read`, `count_clicked` and the timelines from.
+ * Records every counted open and click our tracking saw, by its mail and when it happened: what a rebuild
+ * counts them from (a provider's opens and clicks are its recorded events).
  */
-export async function recordEngagements(
+export async function recordTracked(
   trx: Knex.Transaction,
-  counted: Array<{ type: string; sendId?: number; subscriberId: number | null; occurredAt: Date }>,
+  counted: Array<{
+    type: string;
+    source: { kind: string };
+    sendId?: number;
+    subscriberId: number | null;
+    occurredAt: Date;
+  }>,
 ): Promise<void> {
   const rows = counted
-    .filter((e) => e.type === 'opened' || e.type === 'clicked')
+    .filter((e) => e.source.kind === 'tracking' && (e.type === 'opened' || e.type === 'clicked'))
     .map((e) => ({
       send_id: e.sendId!,
       subscriber_id: e.subscriberId!,
       event_type: e.type,
       occurred_at: e.occurredAt,
     }));
-  for (let i = 0; i < rows.length; i += ENGAGEMENT_CHUNK)
-    await trx('mail_engagements').insert(rows.slice(i, i + ENGAGEMENT_CHUNK));
+  for (let i = 0; i < rows.length; i += TRACKED_CHUNK)
+    await trx('tracked_events').insert(rows.slice(i, i + TRACKED_CHUNK));
 }

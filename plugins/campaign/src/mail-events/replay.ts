@@ -4,8 +4,8 @@ import type { EventType } from '@switchboard/provider-kit';
 import { COUNTERS, FIRSTS } from './mail-event';
 
 const PAGE = 5_000;
-/** Recorded events the ledger counts as they are (opens and clicks: by their engagement records). */
-const RECORDED_OUTCOMES = ['delivered', 'bounced', 'complained', 'unsubscribed'] as const;
+/** A provider's recorded events the ledger counts, when it found their message and subscriber. */
+const RECORDED_COUNTED = ['delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed'] as const;
 
 /**
  * A stored mail event as the ledger counted it: an `event` adds to its COUNTERS and its timeline when it
@@ -29,8 +29,9 @@ type Row = Record<string, unknown>;
 /**
  * Replays what the ledger counted, from the stored records alone, for the rebuilds: each real send's
  * mail when it was sent (sent_at), each mail's first open and click when marked (opened_at, clicked_at),
- * every open and click recorded with its mail (mail_engagements), and each recorded delivery, bounce,
- * complaint and unsubscribe that found its mail, counted when received and shown when it occurred.
+ * every open and click our tracking recorded (tracked_events), and each provider's delivery, open, click,
+ * bounce, complaint and unsubscribe that found its message and subscriber (our own link's unsubscribes
+ * among them), counted when received and shown when it occurred.
  * Of an organization, or of one of its messages.
  */
 export async function replayCounted(
@@ -60,7 +61,7 @@ export async function replayCounted(
       },
     );
     await pages(
-      knex('mail_engagements').where('send_id', send.id as number),
+      knex('tracked_events').where('send_id', send.id as number),
       'id',
       ['id', 'subscriber_id', 'event_type', 'occurred_at'],
       (r) => stamp(r.event_type as EventType, 'event', r.subscriber_id, r.occurred_at),
@@ -71,7 +72,7 @@ export async function replayCounted(
       .where({ organization_id: scope.organizationId, ...(scope.messageId ? { message_id: scope.messageId } : {}) })
       .whereNotNull('message_id')
       .whereNotNull('subscriber_id')
-      .whereIn('event_type', RECORDED_OUTCOMES),
+      .whereIn('event_type', RECORDED_COUNTED),
     'id',
     ['id', 'message_id', 'subscriber_id', 'event_type', 'event_at', 'received_at'],
     (r) =>

@@ -134,7 +134,7 @@ describeEachBackend('campaign: open and click tracking', (backend) => {
     expect((await stats(id)).stats).to.include({ sent: 2, opened: 6, clicked: 6, unique_opened: 1, unique_clicked: 1 });
     // Each recorded with its mail, for a rebuild to count.
     const recorded = await f.engine
-      .knex('mail_engagements')
+      .knex('tracked_events')
       .whereIn('send_id', f.engine.knex('message_sends').where({ message_id: id }).select('id'))
       .groupBy('event_type')
       .select('event_type', f.engine.knex.raw('count(*) as n'));
