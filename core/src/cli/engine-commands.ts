@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Engine } from '../engine/engine';
 import { printResult } from './output';
+import { recordServedUrl } from '../config/served-url';
 import { runUntilSignal } from './run-until-signal';
 
 export type WithEngine = <T>(fn: (engine: Engine) => Promise<T>, keepOpen?: boolean) => Promise<T>;
@@ -16,6 +17,7 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
       withEngine(async (engine) => {
         await engine.start({ migrate: opts.migrate, workers: opts.worker, scheduler: opts.scheduler, http: true });
         const { host, port, publicUrl } = engine.config;
+        recordServedUrl(engine.config);
         engine.logger.info({ host, port, plugins: engine.plugins.map((p) => p.plugin.id) }, 'listening');
         process.stdout.write(
           startBanner(

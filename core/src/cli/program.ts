@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig, LoadConfigOptions } from '../config/load-config';
+import { withServedUrl } from '../config/served-url';
 import { loadPlugins } from '../plugin/loader';
 import { Engine, EngineOptions } from '../engine/engine';
 import type { PluginContext } from '../plugin/types';
@@ -21,7 +22,9 @@ export function buildProgram(options: CliOptions = {}): Command {
     .showHelpAfterError();
 
   let engine: Engine | undefined;
-  const open = async () => (engine ??= await Engine.create(config, options));
+  // `serve` is reached at its own HOST:PORT (or PUBLIC_URL); every other command at the URL serve recorded.
+  const open = async () =>
+    (engine ??= await Engine.create(program.args[0] === 'serve' ? config : withServedUrl(config), options));
   const withEngine: WithEngine = async (fn, keepOpen = false) => {
     try {
       return await fn(await open());

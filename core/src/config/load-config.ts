@@ -90,6 +90,7 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
     host,
     port,
     publicUrl: (env.PUBLIC_URL ?? `http://${host}:${port}`).replace(/\/$/, ''),
+    publicUrlGiven: env.PUBLIC_URL !== undefined,
     databaseUrl: env.DATABASE_URL ?? `sqlite:${path.join(dataDir, 'switchboard.sqlite')}`,
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.REDIS_PREFIX ?? 'sb',

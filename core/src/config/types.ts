@@ -35,6 +35,8 @@ export interface AppConfig {
   host: string;
   port: number;
   publicUrl: string;
+  /** Whether PUBLIC_URL was set (otherwise publicUrl is http://HOST:PORT, or what a running `serve` recorded). */
+  publicUrlGiven?: boolean;
   databaseUrl: string;
   redisUrl?: string;
   /** Every Redis key (queues, limits, locks) starts with this. */

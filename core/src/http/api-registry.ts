@@ -162,7 +162,8 @@ export class ApiGroup {
       validate.response?.(result);
       if (status !== 204) ctx.body = result;
     };
-    this.router.register(path, [method], async (ctx: Context) => {
+    // A route at the group's prefix itself: @koa/router matches a prefixed '/' without the slash too.
+    this.router.register(path || '/', [method], async (ctx: Context) => {
       if (!checkStatus) return answer(ctx);
       try {
         await answer(ctx);

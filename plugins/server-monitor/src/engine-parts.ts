@@ -1,6 +1,7 @@
 // What the engine calls of the plugin: index.ts loads this file when an engine opens, not for the CLI's command list.
 import { AppError, JobQueues, PluginApi, PluginContext, RecurringTask } from '@switchboard/core';
-import { monitorGroup } from './shared/api';
+import { MONITOR_PREFIX, monitorGroup } from './shared/api';
+import { serverRoutes } from './servers';
 import { fallbackRoutes } from './shared/fallback-routes';
 import { TIERS } from './shared/plans';
 import {
@@ -46,6 +47,8 @@ export function register(ctx: PluginContext<MonitorOptions>): void {
 }
 
 export function routes(api: PluginApi, ctx: PluginContext): void {
+  // By API token, before the spec's keyed routes: their catch-all would take these paths too.
+  serverRoutes(api.group({ prefix: `${MONITOR_PREFIX}/servers`, tag: 'server-monitor: servers', auth: 'token' }), ctx);
   const group = monitorGroup(api);
   // Before check/{type}: check/heartbeats and check/ssl are routes of their own.
   heartbeatRoutes(group, ctx);

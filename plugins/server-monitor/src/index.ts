@@ -3,6 +3,7 @@ import { definePlugin, loadOnFirstUse, PluginContext } from '@switchboard/core';
 import { checkOptionsSchema } from './checks';
 import { heartbeatCommands } from './heartbeats';
 import { notificationCommands } from './notifications';
+import { serverCommands } from './servers';
 import { monitorCommands } from './commands';
 import { sslOptionsSchema } from './ssl';
 import { monitorEnvSchema } from './shared/env';
@@ -21,6 +22,8 @@ export default definePlugin<MonitorOptions>({
   // tables. Its provider is ordered first, so an upgrade's migration 1.2 (which read users) still runs after it.
   needs: [USERS_DIRECTORY],
   migrationsDir: path.join(__dirname, '../migrations'),
+  // API tokens' permissions for the servers API (servers:read, servers:write).
+  resources: ['servers'],
   optionsSchema: {
     type: 'object',
     additionalProperties: false,
@@ -36,6 +39,7 @@ export default definePlugin<MonitorOptions>({
     heartbeatCommands(program, ctx);
     monitorCommands(program, ctx);
     notificationCommands(program, ctx);
+    serverCommands(program, ctx);
   },
   stop: (ctx) => parts().stop(ctx as PluginContext),
 });

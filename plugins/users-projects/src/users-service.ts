@@ -11,14 +11,12 @@ import {
   ownedRow,
   paginate,
   SERVICES,
+  whereContains,
 } from '@switchboard/core';
 import { normalizeUserEmail } from './normalize-email';
 import { NewUser, User, UserChanges, UserListQuery, userSchema } from './schemas';
 
 const toUser = rowMapper(userSchema);
-
-// '!' escapes LIKE wildcards the same way on SQLite and MySQL (a backslash means different things).
-const escapeLike = (s: string) => s.replace(/[!%_]/g, (c) => `!${c}`);
 
 /** Users of one organization at a time: every query is scoped by organization_id. */
 @injectable()
@@ -31,12 +29,7 @@ export class UsersService {
   async list(orgId: number, q: UserListQuery): Promise<{ items: User[]; total: number }> {
     const filtered = this.knex('users').where({ organization_id: orgId });
     if (q.role) filtered.andWhere({ role: q.role });
-    if (q.search) {
-      const like = `%${escapeLike(q.search.toLowerCase())}%`;
-      filtered.andWhere((w) =>
-        w.whereRaw("lower(name) like ? escape '!'", [like]).orWhereRaw("email like ? escape '!'", [like]),
-      );
-    }
+    if (q.search) whereContains(filtered, ['name', 'email'], q.search);
     return paginate(filtered, q, toUser.columns, toUser);
   }
 

@@ -2,7 +2,7 @@ import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
 import { SchedulesService } from './service';
 import { createScheduleBody, listSchedulesQuery, scheduleSchema, updateScheduleBody } from './schemas';
 import { envelopes, okSchema } from '../shared/envelope';
-import { objectRoutes } from '../shared/object-routes';
+import { objectRoutes } from '@switchboard/core';
 
 export function scheduleRoutes(group: ApiGroup, ctx: PluginContext): void {
   const schedules = ctx.container.resolve(SchedulesService);

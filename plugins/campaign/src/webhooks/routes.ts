@@ -1,6 +1,6 @@
 import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
 import { envelopes, okSchema, pageSchema } from '../shared/envelope';
-import { objectRoutes } from '../shared/object-routes';
+import { objectRoutes } from '@switchboard/core';
 import { WebhooksService } from './service';
 import { WebhookDeliveries } from './deliveries';
 import {

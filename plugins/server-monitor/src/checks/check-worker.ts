@@ -24,8 +24,9 @@ export class CheckWorker {
   async run(serverId: number): Promise<CheckOutcome | null> {
     const server = await this.knex('monitor_servers')
       .where({ id: serverId })
-      .first('id', 'organization_id', 'title', 'endpoint', 'status', 'is_up', 'down_alerted');
-    if (!server) return null;
+      .first('id', 'organization_id', 'title', 'endpoint', 'status', 'is_up', 'down_alerted', 'state');
+    // Paused since it was queued: nothing checks it.
+    if (!server || server.state === 'paused') return null;
     const knownDown = server.is_up !== null && !toBool(server.is_up);
     let outcome = await this.checker.check(String(server.endpoint));
     if (!outcome.up && !knownDown) {

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { AppError, Clock, JobQueues, Locks, SERVICES, toDate, toInt } from '@switchboard/core';
 import { CADENCE_MS, CheckType, plansOf, Tier, TIERS } from '../shared/plans';
 import { exclusive } from '../shared/exclusive';
+import { activeServers } from '../shared/active-servers';
 import { CHECK_JOBS } from './jobs';
 
 /** Servers read, and jobs handed to the queue, at a time. */
@@ -27,7 +28,7 @@ interface TierDispatch {
 
 /**
  * `check/{type}`: a check job per server of the type's plans in organizations with an active
- * subscription. A job's id names its server, so a server still waiting in the queue is never queued
+ * subscription (paused servers aside). A job's id names its server, so a server still waiting in the queue is never queued
  * twice; a tier dispatched less than half a cadence ago is left alone, so a repeated call does no double
  * work; an overlapping call (a lock per tier, any process) answers at once that a dispatch is running.
  */
@@ -72,9 +73,7 @@ export class CheckDispatcher {
     const result: TierDispatch = { dispatched: 0, newServers: 0, seen: 0, recent: false };
     const queue = this.queues.get(CHECK_JOBS[tier]);
     for (let after = 0; ;) {
-      const rows: Array<Record<string, unknown>> = await this.knex('monitor_servers as s')
-        .join('organizations as o', 'o.id', 's.organization_id')
-        .where('o.subscription_status', 'active')
+      const rows: Array<Record<string, unknown>> = await activeServers(this.knex)
         .whereIn('o.selected_plan', plansOf(tier))
         .andWhere('s.id', '>', after)
         .orderBy('s.id')

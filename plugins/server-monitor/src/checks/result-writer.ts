@@ -93,6 +93,8 @@ export class CheckResultWriter {
     const changes: Record<string, unknown> = {
       status: outcome.status,
       is_up: outcome.up,
+      // A server paused while its check ran stays paused.
+      state: trx.raw("CASE WHEN ?? = 'paused' THEN 'paused' ELSE ? END", ['state', outcome.up ? 'up' : 'down']),
       response_ms: outcome.responseMs,
       last_checked_at: now,
       uptime_stale: true,

@@ -2,7 +2,7 @@ import { ApiGroup, idParams, PluginContext } from '@switchboard/core';
 import { ListsService } from './service';
 import { createListBody, listSchema, membershipBody, updateListBody } from './schemas';
 import { confirmationSchema, envelopes } from '../../shared/envelope';
-import { objectRoutes } from '../../shared/object-routes';
+import { objectRoutes } from '@switchboard/core';
 
 export function listRoutes(group: ApiGroup, ctx: PluginContext): void {
   const lists = ctx.container.resolve(ListsService);

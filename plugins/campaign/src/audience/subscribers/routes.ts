@@ -12,7 +12,7 @@ import {
   updateSubscriberBody,
 } from './schemas';
 import { envelopes, okSchema } from '../../shared/envelope';
-import { objectRoutes } from '../../shared/object-routes';
+import { objectRoutes } from '@switchboard/core';
 
 export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
   const query = ctx.container.resolve(SubscriberQuery);

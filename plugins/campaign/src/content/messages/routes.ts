@@ -2,7 +2,7 @@ import { ApiGroup, PluginContext } from '@switchboard/core';
 import { MessagesService } from './service';
 import { createMessageBody, listMessagesQuery, messageSchema, updateMessageBody } from './schemas';
 import { envelopes } from '../../shared/envelope';
-import { objectRoutes } from '../../shared/object-routes';
+import { objectRoutes } from '@switchboard/core';
 
 export function messageRoutes(group: ApiGroup, ctx: PluginContext): void {
   const messages = ctx.container.resolve(MessagesService);

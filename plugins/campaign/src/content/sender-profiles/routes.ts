@@ -2,7 +2,7 @@ import { ApiGroup, PluginContext } from '@switchboard/core';
 import { SenderProfilesService } from './service';
 import { createSenderProfileBody, senderProfileSchema, updateSenderProfileBody } from './schemas';
 import { envelopes } from '../../shared/envelope';
-import { objectRoutes } from '../../shared/object-routes';
+import { objectRoutes } from '@switchboard/core';
 
 export function senderProfileRoutes(group: ApiGroup, ctx: PluginContext): void {
   const profiles = ctx.container.resolve(SenderProfilesService);

@@ -3,7 +3,7 @@ import { InboundWebhooksService } from './service';
 import { ProviderAdapters } from '../provider-adapters';
 import { createInboundWebhookBody, inboundWebhookSchema, updateInboundWebhookBody } from './schemas';
 import { envelopes } from '../../shared/envelope';
-import { objectRoutes } from '../../shared/object-routes';
+import { objectRoutes } from '@switchboard/core';
 
 export function inboundWebhookRoutes(group: ApiGroup, ctx: PluginContext): void {
   const endpoints = ctx.container.resolve(InboundWebhooksService);

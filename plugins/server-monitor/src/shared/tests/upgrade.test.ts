@@ -67,7 +67,10 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
     expect(JSON.parse(at11.emails)).to.have.length(3);
     expect(Number(at11.ssl_expiry_days)).to.equal(14);
 
+    // Its last check failed (1.1 keeps is_up): 1.2 shows it down.
+    await knex('monitor_servers').where({ id: server }).update({ is_up: false });
     await engine.migrator().latest({ plugin: 'server-monitor', to: '1.2' });
+    expect(await knex('monitor_servers').where({ id: server }).first()).to.include({ state: 'down', paused_at: null });
     const at12 = await knex('monitor_notification_settings').where({ organization_id: org }).first();
     expect(at12).to.not.have.property('emails');
     expect(JSON.parse(at12.administrators)).to.deep.equal([
@@ -84,6 +87,9 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
     expect(JSON.parse(back.emails)).to.deep.equal(['ada@old.test', 'carl@old.test', 'pager@elsewhere.test']);
     expect(Boolean(back.sms_enabled)).to.equal(true);
     expect(back).to.not.have.property('administrators');
+    const server11 = await knex('monitor_servers').where({ id: server }).first();
+    expect(server11).to.include({ title: 'Web' }).and.not.have.property('state');
+    expect(await knex('monitor_logs').where({ server_id: server }).count({ n: '*' })).to.deep.equal([{ n: 1 }]);
     expect(await knex.schema.hasTable('monitor_dispatches')).to.equal(false);
 
     await engine.migrator().rollback({ plugin: 'server-monitor', to: '1.0' });

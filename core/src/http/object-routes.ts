@@ -1,13 +1,7 @@
-import {
-  ApiGroup,
-  idParams,
-  messageBody,
-  messageEnvelopeSchema,
-  RouteHandler,
-  RouteSpec,
-  Validated,
-} from '@switchboard/core';
-import { envelopes, okSchema, pageSchema } from './envelope';
+import type { ApiGroup, RouteHandler, RouteSpec, Validated } from './api-registry';
+import { messageBody } from './envelope';
+import { linkedEnvelopes, okEnvelopeSchema as okSchema, pageEnvelopeSchema as pageSchema } from './linked-envelopes';
+import { idParams, messageEnvelopeSchema } from '../schemas/common';
 
 interface Action {
   summary: string;
@@ -31,7 +25,7 @@ export interface ObjectRoutes<Q, C, U> {
   resource: string;
   /** The object as a response sends it. */
   schema: object;
-  envelope: ReturnType<typeof envelopes>;
+  envelope: ReturnType<typeof linkedEnvelopes>;
   /** GET collection: every object of the organization, whole in `data`. */
   list?: Action & { query?: Q; run(organizationId: number, query: Validated<Q>): Promise<unknown[]> };
   /** GET collection: one page of the objects (`item` as a list shows each, the object schema by default). */
@@ -48,7 +42,7 @@ export interface ObjectRoutes<Q, C, U> {
 
 /**
  * The list, GET, POST, PUT and DELETE of one kind of object, in that order, as every campaign object
- * answers them: the object in the success envelope (201 on create), lists whole or by page, and
+ * (and a monitored server) answers them: the object in the success envelope (201 on create), lists whole or by page, and
  * `{success, message: "<Thing> <id> deleted"}`.
  */
 export function objectRoutes<const Q extends object, const C extends object, const U extends object>(

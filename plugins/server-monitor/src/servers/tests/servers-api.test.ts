@@ -1,0 +1,115 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { apiClient, ApiClient, createTenant, describeEachBackend, TestTenant } from '@switchboard/core/testing';
+import { CheckWorker } from '../../checks';
+import { monitorFixture, MonitorFixture, rowCount } from '../../shared/tests/support';
+import { Farm, httpFarm } from '../../shared/tests/farm';
+
+describeEachBackend('server-monitor: servers over REST', (backend) => {
+  let f: MonitorFixture;
+  let farm: Farm;
+  let acme: TestTenant;
+  let api: ApiClient;
+  before(async () => {
+    farm = await httpFarm();
+    f = await monitorFixture(backend());
+    acme = await createTenant(f.engine, { name: 'Acme', plan: 'pro' });
+    api = apiClient(f.server, '/api/servermonitor', acme);
+  });
+  after(async () => {
+    await f?.close();
+    await farm?.close();
+  });
+
+  const check = (id: number) => f.engine.contexts.get('server-monitor')!.container.resolve(CheckWorker).run(id);
+  const add = async (title: string, endpoint: string, extra: object = {}) =>
+    (await api.post('/servers', { title, endpoint, ...extra }).expect(201)).body.data;
+
+  it('adds servers, shows their state after a check, lists them by state and search, pages their checks', async () => {
+    const web = await add('Web', `${farm.url}/status/200`, { notes: 'the shop' });
+    expect(web).to.include({ title: 'Web', state: 'pending', status: null, plan: 'pro', notes: 'the shop' });
+    expect(web).to.include({ last_checked_at: null, down_since: null, last_error: null, ssl: null });
+    expect(web.heartbeats).to.deep.equal([]);
+    const dead = await add('Dead port', `${farm.url}/status/503`);
+
+    // The same endpoint twice, another scheme: refused with the field named.
+    const twice = await api.post('/servers', { title: 'Again', endpoint: `${farm.url}/status/200` }).expect(409);
+    expect(twice.body.error.code).to.equal('DUPLICATE_ENTRY');
+    const ftp = await api.post('/servers', { title: 'Files', endpoint: 'ftp://files.example' }).expect(422);
+    expect(ftp.body.error.details).to.deep.equal({ field: 'endpoint', rule: 'pattern' });
+
+    await check(web.id);
+    await check(dead.id);
+    const up = (await api.get(`/servers/${web.id}`).expect(200)).body.data;
+    expect(up).to.include({ state: 'up', status: '200', last_error: null });
+    expect(up.last_checked_at).to.be.a('string');
+    expect(up.response_ms).to.be.a('number');
+    const down = (await api.get(`/servers/${dead.id}`).expect(200)).body.data;
+    expect(down).to.include({ state: 'down', status: '503', last_error: 'answered 503' });
+    expect(down.down_since).to.be.a('string');
+    expect(down.recent_log[0]).to.include({ original_status: null, updated_status: '503' });
+
+    const listed = (await api.get('/servers?state=down').expect(200)).body;
+    expect(listed.data.map((s: { id: number }) => s.id)).to.deep.equal([dead.id]);
+    expect(listed.pagination).to.include({ total: 1, current_page: 1, last_page: 1 });
+    const found = (await api.get('/servers?search=WEB').expect(200)).body.data;
+    expect(found.map((s: { id: number }) => s.id)).to.deep.equal([web.id]);
+    expect((await api.get('/servers?search=%25').expect(200)).body.data).to.deep.equal([]);
+    expect((await api.get('/servers?per_page=1&page=2').expect(200)).body.data[0].id).to.equal(dead.id);
+    await api.get('/servers?state=sleeping').expect(422);
+
+    await check(dead.id);
+    const checks = (await api.get(`/servers/${dead.id}/checks?per_page=1`).expect(200)).body;
+    expect(checks.pagination).to.include({ total: 2, last_page: 2 });
+    expect(checks.data[0]).to.include({ up: false, status: '503', error: 'answered 503' });
+  });
+
+  it('pauses a server (no check runs, no alert) and resumes it pending; a new endpoint starts over', async () => {
+    const api2 = await add('Paused', `${farm.url}/status/500`, { paused: true });
+    expect(api2).to.include({ state: 'paused' });
+    expect(api2.paused_at).to.be.a('string');
+    expect(await check(api2.id)).to.equal(null);
+    expect(await rowCount(f.engine.knex, 'monitor_check_results', { server_id: api2.id })).to.equal(0);
+    // Listed as paused, not down.
+    const paused = (await api.get('/servers?state=paused').expect(200)).body.data;
+    expect(paused.map((s: { id: number }) => s.id)).to.include(api2.id);
+
+    const resumed = (await api.put(`/servers/${api2.id}`, { paused: false }).expect(200)).body.data;
+    expect(resumed).to.include({ state: 'pending', paused_at: null });
+    await check(api2.id);
+    expect((await api.get(`/servers/${api2.id}`).expect(200)).body.data.state).to.equal('down');
+
+    const moved = (
+      await api.put(`/servers/${api2.id}`, { endpoint: `${farm.url}/status/204`, title: 'Moved' }).expect(200)
+    ).body.data;
+    expect(moved).to.include({ title: 'Moved', state: 'pending', status: null, down_since: null });
+    await api.put(`/servers/${api2.id}`, {}).expect(422);
+  });
+
+  it("keeps organizations apart: another's server ids answer 404 and change nothing; permissions hold", async () => {
+    const mine = await add('Mine', `${farm.url}/status/201`);
+    const other = await createTenant(f.engine, { name: 'Other' });
+    const theirs = apiClient(f.server, '/api/servermonitor', other);
+    expect((await theirs.get('/servers').expect(200)).body.data).to.deep.equal([]);
+    for (const request of [
+      theirs.get(`/servers/${mine.id}`),
+      theirs.get(`/servers/${mine.id}/checks`),
+      theirs.put(`/servers/${mine.id}`, { title: 'Taken' }),
+      theirs.delete(`/servers/${mine.id}`),
+    ])
+      expect((await request.expect(404)).body.error.code).to.equal('RESOURCE_NOT_FOUND');
+    expect((await api.get(`/servers/${mine.id}`).expect(200)).body.data.title).to.equal('Mine');
+
+    const reader = apiClient(
+      f.server,
+      '/api/servermonitor',
+      await createTenant(f.engine, { name: 'Reader', permissions: ['servers:read'] }),
+    );
+    await reader.get('/servers').expect(200);
+    await reader.post('/servers', { title: 'No', endpoint: `${farm.url}/status/200` }).expect(403);
+    await request(f.server).get('/api/servermonitor/servers').expect(401);
+
+    expect((await api.delete(`/servers/${mine.id}`).expect(200)).body.message).to.equal(`Server ${mine.id} deleted`);
+    await api.get(`/servers/${mine.id}`).expect(404);
+  });
+});
