@@ -218,7 +218,10 @@ describeEachBackend('server-monitor from the command line', (backend) => {
     const alerts = await runJson(['servermonitor:testalerts'], { ...env(), ...smsEnv });
     expect(alerts).to.deep.equal({ success: true, organizations: 3, sent: 2, failed: 0 });
     const outbox = path.join(backend().dataDir, 'outbox');
-    const mails = fs.readdirSync(outbox).map((f) => fs.readFileSync(path.join(outbox, f), 'utf8'));
+    const mails = fs
+      .readdirSync(outbox)
+      .filter((f) => f.endsWith('.eml'))
+      .map((f) => fs.readFileSync(path.join(outbox, f), 'utf8'));
     expect(mails.some((m) => m.includes('To: ops@acme.test') && m.includes('Test alert'))).to.equal(true);
     expect(sms.requests).to.have.length(1);
     expect(sms.requests[0].form).to.include({ To: '+15550100', From: '+15550000' });

@@ -114,7 +114,10 @@ export function createMailer(options: MailerOptions): Mailer {
       const info = await transport().sendMail(withDkim(message, options.dkim ?? []));
       await fs.mkdir(options.outboxDir, { recursive: true });
       const file = `${new Date().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[^A-Za-z0-9@.-]/g, '')}.eml`;
-      await fs.writeFile(path.join(options.outboxDir, file), info.message as Buffer);
+      // Written whole under another name, then renamed: whoever reads the folder never sees half a mail.
+      const partial = path.join(options.outboxDir, `.${file}.partial`);
+      await fs.writeFile(partial, info.message as Buffer);
+      await fs.rename(partial, path.join(options.outboxDir, file));
       return { messageId: info.messageId };
     },
     close,

@@ -93,6 +93,7 @@ export function recurring(ctx: PluginContext): RecurringTask[] {
     recurringCall('servermonitor.purge-logs', '0 0 2 * * *', () => purger.purge()),
     recurringCall('servermonitor.sla-sample', '45 * * * * *', () => status.sample()),
     recurringCall('servermonitor.alert-requeue', '30 * * * * *', (now) => alerts.requeueStale(now)),
+    recurringCall('servermonitor.alert-unheard', '40 * * * * *', () => alerts.tellUnheard()),
   ];
 }
 

@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { AppConfig, Clock, insertedId, JobQueues, Mailer, SERVICES, toInt } from '@switchboard/core';
+import { AppConfig, Clock, insertedId, JobQueues, Mailer, SERVICES, toDate, toInt } from '@switchboard/core';
 import { ALERT_JOB } from './jobs';
-import { recipientsOf } from './recipients';
+import { Recipient, recipientsOf } from './recipients';
 import { SMS_SENDER, SmsSender } from './sms';
 import { USERS_DIRECTORY, UsersDirectory } from '../shared/users-directory';
 
@@ -15,6 +15,23 @@ export interface Alert {
   serverId: number | null;
   subject: string;
   text: string;
+}
+
+/** The outage alert each recovery ends. */
+const RECOVERY_OF: Partial<Record<AlertKind, AlertKind>> = {
+  'server-up': 'server-down',
+  'heartbeat-back': 'heartbeat-missing',
+};
+
+/** An alert kept with no one to tell, as `tellUnheard` reads it. */
+interface UnheardAlert {
+  id: number;
+  organization_id: unknown;
+  server_id: unknown;
+  kind: string;
+  subject: unknown;
+  body: unknown;
+  created_at: unknown;
 }
 
 /** Tries per alert before it is marked failed (the queue retries with backoff; the watchdog requeues). */
@@ -40,10 +57,30 @@ export class AlertService {
     @inject(USERS_DIRECTORY.key) private readonly directory: UsersDirectory,
   ) {}
 
-  /** Writes the alert's rows; returns their ids, to `queue` once the transaction committed. */
+  /**
+   * Writes the alert's rows; returns their ids, to `queue` once the transaction committed. With no one to
+   * tell, the alert is kept `unheard` (told to the first recipient who appears while it lasts: `tellUnheard`),
+   * written to the server's status log and logged at warn level; a recovery whose outage nobody heard of
+   * is told to no one (docs/decisions.md, server-monitor, Alerts nobody heard).
+   */
   async raise(trx: Knex | Knex.Transaction, organizationId: number, alert: Alert): Promise<number[]> {
     // In the change's transaction: on SQLite its connection is the only one, and it sees the change.
     const recipients = await recipientsOf(trx, this.directory, organizationId);
+    const recovered = RECOVERY_OF[alert.kind];
+    if (recovered && alert.serverId !== null && !(await this.outageWasHeard(trx, alert.serverId, recovered))) return [];
+    if (!recipients.length) {
+      if (alert.kind !== 'test') await this.keepUnheard(trx, organizationId, alert);
+      return [];
+    }
+    return this.write(trx, organizationId, alert, recipients);
+  }
+
+  private async write(
+    trx: Knex | Knex.Transaction,
+    organizationId: number,
+    alert: Alert,
+    recipients: Recipient[],
+  ): Promise<number[]> {
     const ids: number[] = [];
     for (const r of recipients) {
       const inserted = await trx('monitor_alerts').insert({
@@ -60,6 +97,84 @@ export class AlertService {
       ids.push(insertedId(inserted));
     }
     return ids;
+  }
+
+  private async keepUnheard(trx: Knex | Knex.Transaction, organizationId: number, alert: Alert): Promise<void> {
+    const now = this.clock.now();
+    await trx('monitor_alerts').insert({
+      organization_id: organizationId,
+      server_id: alert.serverId,
+      kind: alert.kind,
+      channel: 'none',
+      recipient: '',
+      subject: alert.subject.slice(0, 255),
+      body: alert.text,
+      state: 'unheard',
+      created_at: now,
+    });
+    if (alert.serverId !== null)
+      await trx('monitor_logs').insert({
+        server_id: alert.serverId,
+        original_status: null,
+        updated_status: 'unheard',
+        note: `${alert.subject}: no one to tell (no administrator with an alert channel); told to the first who appears while it lasts`.slice(
+          0,
+          1024,
+        ),
+        created_at: now,
+      });
+    this.logger.warn(
+      { organizationId, serverId: alert.serverId, kind: alert.kind, subject: alert.subject },
+      'alert with no one to tell: the organization has no administrator with an alert channel',
+    );
+  }
+
+  /** Whether the outage a recovery ends was told to anyone (its latest alert rows are not unheard or lapsed). */
+  private async outageWasHeard(trx: Knex | Knex.Transaction, serverId: number, kind: AlertKind): Promise<boolean> {
+    const latest = await trx('monitor_alerts')
+      .where({ server_id: serverId, kind })
+      .orderBy('id', 'desc')
+      .first('state');
+    if (!latest || (latest.state !== 'unheard' && latest.state !== 'lapsed')) return true;
+    await trx('monitor_alerts').where({ server_id: serverId, kind, state: 'unheard' }).update({ state: 'lapsed' });
+    return false;
+  }
+
+  /**
+   * Unheard alerts whose problem lasts are told to the recipients the organization has now (every minute,
+   * from the scheduler); those whose problem ended lapse.
+   */
+  async tellUnheard(): Promise<number> {
+    const unheard: UnheardAlert[] = await this.knex('monitor_alerts')
+      .where({ state: 'unheard' })
+      .orderBy('id')
+      .limit(500)
+      .select('id', 'organization_id', 'server_id', 'kind', 'subject', 'body', 'created_at');
+    let told = 0;
+    for (const row of unheard) {
+      if (!(await this.lasts(row))) {
+        await this.knex('monitor_alerts').where({ id: row.id, state: 'unheard' }).update({ state: 'lapsed' });
+        continue;
+      }
+      const organizationId = toInt(row.organization_id);
+      const recipients = await recipientsOf(this.knex, this.directory, organizationId);
+      if (!recipients.length) continue;
+      const since = toDate(row.created_at)?.toISOString() ?? '';
+      const ids = await this.knex.transaction(async (trx) => {
+        const taken = await trx('monitor_alerts').where({ id: row.id, state: 'unheard' }).update({ state: 'told' });
+        if (!taken) return [];
+        const alert = {
+          kind: row.kind as AlertKind,
+          serverId: row.server_id === null ? null : toInt(row.server_id),
+          subject: String(row.subject),
+          text: `${String(row.body)}\n\n(Raised at ${since}, when the organization had no one to alert; it still lasts.)`,
+        };
+        return this.write(trx, organizationId, alert, recipients);
+      });
+      await this.queue(ids);
+      told += ids.length ? 1 : 0;
+    }
+    return told;
   }
 
   async queue(ids: number[]): Promise<void> {
@@ -112,6 +227,29 @@ export class AlertService {
         .update({ attempts, error, state: attempts >= MAX_ATTEMPTS ? 'failed' : 'pending' });
       this.logger.warn({ alertId, attempts, err: error }, 'alert not sent');
       return { error: err, retry: attempts < MAX_ATTEMPTS };
+    }
+  }
+
+  /** Whether an unheard alert's problem is still there (a recovery told late tells nothing: it lapses). */
+  private async lasts(alert: UnheardAlert): Promise<boolean> {
+    if (alert.server_id === null) return false;
+    const server_id = toInt(alert.server_id);
+    const found = (table: string, where: Record<string, unknown>) =>
+      this.knex(table)
+        .where({ server_id, ...where })
+        .first('server_id')
+        .then(Boolean);
+    switch (alert.kind) {
+      case 'server-down':
+        return Boolean(await this.knex('monitor_servers').where({ id: server_id, state: 'down' }).first('id'));
+      case 'heartbeat-missing':
+        return found('monitor_heartbeats', { state: 'down' });
+      case 'ssl-expiring':
+        return found('monitor_certificates', { alerted: 'soon' });
+      case 'ssl-expired':
+        return found('monitor_certificates', { alerted: 'expired' });
+      default:
+        return false;
     }
   }
 

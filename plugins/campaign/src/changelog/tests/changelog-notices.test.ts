@@ -14,6 +14,8 @@ describeEachBackend('campaign: changelog notices', (backend) => {
   let hooks: Awaited<ReturnType<typeof receiver>>;
   const clock = new ManualClock(new Date());
   before(async () => {
+    // Now, not when the file was loaded: receivers check a delivery's timestamp against the real clock.
+    clock.set(new Date());
     sink = await smtpSink();
     hooks = await receiver((path, n) => (path === '/flaky' && n === 1 ? 503 : 204));
     f = await campaignFixture(backend(), { SMTP_URL: sink.url, PUBLIC_URL: 'http://api.test' }, clock);

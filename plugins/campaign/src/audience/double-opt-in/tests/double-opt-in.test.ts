@@ -13,7 +13,10 @@ describeEachBackend('campaign: double opt-in', (backend) => {
   });
   after(() => f.close());
 
-  const outbox = () => (fs.existsSync(f.engine.config.outboxDir) ? fs.readdirSync(f.engine.config.outboxDir) : []);
+  const outbox = () =>
+    fs.existsSync(f.engine.config.outboxDir)
+      ? fs.readdirSync(f.engine.config.outboxDir).filter((name) => name.endsWith('.eml'))
+      : [];
 
   /** The confirmation link of the mail sent to `email` (decoded from quoted-printable). */
   const confirmationLink = (email: string): string => {
