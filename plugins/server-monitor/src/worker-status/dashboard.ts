@@ -1,6 +1,7 @@
 import { escapeUTF8 as escapeHtml } from 'entities';
 import type { Sample, WorkerStatus } from './service';
 import type { Tier } from '../shared/plans';
+import type { OnCall } from './on-call';
 
 const WIDTH = 600;
 const HEIGHT = 200;
@@ -35,8 +36,107 @@ function chart(samples: Sample[], hours: number, now: Date): string {
   );
 }
 
-/** The worker-performance page `dashboard_url` points to: the worker status, readable on a phone. */
-export function renderDashboard(status: WorkerStatus, samples: Sample[], hours: number): string {
+const esc = (text: string | number | null | undefined) => escapeHtml(String(text ?? ''));
+
+/** "2 h 5 min", "3 d 4 h": how long since `iso`, for a person. */
+function age(iso: string | null, now: Date): string {
+  if (!iso) return '';
+  const minutes = Math.max(0, Math.floor((now.getTime() - new Date(iso).getTime()) / 60_000));
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
+}
+const when = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : 'unknown');
+const more = (shown: number, total: number) =>
+  total > shown ? `<p class="meta">and ${total - shown} more (servermonitor:servers --down lists them all)</p>` : '';
+
+function problems(onCall: OnCall, now: Date): string {
+  const parts: string[] = [];
+  const { down, unheard, heartbeats, certificates } = onCall;
+  parts.push(`<section id="down"><h2>Down now (${down.total})</h2>`);
+  parts.push(
+    down.servers.length
+      ? `<ol class="problems-list">${down.servers
+          .map(
+            (s) =>
+              `<li class="down"><span class="word">DOWN</span> <strong>${esc(s.title)}</strong> for ${age(s.since, now)}` +
+              `<br><span class="meta">since ${when(s.since)} · ${esc(s.organization)} (${esc(s.plan)}) · ${esc(s.endpoint)}</span>` +
+              `<br><span class="error">${esc(s.last_error ?? `answered ${s.status ?? '?'}`)}</span></li>`,
+          )
+          .join('')}</ol>${more(down.servers.length, down.total)}`
+      : '<p class="none">No server is down.</p>',
+  );
+  parts.push('</section>');
+  if (unheard.total)
+    parts.push(
+      `<section id="unheard"><h2>Alerts nobody heard (${unheard.total})</h2><ol class="problems-list">${unheard.alerts
+        .map(
+          (a) =>
+            `<li class="warn"><span class="word">UNHEARD</span> ${esc(a.subject)}<br><span class="meta">${esc(a.organization)} has no administrator to alert · since ${when(a.since)}</span></li>`,
+        )
+        .join('')}</ol>${more(unheard.alerts.length, unheard.total)}</section>`,
+    );
+  if (heartbeats.total)
+    parts.push(
+      `<section id="heartbeats"><h2>Missing heartbeats (${heartbeats.total})</h2><ol class="problems-list">${heartbeats.missing
+        .map(
+          (h) =>
+            `<li class="down"><span class="word">MISSING</span> <strong>${esc(h.title)}</strong> for ${age(h.due_at, now)}<br><span class="meta">due ${when(h.due_at)} · ${esc(h.organization)}</span></li>`,
+        )
+        .join('')}</ol>${more(heartbeats.missing.length, heartbeats.total)}</section>`,
+    );
+  if (certificates.total)
+    parts.push(
+      `<section id="certificates"><h2>Certificates ending within 30 days (${certificates.total})</h2><ol class="problems-list">${certificates.expiring
+        .map((c) => {
+          const ended = c.valid_to !== null && new Date(c.valid_to) <= now;
+          return (
+            `<li class="${ended ? 'down' : 'warn'}"><span class="word">${ended ? 'EXPIRED' : 'EXPIRING'}</span> <strong>${esc(c.title)}</strong>` +
+            `<br><span class="meta">${ended ? 'ended' : 'ends'} ${when(c.valid_to)} · ${esc(c.organization)}</span></li>`
+          );
+        })
+        .join('')}</ol>${more(certificates.expiring.length, certificates.total)}</section>`,
+    );
+  return parts.join('\n');
+}
+
+function plans(onCall: OnCall): string {
+  const rows = onCall.counts
+    .map(
+      (c) =>
+        `<tr><th scope="row">${esc(c.plan)}</th><td class="n">${c.up}</td><td class="n${c.down ? ' down-count' : ''}">${c.down}</td>` +
+        `<td class="n">${c.paused}</td><td class="n">${c.pending}</td></tr>`,
+    )
+    .join('');
+  return (
+    `<section id="plans"><h2>Servers by plan (active organizations)</h2><table><thead><tr><th scope="col">Plan</th>` +
+    `<th scope="col">Up</th><th scope="col">Down</th><th scope="col">Paused</th><th scope="col">Not checked yet</th></tr></thead>` +
+    `<tbody>${rows}</tbody></table></section>`
+  );
+}
+
+/**
+ * The page `dashboard_url` points to, for a person on call: what is wrong first (servers down, longest
+ * outage first; alerts nobody heard; missing heartbeats; certificates ending), each state by colour and
+ * by word, then the servers by plan and how well the workers keep up. Readable on a phone.
+ */
+export function renderDashboard(
+  status: WorkerStatus,
+  samples: Sample[],
+  hours: number,
+  onCall: OnCall,
+  styleUrl: string,
+): string {
+  const now = new Date(status.timestamp);
+  const troubles = onCall.down.total + onCall.unheard.total + onCall.heartbeats.total;
+  const servers = onCall.counts.reduce((n, c) => n + c.up + c.down + c.paused + c.pending, 0);
+  const headline =
+    onCall.down.total > 0
+      ? `${onCall.down.total} ${onCall.down.total === 1 ? 'server' : 'servers'} down`
+      : troubles > 0
+        ? 'Attention needed'
+        : `All ${servers} ${servers === 1 ? 'server' : 'servers'} up`;
   const tier = (name: Tier, label: string) => {
     const c = status.sla_compliance[name];
     return (
@@ -49,11 +149,19 @@ export function renderDashboard(status: WorkerStatus, samples: Sample[], hours: 
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Server monitor: ${escapeHtml(status.status)}</title>
+<title>${esc(headline)}: server monitor</title>
+<link rel="stylesheet" href="${esc(styleUrl)}">
 </head>
 <body>
-<h1>Server monitor workers: <span id="status">${escapeHtml(status.status)}</span></h1>
-<p>Measured ${escapeHtml(status.timestamp)}. Breaches in the last hour: <span id="breaches">${status.recent_breaches}</span>.</p>
+<header class="${troubles > 0 ? 'problems' : 'all-up'}">
+<h1 id="headline">${esc(headline)}</h1>
+<p class="meta">Workers: <span id="status" class="word status-${esc(status.status)}">${esc(status.status)}</span> · measured ${when(status.timestamp)}</p>
+</header>
+${problems(onCall, now)}
+${plans(onCall)}
+<section id="workers">
+<h2>Checks on time</h2>
+<p class="meta">Breaches in the last hour: <span id="breaches">${status.recent_breaches}</span>.</p>
 <table>
 <thead><tr><th scope="col">Plan</th><th scope="col">Checked on time</th><th scope="col">Servers</th><th scope="col">Queued</th></tr></thead>
 <tbody>
@@ -62,9 +170,10 @@ ${tier('free', 'Free (300 s)')}
 </tbody>
 </table>
 <h2>Compliance, last ${hours} hours</h2>
-${chart(samples, hours, new Date(status.timestamp))}
+${chart(samples, hours, now)}
 <p><svg width="12" height="12"><rect width="12" height="12" fill="${COLORS.premium}"/></svg> premium
 <svg width="12" height="12"><rect width="12" height="12" fill="${COLORS.free}"/></svg> free</p>
+</section>
 </body>
 </html>
 `;

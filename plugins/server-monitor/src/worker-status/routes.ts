@@ -1,6 +1,8 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
 import { failingAs, KEYED_ANSWERS, keyParam, MONITOR_PREFIX, requireKey } from '../shared/api';
 import { renderDashboard } from './dashboard';
+import { DASHBOARD_CSS } from './dashboard-style';
+import { OnCallReader } from './on-call';
 import { WorkerStatusService } from './service';
 
 const CHART_HOURS = 6;
@@ -17,6 +19,7 @@ const keyOnly = { type: 'object', required: ['key'], properties: { key: keyParam
 /** worker-status/{api_key} and the dashboard its `dashboard_url` names. */
 export function workerStatusRoutes(group: ApiGroup, ctx: PluginContext): void {
   const service = ctx.container.resolve(WorkerStatusService);
+  const onCall = ctx.container.resolve(OnCallReader);
   group.get(
     '/worker-status/:key',
     {
@@ -61,17 +64,34 @@ export function workerStatusRoutes(group: ApiGroup, ctx: PluginContext): void {
   group.get(
     '/dashboard/:key',
     {
-      summary: 'The worker-performance dashboard (HTML): status, compliance per plan, a chart of the last hours',
+      summary:
+        'The on-call dashboard (HTML): servers down (longest first), alerts nobody heard, missing heartbeats, certificates ending, servers by plan, worker compliance and its chart',
       params: keyOnly,
       response: { description: 'An HTML page', contentType: 'text/html', schema: { type: 'string' } },
       answers: KEYED_ANSWERS,
     },
     async ({ params, ctx: http }) => {
       requireKey(ctx.config, params.key);
-      const [status, samples] = await Promise.all([service.status(), service.samples(CHART_HOURS)]);
+      const [status, samples, now] = await Promise.all([service.status(), service.samples(CHART_HOURS), onCall.read()]);
       http.type = 'text/html; charset=utf-8';
       http.set('Cache-Control', 'no-store');
-      return renderDashboard(status, samples, CHART_HOURS);
+      const styleUrl = `${MONITOR_PREFIX}/dashboard-style/${encodeURIComponent(params.key)}`;
+      return renderDashboard(status, samples, CHART_HOURS, now, styleUrl);
+    },
+  );
+  group.get(
+    '/dashboard-style/:key',
+    {
+      summary: "The dashboard's stylesheet (CSS)",
+      params: keyOnly,
+      response: { description: 'A stylesheet', contentType: 'text/css', schema: { type: 'string' } },
+      answers: KEYED_ANSWERS,
+    },
+    async ({ params, ctx: http }) => {
+      requireKey(ctx.config, params.key);
+      http.type = 'text/css; charset=utf-8';
+      http.set('Cache-Control', 'private, max-age=300');
+      return DASHBOARD_CSS;
     },
   );
 }

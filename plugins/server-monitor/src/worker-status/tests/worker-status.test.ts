@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { expect } from 'chai';
 import { chromium } from 'playwright-core';
 import type { AddressInfo } from 'node:net';
@@ -7,6 +8,8 @@ import { WorkerStatusService } from '../service';
 import { addServer, API_KEY, monitorFixture, MonitorFixture, organization } from '../../shared/tests/support';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** `UPDATE_DASHBOARD_SCREENSHOT=1` keeps the page as a phone shows it in docs/ (docs/operations.md, Server monitor). */
+const repoDocs = path.resolve(__dirname, '../../../../../../docs');
 
 describeEachBackend('server-monitor: worker status and dashboard', (backend) => {
   let f: MonitorFixture;
@@ -61,12 +64,71 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
     expect(Number(n)).to.equal(2);
   });
 
-  it('serves a dashboard a person can read on a phone: the status, both percentages and the chart', async () => {
+  it('serves an on-call dashboard a person reads on a phone: what is down first, by colour and word, then the figures', async () => {
     for (let minute = 1; minute <= 5; minute++)
       await f.engine.knex('monitor_sla_samples').insert([
         { sampled_at: ago((minute * 15 + 2) * 60_000), tier: 'premium', checked: 95 + minute, total: 100 },
         { sampled_at: ago((minute * 15 + 2) * 60_000), tier: 'free', checked: 100, total: 100 },
       ]);
+    // What a person on call must see: a server down for 2 h with its last error, one down for 5 min,
+    // a server answering 404, an alert nobody heard, a missing heartbeat, a certificate ending in 3 days.
+    const shop = await organization(f.engine, { plan: 'pro' });
+    const dead = await addServer(f.engine, shop, 'https://dead-port.test/', {
+      title: 'Dead port',
+      state: 'down',
+      status: 'unreachable',
+      is_up: false,
+      failing_since: ago(2 * 3_600_000 + 5 * 60_000),
+    });
+    await f.engine.knex('monitor_check_results').insert({
+      server_id: dead,
+      checked_at: ago(30_000),
+      up: false,
+      status: 'unreachable',
+      error: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9',
+    });
+    await addServer(f.engine, shop, 'https://missing-page.test/', {
+      title: 'Missing page',
+      state: 'down',
+      status: '404',
+      is_up: false,
+      failing_since: ago(5 * 60_000),
+    });
+    await addServer(f.engine, shop, 'https://paused.test/', { title: 'Paused one', state: 'paused' });
+    const cron = await addServer(f.engine, shop, 'https://cron.test/', {
+      title: 'Nightly cron',
+      state: 'up',
+      is_up: true,
+    });
+    await f.engine.knex('monitor_heartbeats').insert({
+      server_id: cron,
+      token: 'dashboard-test-token',
+      interval_seconds: 3600,
+      grace_seconds: 60,
+      due_at: ago(40 * 60_000),
+      state: 'down',
+      created_at: ago(86_400_000),
+      updated_at: ago(40 * 60_000),
+    });
+    await f.engine.knex('monitor_certificates').insert({
+      server_id: cron,
+      valid_to: new Date(clock.now().getTime() + 3 * 86_400_000),
+      issuer: 'CN=Test CA',
+      subject: 'CN=cron.test',
+      checked_at: ago(3_600_000),
+    });
+    await f.engine.knex('monitor_alerts').insert({
+      organization_id: shop,
+      server_id: dead,
+      kind: 'server-down',
+      channel: 'none',
+      recipient: '',
+      subject: 'DOWN: Dead port',
+      body: 'is down',
+      state: 'unheard',
+      created_at: ago(2 * 3_600_000),
+    });
+
     const url = (await f.call('/worker-status').expect(200)).body.dashboard_url.replace(
       'http://mon.test',
       `http://127.0.0.1:${(f.server.address() as AddressInfo).port}`,
@@ -76,8 +138,39 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
       const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true });
       const answer = await page.goto(url);
       expect(answer?.status()).to.equal(200);
+      expect(await page.textContent('#headline')).to.equal('2 servers down');
+      // Longest outage first, since when, how long, the last error.
+      const down = await page.locator('#down li').allInnerTexts();
+      expect(down).to.have.length(2);
+      expect(down[0]).to.match(/^DOWN Dead port for 2 h 5 min/);
+      expect(down[0]).to.contain('since 2026-06-01 09:55 UTC');
+      expect(down[0]).to.contain('ECONNREFUSED');
+      expect(down[1]).to.match(/^DOWN Missing page for 5 min/);
+      expect(down[1]).to.contain('answered 404');
+      // By colour too: the word on red, the header on the problems' colour.
+      const red = 'rgb(180, 35, 24)';
+      expect(
+        await page
+          .locator('#down li .word')
+          .first()
+          .evaluate(
+            (e) =>
+              (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(
+                e,
+              ).backgroundColor,
+          ),
+      ).to.equal(red);
+      expect(await page.locator('#unheard li').innerText()).to.contain('DOWN: Dead port');
+      expect(await page.locator('#heartbeats li').innerText()).to.match(/MISSING Nightly cron for 40 min/);
+      expect(await page.locator('#certificates li').innerText()).to.match(/EXPIRING Nightly cron/);
+      const pro = await page.locator('#plans tr', { hasText: 'pro' }).allInnerTexts();
+      // pro: up, down, paused (the first test's servers are pro and pending too).
+      expect(pro[0].split(/\s+/).slice(0, 4)).to.deep.equal(['pro', '1', '2', '1']);
+
+      // The worker figures as before.
       expect(await page.textContent('#status')).to.equal('critical');
-      expect(await page.textContent('#sla-premium')).to.equal('50.00 %');
+      // 1 of 5 premium servers checked on time: the first test's two, and three planted here never checked.
+      expect(await page.textContent('#sla-premium')).to.equal('20.00 %');
       expect(await page.textContent('#sla-free')).to.equal('100.00 %');
       for (const tier of ['premium', 'free']) {
         const line = await page.locator(`polyline.sla-${tier}`).boundingBox();
@@ -87,12 +180,14 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
       const chart = await page.locator('#sla-chart').boundingBox();
       expect(chart!.width).to.be.at.most(390);
       expect(await page.evaluate<number>('document.documentElement.scrollWidth')).to.be.at.most(390);
+      if (process.env.UPDATE_DASHBOARD_SCREENSHOT)
+        await page.screenshot({ path: path.join(repoDocs, 'dashboard-phone.png'), fullPage: true });
       await page.goto(url.replace(API_KEY, 'wrong-key'));
       expect(await page.textContent('body')).to.contain('Invalid API key');
     } finally {
       await browser.close();
     }
-  });
+  }).timeout(60_000);
 
   it('is healthy with every server checked on time, warning down to 90 %, critical below', async () => {
     const statusOf = async () => (await f.call('/worker-status').expect(200)).body;

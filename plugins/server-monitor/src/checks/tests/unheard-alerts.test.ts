@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { describeEachBackend, recordingLogger, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
-import { AlertService } from '../alert-service';
-import { CheckWorker } from '../../checks';
+import { AlertService } from '../../alerts';
+import { CheckWorker } from '../check-worker';
 import { addServer, monitorFixture, MonitorFixture, organization, user } from '../../shared/tests/support';
 import { Farm, httpFarm } from '../../shared/tests/farm';
 
