@@ -1,5 +1,6 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { failingAs, KEYED_ANSWERS, keyParam, MONITOR_PREFIX, requireKey } from '../shared/api';
+import { failingAs, KEYED_ANSWERS, keyParam, MONITOR_PREFIX } from '../shared/api';
+import { MonitorKey } from '../shared/key';
 import { renderDashboard } from './dashboard';
 import { WorkerStatusService } from './service';
 
@@ -16,6 +17,7 @@ const keyOnly = { type: 'object', required: ['key'], properties: { key: keyParam
 
 /** worker-status/{api_key} and the dashboard its `dashboard_url` names. */
 export function workerStatusRoutes(group: ApiGroup, ctx: PluginContext): void {
+  const key = ctx.container.resolve(MonitorKey);
   const service = ctx.container.resolve(WorkerStatusService);
   group.get(
     '/worker-status/:key',
@@ -48,7 +50,7 @@ export function workerStatusRoutes(group: ApiGroup, ctx: PluginContext): void {
       answers: KEYED_ANSWERS,
     },
     async ({ params }) => {
-      requireKey(ctx.config, params.key);
+      key.require(params.key);
       const status = await failingAs('Failed to read the worker status', () => service.status());
       const base = ctx.config.publicUrl.replace(/\/$/, '');
       return {
@@ -67,7 +69,7 @@ export function workerStatusRoutes(group: ApiGroup, ctx: PluginContext): void {
       answers: KEYED_ANSWERS,
     },
     async ({ params, ctx: http }) => {
-      requireKey(ctx.config, params.key);
+      key.require(params.key);
       const [status, samples] = await Promise.all([service.status(), service.samples(CHART_HOURS)]);
       http.type = 'text/html; charset=utf-8';
       http.set('Cache-Control', 'no-store');

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Knex } from 'knex';
 import request from 'supertest';
-import type { Clock, Engine } from '@switchboard/core';
+import type { Clock, Engine, Logger } from '@switchboard/core';
 import { createTestEngine, TestBackend } from '@switchboard/core/testing';
 import usersProjects from '@switchboard/plugin-users-projects';
 import monitor from '../../index';
@@ -19,12 +19,13 @@ export interface MonitorFixture {
 /** An engine with users-projects and server-monitor, the API key set, checks quick to confirm. */
 export async function monitorFixture(
   backend: TestBackend,
-  options: { env?: Record<string, string>; clock?: Clock; plugin?: Record<string, unknown> } = {},
+  options: { env?: Record<string, string>; clock?: Clock; plugin?: Record<string, unknown>; logger?: Logger } = {},
 ): Promise<MonitorFixture> {
   const engine = await createTestEngine(backend, {
     plugins: [usersProjects, monitor],
     env: { SERVER_MONITOR_API_KEY: API_KEY, RATE_LIMIT_SCALE: '1000', ...options.env },
     clock: options.clock,
+    logger: options.logger,
     overrides: {
       plugins: [
         { id: 'users-projects', package: '@switchboard/plugin-users-projects', options: {} },
