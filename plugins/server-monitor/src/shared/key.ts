@@ -33,7 +33,11 @@ export class MonitorKey {
       generate: () => crypto.randomBytes(24).toString('hex'),
     });
     if (!secret) return new MonitorKey(null);
-    if (secret.from === 'file') return new MonitorKey(secret.value, { file: secret.file, created: secret.created });
+    if (secret.from === 'file') {
+      if (!secret.value)
+        throw new ConfigError(`${secret.file} is empty: delete it for a new key, or set SERVER_MONITOR_API_KEY`);
+      return new MonitorKey(secret.value, { file: secret.file, created: secret.created });
+    }
     if (config.appEnv !== 'local' && secret.value.length < MIN_KEY_LENGTH)
       throw new ConfigError(
         `SERVER_MONITOR_API_KEY is ${secret.value.length} characters long; APP_ENV=${config.appEnv} needs at least ` +

@@ -56,6 +56,13 @@ describeEachBackend('server-monitor: the API key', (backend) => {
     const given = await open({ SERVER_MONITOR_API_KEY: API_KEY });
     await given.call('/worker-status', API_KEY).expect(200);
     expect((await given.call('/worker-status', key).expect(403)).body).to.deep.equal(denied);
+
+    fs.writeFileSync(file, '\n');
+    const emptied = await open({ SERVER_MONITOR_API_KEY: '' }).then(
+      () => null,
+      (err: Error) => err.message,
+    );
+    expect(emptied).to.equal(`${file} is empty: delete it for a new key, or set SERVER_MONITOR_API_KEY`);
   });
 
   it('staging and production refuse a key under 24 characters saying how to make one; unset, no key is generated, every route answers 403 and start-up warns', async function () {
