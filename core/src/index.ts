@@ -36,6 +36,8 @@ export * from './http/api-registry';
 export { compileValidator } from './http/validation';
 export { readRawBody } from './http/raw-body';
 export { SecretBox } from './secrets/secret-box';
+export { localSecret } from './secrets/local-secret';
+export type { LocalSecret, LocalSecretSpec } from './secrets/local-secret';
 export { OUTBOUND_ADDRESS_REFUSED, OutboundGuard } from './http/outbound-guard';
 export type { Mailer, MailMessage, MailerOptions, SentMail } from './mail/mailer';
 export { isPermanentMailError, relayIdOf } from './mail/mailer';

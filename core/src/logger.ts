@@ -5,7 +5,9 @@ const pinoModule = loadOnFirstUse(() => require('pino') as typeof import('pino')
 
 export type { Logger };
 
-export function createLogger(level: string): Logger {
-  const { pino, stdTimeFunctions } = pinoModule();
-  return pino({ level, base: { service: 'switchboard' }, timestamp: stdTimeFunctions.isoTime });
+/** JSON lines on stdout (a process that serves), or on stderr (a command whose stdout is its answer, e.g. --json). */
+export function createLogger(level: string, to: 'stdout' | 'stderr' = 'stdout'): Logger {
+  const { pino, stdTimeFunctions, destination } = pinoModule();
+  const options = { level, base: { service: 'switchboard' }, timestamp: stdTimeFunctions.isoTime };
+  return to === 'stdout' ? pino(options) : pino(options, destination(2));
 }

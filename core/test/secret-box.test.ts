@@ -4,7 +4,9 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { SecretBox } from '../src/secrets/secret-box';
+import { execFile } from 'node:child_process';
 import { APP_KEY_FILE, loadAppKey } from '../src/secrets/app-key';
+import { localSecret } from '../src/secrets/local-secret';
 
 describe('secrets at rest', () => {
   const box = new SecretBox(crypto.randomBytes(32));
@@ -36,5 +38,47 @@ describe('secrets at rest', () => {
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+
+  describe('a secret of the environment, else kept in the data folder (APP_ENV=local)', () => {
+    let dataDir: string;
+    beforeEach(() => (dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-local-secret-'))));
+    afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const spec = { variable: 'A_SECRET', file: 'a.secret', generate: () => crypto.randomBytes(24).toString('hex') };
+
+    it('generates it once, mode 0600, says so once, and the variable wins; outside local, none', () => {
+      const first = localSecret({ appEnv: 'local', dataDir, env: {} }, spec);
+      const file = path.join(dataDir, 'a.secret');
+      expect(first).to.deep.include({ from: 'file', file, created: true });
+      expect(first?.value).to.match(/^[0-9a-f]{48}$/);
+      expect(fs.statSync(file).mode & 0o777).to.equal(0o600);
+      expect(localSecret({ appEnv: 'local', dataDir, env: {} }, spec)).to.deep.equal({ ...first, created: false });
+      expect(fs.readdirSync(dataDir)).to.deep.equal(['a.secret']);
+      expect(localSecret({ appEnv: 'local', dataDir, env: { A_SECRET: 'given' } }, spec)).to.deep.equal({
+        value: 'given',
+        from: 'env',
+      });
+      expect(localSecret({ appEnv: 'staging', dataDir, env: {} }, spec)).to.equal(null);
+    });
+
+    it('is the same in processes of one data folder that start together', async function () {
+      this.timeout(30_000);
+      const script = `const { localSecret } = require(${JSON.stringify(require.resolve('../src/secrets/local-secret'))});
+        const crypto = require('node:crypto');
+        const s = localSecret({ appEnv: 'local', dataDir: process.argv[1], env: {} },
+          { variable: 'A_SECRET', file: 'a.secret', generate: () => crypto.randomBytes(24).toString('hex') });
+        process.stdout.write(JSON.stringify(s));`;
+      const run = () =>
+        new Promise<{ value: string; created: boolean }>((resolve, reject) =>
+          execFile(process.execPath, ['-e', script, dataDir], (error, stdout, stderr) =>
+            error ? reject(new Error(stderr || error.message)) : resolve(JSON.parse(stdout)),
+          ),
+        );
+      const secrets = await Promise.all([run(), run(), run(), run()]);
+      expect(new Set(secrets.map((s) => s.value)).size).to.equal(1);
+      expect(secrets.filter((s) => s.created)).to.have.length(1);
+      expect(fs.readFileSync(path.join(dataDir, 'a.secret'), 'utf8')).to.equal(secrets[0].value);
+      expect(fs.readdirSync(dataDir)).to.deep.equal(['a.secret']);
+    });
   });
 });

@@ -13,8 +13,12 @@ describe('the shipped config/switchboard.json', () => {
       perToken: { overall: 100 },
       perAddress: 10,
     });
-    // The spec's routes carry their own key and no token: they are not rate limited by token.
-    expect(config.plugins[1].rateLimits).to.equal(undefined);
+    // The spec's routes carry their own key and no token: only wrong keys count, per address (perToken unused).
+    expect(config.plugins[1].rateLimits).to.deep.equal({
+      windowSeconds: 600,
+      perToken: { overall: 20 },
+      perAddress: 20,
+    });
     expect(config.plugins[0].rateLimits).to.deep.equal({
       windowSeconds: 3600,
       perToken: { overall: 1000, GET: 500, POST: 100, DELETE: 50 },

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig, LoadConfigOptions } from '../config/load-config';
 import { withServedUrl } from '../config/served-url';
+import { createLogger } from '../logger';
 import { loadPlugins } from '../plugin/loader';
 import { Engine, EngineOptions } from '../engine/engine';
 import type { PluginContext } from '../plugin/types';
@@ -23,8 +24,12 @@ export function buildProgram(options: CliOptions = {}): Command {
 
   let engine: Engine | undefined;
   // `serve` is reached at its own HOST:PORT (or PUBLIC_URL); every other command at the URL serve recorded.
+  // A command that answers and ends logs on stderr: its stdout is its answer (one JSON object with --json).
   const open = async () =>
-    (engine ??= await Engine.create(program.args[0] === 'serve' ? config : withServedUrl(config), options));
+    (engine ??= await Engine.create(program.args[0] === 'serve' ? config : withServedUrl(config), {
+      ...options,
+      logger: options.logger ?? (keepsRunning(program) ? undefined : createLogger(config.logLevel, 'stderr')),
+    }));
   const withEngine: WithEngine = async (fn, keepOpen = false) => {
     try {
       return await fn(await open());

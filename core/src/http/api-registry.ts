@@ -70,8 +70,10 @@ export interface ApiGroupOptions {
    * requests the routes refuse (an answer of 400 or more) count, and once over the limit they are answered 429;
    * an accepted request is never refused for rate. For signed links mailbox providers follow from few
    * addresses (one-click unsubscribe, confirmation, tracking): a valid token is its own proof.
+   * `access-refusals`: as `refusals`, but only answers refusing the request's credentials (401, 403) count, so
+   * a caller with the right key is never limited, whatever its route answers (the server-monitor key).
    */
-  rateLimitCounts?: 'all' | 'refusals';
+  rateLimitCounts?: 'all' | 'refusals' | 'access-refusals';
   /** A spec whose error body differs from the standard envelope renders its own. */
   renderError?: (err: AppError) => RenderedError;
   /** The JSON schema of what `renderError` renders, for the OpenAPI document. */

@@ -63,8 +63,13 @@ export function documentedResponses(route: RouteRecord): Record<string, Document
   if (spec.query || spec.params) {
     out['431'] = { description: 'the request line and headers are over 16 KB (answered by Node.js, no body)' };
   }
-  if (group.options.rateLimit)
+  if (group.options.rateLimit && group.options.rateLimitCounts !== 'access-refusals')
     out['429'] = error('RATE_LIMIT_EXCEEDED: over the rate limit; retry_after says when to try again');
+  // Counting access refusals, only a route that may refuse credentials can be limited.
+  else if (group.options.rateLimit && ['401', '403'].some((s) => s in out || s in (spec.answers ?? {})))
+    out['429'] = error(
+      'RATE_LIMIT_EXCEEDED: too many requests from this address were refused their credentials (the right ones are never limited); the Retry-After header says when to try again',
+    );
   for (const [status, answer] of Object.entries(spec.answers ?? {})) {
     const given = typeof answer === 'string' ? { description: answer } : answer;
     const isError = Number(status) >= 400;

@@ -12,7 +12,8 @@ const bearer = (header: string): string | undefined => {
 /**
  * For every request under a group's prefix (matched route or not): identify the token without
  * refusing yet, count the request, and set the X-RateLimit-* headers before anything can fail. A group
- * counting refusals only counts a request once its route refused it (see ApiGroupOptions.rateLimitCounts).
+ * counting refusals only counts a request once its route refused it, one counting access refusals only once its
+ * route refused its credentials (see ApiGroupOptions.rateLimitCounts).
  */
 export function groupGuard(registry: ApiRegistry, tokens: ApiTokenService, rateLimits: RateLimits): Middleware {
   return async (ctx, next) => {
@@ -44,16 +45,29 @@ export function groupGuard(registry: ApiRegistry, tokens: ApiTokenService, rateL
         });
       }
     };
-    if (group.options.rateLimitCounts !== 'refusals') {
+    const counts = group.options.rateLimitCounts ?? 'all';
+    if (counts === 'all') {
       await count();
       return next();
     }
+    const counted = counts === 'refusals' ? isRefusal : isAccessRefusal;
     try {
       await next();
     } catch (err) {
-      await count();
+      if (counted(statusOf(err))) await count();
       throw err;
     }
-    if (ctx.status >= 400) await count();
+    if (counted(ctx.status)) await count();
   };
+}
+
+const isRefusal = (status: number) => status >= 400;
+/** The request's credentials refused (a token, a key): what guessing them meets. */
+const isAccessRefusal = (status: number) => status === 401 || status === 403;
+
+/** The status a thrown error is answered with (the error handler's: anything unknown is a 500). */
+function statusOf(err: unknown): number {
+  if (err instanceof AppError) return err.status;
+  const status = (err as { status?: unknown }).status;
+  return typeof status === 'number' && status >= 400 ? status : 500;
 }

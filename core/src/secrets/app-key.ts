@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { ConfigError } from '../config/load-config';
 import type { AppConfig } from '../config/types';
+import { localSecret } from './local-secret';
 
 export const APP_KEY_FILE = 'app.key';
 
@@ -12,27 +11,20 @@ export const APP_KEY_FILE = 'app.key';
  * (APP_ENV=local) one is generated into the data folder on first use and kept there.
  */
 export function loadAppKey(config: Pick<AppConfig, 'appEnv' | 'dataDir' | 'env'>): Buffer {
-  const given = config.env.APP_KEY;
-  if (given) {
-    const key = Buffer.from(given, 'base64');
-    if (key.length !== 32) throw new ConfigError('APP_KEY must be base64 of 32 bytes (openssl rand -base64 32)');
-    return key;
-  }
-  if (config.appEnv !== 'local')
+  const secret = localSecret(config, {
+    variable: 'APP_KEY',
+    file: APP_KEY_FILE,
+    generate: () => crypto.randomBytes(32).toString('base64'),
+  });
+  if (!secret)
     throw new ConfigError(
       `APP_KEY is required when APP_ENV is ${config.appEnv}: base64 of 32 bytes (openssl rand -base64 32), the same in every process`,
     );
-  const file = path.join(config.dataDir, APP_KEY_FILE);
-  if (!fs.existsSync(file)) {
-    fs.mkdirSync(config.dataDir, { recursive: true });
-    try {
-      fs.writeFileSync(file, crypto.randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
-    } catch (err) {
-      // Another process of the same data folder wrote it first: use that one.
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-  }
-  const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
-  if (key.length !== 32) throw new ConfigError(`${file} does not hold a key of 32 bytes`);
-  return key;
+  const key = Buffer.from(secret.value, 'base64');
+  if (key.length === 32) return key;
+  throw new ConfigError(
+    secret.from === 'env'
+      ? 'APP_KEY must be base64 of 32 bytes (openssl rand -base64 32)'
+      : `${secret.file} does not hold a key of 32 bytes`,
+  );
 }

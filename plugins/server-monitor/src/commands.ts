@@ -19,6 +19,7 @@ import { AlertService } from './alerts';
 import { ServerImporter } from './import';
 import { CheckType, TIERS } from './shared/plans';
 import { asCliError } from './shared/cli';
+import { MonitorKey } from './shared/key';
 
 type Context = () => Promise<PluginContext>;
 
@@ -175,5 +176,17 @@ export function monitorCommands(program: Command, context: Context): void {
       }
       const out = { success: failed === 0, organizations: organizations.length, sent, failed };
       printResult(o.json, out, `${sent} test alerts sent, ${failed} failed, to ${organizations.length} organizations`);
+    });
+
+  program
+    .command('servermonitor:key')
+    .description('print the key the server-monitor routes take (SERVER_MONITOR_API_KEY, or the one generated locally)')
+    .option('--json', 'print one JSON object')
+    .action(async (o: { json?: boolean }) => {
+      const key = (await context()).container.resolve(MonitorKey);
+      if (!key.value)
+        throw new CliError('SERVER_MONITOR_API_KEY is unset: every server-monitor route answers 403 Invalid API key');
+      const source = key.kept ? { source: 'file', file: key.kept.file } : { source: 'env' };
+      printResult(o.json, { key: key.value, ...source }, key.value);
     });
 }

@@ -3,6 +3,7 @@ import { AppError, JobQueues, PluginApi, PluginContext, RecurringTask } from '@s
 import { MONITOR_PREFIX, monitorGroup } from './shared/api';
 import { serverRoutes } from './servers';
 import { fallbackRoutes } from './shared/fallback-routes';
+import { MonitorKey } from './shared/key';
 import { TIERS } from './shared/plans';
 import {
   CHECK_JOBS,
@@ -39,6 +40,8 @@ const recurringCall = (name: string, cron: string, run: (now: Date) => Promise<u
 });
 
 export function register(ctx: PluginContext<MonitorOptions>): void {
+  // The one place the key is read: the routes, the dashboard and the commands resolve this value.
+  ctx.container.register(MonitorKey, { useValue: MonitorKey.resolve(ctx.config) });
   ctx.container.register(CHECK_OPTIONS, { useValue: { ...DEFAULT_CHECK_OPTIONS, ...ctx.options.checks } });
   ctx.container.register(SSL_OPTIONS, { useValue: { ...DEFAULT_SSL_OPTIONS, ...ctx.options.ssl } });
   ctx.container.register(SMS_SENDER, { useValue: smsSenderOf(ctx.config, ctx.logger) });
@@ -95,6 +98,11 @@ export function recurring(ctx: PluginContext): RecurringTask[] {
     recurringCall('servermonitor.alert-requeue', '30 * * * * *', (now) => alerts.requeueStale(now)),
     recurringCall('servermonitor.alert-unheard', '40 * * * * *', () => alerts.tellUnheard()),
   ];
+}
+
+/** Says at start-up where a generated key is, or that no route can be called without one. */
+export async function start(ctx: PluginContext): Promise<void> {
+  ctx.container.resolve(MonitorKey).announce(ctx.logger);
 }
 
 export async function stop(ctx: PluginContext): Promise<void> {

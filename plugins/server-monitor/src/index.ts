@@ -30,6 +30,8 @@ export default definePlugin<MonitorOptions>({
     properties: { checks: checkOptionsSchema, ssl: sslOptionsSchema },
   },
   envSchema: monitorEnvSchema,
+  // Wrong keys per client address (the group counts nothing else); the routes take no token, so perToken is unused.
+  rateLimits: { windowSeconds: 600, perToken: { overall: 20 }, perAddress: 20 },
   register: (ctx) => parts().register(ctx),
   routes: (api, ctx) => parts().routes(api, ctx as PluginContext),
   jobs: (queues, ctx) => parts().jobs(queues, ctx as PluginContext),
@@ -41,5 +43,6 @@ export default definePlugin<MonitorOptions>({
     notificationCommands(program, ctx);
     serverCommands(program, ctx);
   },
+  start: (ctx) => parts().start(ctx as PluginContext),
   stop: (ctx) => parts().stop(ctx as PluginContext),
 });

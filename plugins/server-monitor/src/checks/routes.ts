@@ -1,5 +1,6 @@
 import { AppError, ApiGroup, PluginContext } from '@switchboard/core';
-import { failingAs, KEYED_ANSWERS, keyParam, requireKey, successSchema } from '../shared/api';
+import { failingAs, KEYED_ANSWERS, keyParam, successSchema } from '../shared/api';
+import { MonitorKey } from '../shared/key';
 import { CHECK_TYPES, CheckType } from '../shared/plans';
 import { CheckDispatcher, Dispatch } from './dispatcher';
 
@@ -17,6 +18,7 @@ export const dispatchMessage = (type: CheckType, d: Dispatch) =>
 
 /** GET /check/{all|premium|free}/{api_key}: a check job per server of the plans (after heartbeats and ssl). */
 export function checkRoutes(group: ApiGroup, ctx: PluginContext): void {
+  const key = ctx.container.resolve(MonitorKey);
   const dispatcher = ctx.container.resolve(CheckDispatcher);
   group.get(
     '/check/:type/:key',
@@ -39,7 +41,7 @@ export function checkRoutes(group: ApiGroup, ctx: PluginContext): void {
       },
     },
     async ({ params }) => {
-      requireKey(ctx.config, params.key);
+      key.require(params.key);
       if (!(CHECK_TYPES as readonly string[]).includes(params.type))
         throw new AppError('BAD_REQUEST', `Invalid type "${params.type}": the type must be all, premium or free`);
       const type = params.type as CheckType;

@@ -1,5 +1,6 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { failingAs, KEYED_ANSWERS, keyParam, requireKey, successSchema } from '../shared/api';
+import { failingAs, KEYED_ANSWERS, keyParam, successSchema } from '../shared/api';
+import { MonitorKey } from '../shared/key';
 import { HeartbeatService } from './service';
 
 const tokenParams = {
@@ -10,6 +11,7 @@ const tokenParams = {
 
 /** GET /check/heartbeats/{api_key}, and the ping a customer's job calls (its token is the secret). */
 export function heartbeatRoutes(group: ApiGroup, ctx: PluginContext): void {
+  const key = ctx.container.resolve(MonitorKey);
   const heartbeats = ctx.container.resolve(HeartbeatService);
   group.get(
     '/check/heartbeats/:key',
@@ -22,7 +24,7 @@ export function heartbeatRoutes(group: ApiGroup, ctx: PluginContext): void {
       answers: KEYED_ANSWERS,
     },
     async ({ params }) => {
-      requireKey(ctx.config, params.key);
+      key.require(params.key);
       const result = await failingAs('Failed to check heartbeats', () => heartbeats.check());
       const message = result.busy
         ? 'A heartbeat check is already running'

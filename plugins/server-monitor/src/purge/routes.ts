@@ -1,5 +1,6 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { failingAs, idAndKey, KEYED_ANSWERS, keyParam, positiveId, requireKey, successSchema } from '../shared/api';
+import { failingAs, idAndKey, KEYED_ANSWERS, keyParam, positiveId, successSchema } from '../shared/api';
+import { MonitorKey } from '../shared/key';
 import { RETENTION_DAYS } from '../shared/plans';
 import { Purge, PurgeService } from './service';
 
@@ -16,6 +17,7 @@ export const purgeOutput = (p: Purge) =>
 
 /** purge-logs and purge-logs/organization/{id}. */
 export function purgeRoutes(group: ApiGroup, ctx: PluginContext): void {
+  const key = ctx.container.resolve(MonitorKey);
   const purger = ctx.container.resolve(PurgeService);
   const schema = successSchema({ output: { type: 'string' } }, ['output']);
   const failed = 'Failed to purge logs';
@@ -32,7 +34,7 @@ export function purgeRoutes(group: ApiGroup, ctx: PluginContext): void {
       },
     },
     async ({ params }) => {
-      requireKey(ctx.config, params.key);
+      key.require(params.key);
       const id = positiveId(params.id, 'organization');
       const purged = await failingAs(failed, () => purger.purge(id));
       const message = purged.busy ? BUSY : `Logs of organization ${id} purged`;
@@ -48,7 +50,7 @@ export function purgeRoutes(group: ApiGroup, ctx: PluginContext): void {
       answers: KEYED_ANSWERS,
     },
     async ({ params }) => {
-      requireKey(ctx.config, params.key);
+      key.require(params.key);
       const purged = await failingAs(failed, () => purger.purge());
       return { success: true, message: purged.busy ? BUSY : 'Logs purged', output: purgeOutput(purged) };
     },

@@ -1,16 +1,20 @@
-import crypto from 'node:crypto';
-import { AppError, AppConfig, PluginApi, RenderedError } from '@switchboard/core';
+import { AppError, PluginApi, RenderedError } from '@switchboard/core';
 
 export const MONITOR_PREFIX = '/api/servermonitor';
 
 /** The spec's error body: `{success: false, message}`, and `error` (the detail) on a 500. */
 export function renderMonitorError(err: AppError): RenderedError {
   const detail = err.extra?.error;
+  // Only refused keys count against the limit (monitorGroup), so its 429 says so.
+  const message =
+    err.code === 'RATE_LIMIT_EXCEEDED'
+      ? `Too many invalid API keys from this address: retry in ${String(err.extra?.retry_after)} s`
+      : err.message;
   return {
     status: err.status,
     body: {
       success: false,
-      message: err.message,
+      message,
       ...(err.status === 500 ? { error: String(detail ?? err.message) } : {}),
     },
   };
@@ -37,31 +41,20 @@ export async function failingAs<T>(message: string, work: () => Promise<T>): Pro
   }
 }
 
-/** The routes of the spec: no API token; the key is the last path segment (checked by `requireKey`). */
+/**
+ * The routes of the spec: no API token; the key is the last path segment (checked by `MonitorKey`). Only
+ * answers refusing the key count against the plugin's per-address limit: a caller with the right key (the
+ * scheduled calls, whatever they answer) and the heartbeat pings are never limited.
+ */
 export const monitorGroup = (api: PluginApi) =>
   api.group({
     prefix: MONITOR_PREFIX,
     tag: 'server-monitor',
     auth: 'none',
+    rateLimitCounts: 'access-refusals',
     renderError: renderMonitorError,
     errorSchema: monitorErrorSchema,
   });
-
-const digest = (text: string) => crypto.createHash('sha256').update(text).digest();
-
-/**
- * SERVER_MONITOR_API_KEY compared in constant time (both sides hashed to one length first); unset, every
- * key is wrong.
- */
-export function keyHolds(config: AppConfig, given: string | undefined): boolean {
-  const expected = config.env.SERVER_MONITOR_API_KEY;
-  if (!expected || given === undefined) return false;
-  return crypto.timingSafeEqual(digest(expected), digest(given));
-}
-
-export function requireKey(config: AppConfig, given: string | undefined): void {
-  if (!keyHolds(config, given)) throw new AppError('AUTH_INSUFFICIENT_PERMISSIONS', 'Invalid API key');
-}
 
 /** Any text: a key that is not the configured one, however long, is the spec's 403 Invalid API key. */
 export const keyParam = { type: 'string', description: 'SERVER_MONITOR_API_KEY' } as const;

@@ -6,7 +6,8 @@ export const monitorEnvSchema = {
   properties: {
     SERVER_MONITOR_API_KEY: {
       type: 'string',
-      description: 'key of the server-monitor routes, their last path segment (unset: every route answers 403)',
+      description:
+        'key of the server-monitor routes, their last path segment (unset: generated into DATA_DIR/server-monitor.key when APP_ENV=local, else every route answers 403; staging and production need 24 characters or more)',
     },
     MONITOR_ALERT_FROM: {
       type: 'string',

@@ -1,5 +1,5 @@
 import { AppError, ApiGroup, PluginContext } from '@switchboard/core';
-import { keyHolds } from './api';
+import { MonitorKey } from './key';
 
 /**
  * Any other GET under the prefix: the spec puts the key last on every route, so a path without a valid
@@ -7,6 +7,7 @@ import { keyHolds } from './api';
  * Registered after every other route.
  */
 export function fallbackRoutes(group: ApiGroup, ctx: PluginContext): void {
+  const key = ctx.container.resolve(MonitorKey);
   group.get(
     '/*rest',
     {
@@ -17,7 +18,7 @@ export function fallbackRoutes(group: ApiGroup, ctx: PluginContext): void {
     },
     async ({ ctx: http }) => {
       const last = http.path.split('/').pop();
-      if (!keyHolds(ctx.config, last ? decodeURIComponent(last) : undefined))
+      if (!key.holds(last ? decodeURIComponent(last) : undefined))
         throw new AppError('AUTH_INSUFFICIENT_PERMISSIONS', 'Invalid API key');
       throw new AppError('RESOURCE_NOT_FOUND', `No route for GET ${http.path.replace(/[^/]+$/, '{api_key}')}`);
     },

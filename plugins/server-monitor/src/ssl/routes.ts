@@ -1,9 +1,11 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { failingAs, KEYED_ANSWERS, keyParam, requireKey, successSchema } from '../shared/api';
+import { failingAs, KEYED_ANSWERS, keyParam, successSchema } from '../shared/api';
+import { MonitorKey } from '../shared/key';
 import { SslService } from './service';
 
 /** GET /check/ssl/{api_key} (registered before check/{type}). */
 export function sslRoutes(group: ApiGroup, ctx: PluginContext): void {
+  const key = ctx.container.resolve(MonitorKey);
   const ssl = ctx.container.resolve(SslService);
   group.get(
     '/check/ssl/:key',
@@ -19,7 +21,7 @@ export function sslRoutes(group: ApiGroup, ctx: PluginContext): void {
       answers: KEYED_ANSWERS,
     },
     async ({ params }) => {
-      requireKey(ctx.config, params.key);
+      key.require(params.key);
       const run = await failingAs('Failed to check SSL certificates', () => ssl.check());
       const message = run.busy
         ? 'An SSL check is already running'

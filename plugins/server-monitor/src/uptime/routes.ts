@@ -1,11 +1,13 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { failingAs, idAndKey, KEYED_ANSWERS, keyParam, positiveId, requireKey, successSchema } from '../shared/api';
+import { failingAs, idAndKey, KEYED_ANSWERS, keyParam, positiveId, successSchema } from '../shared/api';
+import { MonitorKey } from '../shared/key';
 import { UptimeService } from './service';
 
 const keyOnly = { type: 'object', required: ['key'], properties: { key: keyParam } } as const;
 
 /** calculate, calculate/server/{id} and calculate/all. */
 export function uptimeRoutes(group: ApiGroup, ctx: PluginContext): void {
+  const key = ctx.container.resolve(MonitorKey);
   const uptime = ctx.container.resolve(UptimeService);
   const failed = 'Failed to queue the uptime calculation';
   group.get(
@@ -21,7 +23,7 @@ export function uptimeRoutes(group: ApiGroup, ctx: PluginContext): void {
       },
     },
     async ({ params }) => {
-      requireKey(ctx.config, params.key);
+      key.require(params.key);
       const id = positiveId(params.id, 'server');
       const title = await failingAs(failed, () => uptime.queueServer(id));
       return { success: true, message: `Uptime recalculation queued for server "${title}" (ID ${id})` };
@@ -36,7 +38,7 @@ export function uptimeRoutes(group: ApiGroup, ctx: PluginContext): void {
       answers: KEYED_ANSWERS,
     },
     async ({ params }) => {
-      requireKey(ctx.config, params.key);
+      key.require(params.key);
       const count = await failingAs(failed, () => uptime.queueAll());
       return { success: true, message: `Uptime recalculation queued for all ${count} servers` };
     },
@@ -50,7 +52,7 @@ export function uptimeRoutes(group: ApiGroup, ctx: PluginContext): void {
       answers: KEYED_ANSWERS,
     },
     async ({ params }) => {
-      requireKey(ctx.config, params.key);
+      key.require(params.key);
       const count = await failingAs(failed, () => uptime.queueStale());
       return { success: true, message: `Uptime recalculation queued for ${count} servers marked as needing it` };
     },

@@ -1,5 +1,6 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { failingAs, KEYED_ANSWERS, keyParam, MONITOR_PREFIX, requireKey } from '../shared/api';
+import { failingAs, KEYED_ANSWERS, keyParam, MONITOR_PREFIX } from '../shared/api';
+import { MonitorKey } from '../shared/key';
 import { renderDashboard } from './dashboard';
 import { DASHBOARD_CSS } from './dashboard-style';
 import { OnCallReader } from './on-call';
@@ -18,6 +19,7 @@ const keyOnly = { type: 'object', required: ['key'], properties: { key: keyParam
 
 /** worker-status/{api_key} and the dashboard its `dashboard_url` names. */
 export function workerStatusRoutes(group: ApiGroup, ctx: PluginContext): void {
+  const key = ctx.container.resolve(MonitorKey);
   const service = ctx.container.resolve(WorkerStatusService);
   const onCall = ctx.container.resolve(OnCallReader);
   group.get(
@@ -51,7 +53,7 @@ export function workerStatusRoutes(group: ApiGroup, ctx: PluginContext): void {
       answers: KEYED_ANSWERS,
     },
     async ({ params }) => {
-      requireKey(ctx.config, params.key);
+      key.require(params.key);
       const status = await failingAs('Failed to read the worker status', () => service.status());
       const base = ctx.config.publicUrl.replace(/\/$/, '');
       return {
@@ -71,7 +73,7 @@ export function workerStatusRoutes(group: ApiGroup, ctx: PluginContext): void {
       answers: KEYED_ANSWERS,
     },
     async ({ params, ctx: http }) => {
-      requireKey(ctx.config, params.key);
+      key.require(params.key);
       const [status, samples, now] = await Promise.all([service.status(), service.samples(CHART_HOURS), onCall.read()]);
       http.type = 'text/html; charset=utf-8';
       http.set('Cache-Control', 'no-store');
@@ -88,7 +90,7 @@ export function workerStatusRoutes(group: ApiGroup, ctx: PluginContext): void {
       answers: KEYED_ANSWERS,
     },
     async ({ params, ctx: http }) => {
-      requireKey(ctx.config, params.key);
+      key.require(params.key);
       http.type = 'text/css; charset=utf-8';
       http.set('Cache-Control', 'private, max-age=300');
       return DASHBOARD_CSS;

@@ -25,7 +25,7 @@ describeEachBackend('server-monitor: checks', (backend) => {
 
   const server = (id: number) => f.engine.knex('monitor_servers').where({ id }).first();
 
-  it('refuses a wrong, absent or unset key with 403 Invalid API key, an unknown type with 400', async () => {
+  it('refuses a wrong, absent or (in production) unset key with 403 Invalid API key, an unknown type with 400', async () => {
     const denied = { success: false, message: 'Invalid API key' };
     expect((await f.call('/check/premium', 'wrong-key').expect(403)).body).to.deep.equal(denied);
     expect((await f.call('/check', 'premium').expect(403)).body).to.deep.equal(denied);
@@ -35,7 +35,8 @@ describeEachBackend('server-monitor: checks', (backend) => {
     expect(bad.body.message).to.contain('all, premium or free');
     expect((await f.call('/no/such/route').expect(404)).body.success).to.equal(false);
 
-    const unset = await monitorFixture(backend(), { env: { SERVER_MONITOR_API_KEY: '' } });
+    // Unset with APP_ENV=local, a key is generated (shared/tests/key.test.ts).
+    const unset = await monitorFixture(backend(), { env: { SERVER_MONITOR_API_KEY: '', APP_ENV: 'production' } });
     try {
       expect((await unset.call('/check/all', '').expect(403)).body).to.deep.equal(denied);
       expect((await unset.call('/check/all').expect(403)).body).to.deep.equal(denied);
