@@ -4,6 +4,8 @@ import type { Knex } from 'knex';
 import { parse } from 'csv-parse';
 import { Clock, OrganizationService, SERVICES } from '@switchboard/core';
 import { InputError } from '../shared/cli';
+import { MONITOR_ADDRESSES, MonitorAddresses } from '../shared/addresses';
+import { endpointProblem } from '../shared/endpoints';
 
 export interface ImportOptions {
   dryRun?: boolean;
@@ -33,17 +35,6 @@ const REQUIRED = ['title', 'endpoint', 'organization_name'] as const;
 const INSERT_BATCH = 500;
 const MAX_LISTED = 1_000;
 
-function endpointProblem(value: string): string | null {
-  if (!value) return 'endpoint: missing';
-  if (value.length > 2048) return 'endpoint: longer than 2048 characters';
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? null : 'endpoint: not an http(s) URL';
-  } catch {
-    return 'endpoint: not a valid URL';
-  }
-}
-
 /**
  * `servermonitor:import FILE`: a CSV of servers (header row; title, endpoint and organization_name
  * required, status and notes optional), read as a stream. An organization named but not there is
@@ -57,6 +48,7 @@ export class ServerImporter {
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(OrganizationService) private readonly organizations: OrganizationService,
+    @inject(MONITOR_ADDRESSES) private readonly addresses: MonitorAddresses,
   ) {}
 
   async import(file: string, options: ImportOptions = {}): Promise<ImportResult> {
@@ -120,10 +112,11 @@ export class ServerImporter {
         const line = info.lines;
         const title = record.title ?? '';
         const endpoint = record.endpoint ?? '';
+        const problem = endpointProblem(endpoint, this.addresses);
         const orgName = (record.organization_name ?? '').slice(0, 191);
         if (!title) fail(line, 'title: missing');
         else if (title.length > 191) fail(line, 'title: longer than 191 characters');
-        else if (endpointProblem(endpoint)) fail(line, endpointProblem(endpoint)!);
+        else if (problem) fail(line, `endpoint: ${problem}`);
         else if (options.organizationId !== undefined && !fixed)
           fail(line, `organization ${options.organizationId} (--organization) not found`);
         else if (!fixed && !orgName) fail(line, 'organization_name: missing');
