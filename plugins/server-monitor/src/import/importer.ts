@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { parse } from 'csv-parse';
-import { Clock, OrganizationService, SERVICES } from '@switchboard/core';
+import { Clock, OrganizationService, SecretBox, SERVICES } from '@switchboard/core';
 import { InputError } from '../shared/cli';
 import { MONITOR_ADDRESSES, MonitorAddresses } from '../shared/addresses';
-import { endpointProblem } from '../shared/endpoints';
+import { endpointProblem, sealEndpoint, shownEndpoint } from '../shared/endpoints';
 
 export interface ImportOptions {
   dryRun?: boolean;
@@ -39,7 +39,8 @@ const MAX_LISTED = 1_000;
  * `servermonitor:import FILE`: a CSV of servers (header row; title, endpoint and organization_name
  * required, status and notes optional), read as a stream. An organization named but not there is
  * created (plan free, subscription active). Bad rows are counted with their line and skipped; a
- * duplicate is an endpoint the organization has already, in the database or earlier in the file.
+ * duplicate is an endpoint the organization has already, in the database or earlier in the file
+ * (compared as stored: the password masked). An endpoint's password is sealed (shared/endpoints.ts).
  * Rows are written 500 at a time.
  */
 @injectable()
@@ -48,6 +49,7 @@ export class ServerImporter {
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(OrganizationService) private readonly organizations: OrganizationService,
+    @inject(SERVICES.SecretBox) private readonly secrets: SecretBox,
     @inject(MONITOR_ADDRESSES) private readonly addresses: MonitorAddresses,
   ) {}
 
@@ -124,16 +126,17 @@ export class ServerImporter {
         else {
           const org = fixed ? fixed.id : await this.organizationOf(orgName, orgIds, result, options.dryRun);
           const seen = await known(org);
-          if (seen.has(endpoint)) fail(line, `duplicate: ${endpoint} is already a server of this organization`);
+          const shown = shownEndpoint(endpoint);
+          if (seen.has(shown)) fail(line, `duplicate: ${shown} is already a server of this organization`);
           else {
-            seen.add(endpoint);
+            seen.add(shown);
             result.imported++;
             const now = this.clock.now();
             if (typeof org === 'number')
               pending.push({
                 organization_id: org,
                 title,
-                endpoint,
+                ...sealEndpoint(endpoint, this.secrets),
                 status: record.status || null,
                 notes: record.notes || null,
                 created_at: now,

@@ -5,6 +5,7 @@ import { AlertService } from '../alerts';
 import { activeServers } from '../shared/active-servers';
 import { exclusive } from '../shared/exclusive';
 import { MONITOR_ADDRESSES, MonitorAddresses } from '../shared/addresses';
+import { shownEndpoint } from '../shared/endpoints';
 import { readCertificate } from './read-certificate';
 
 export const SSL_JOB = defineJob<{ after: number }>('servermonitor.ssl');
@@ -145,7 +146,7 @@ export class SslService {
         kind: level === 'expired' ? 'ssl-expired' : 'ssl-expiring',
         serverId: id,
         subject: level === 'expired' ? `SSL certificate expired: ${title}` : `SSL certificate expiring: ${title}`,
-        text: `The certificate of ${String(server.endpoint)} (issuer ${facts.issuer || 'unknown'}) ${
+        text: `The certificate of ${shownEndpoint(String(server.endpoint))} (issuer ${facts.issuer || 'unknown'}) ${
           level === 'expired' ? 'expired' : 'expires'
         } on ${facts.validTo.toISOString()}.`,
       });

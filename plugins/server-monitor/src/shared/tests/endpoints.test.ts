@@ -1,8 +1,11 @@
+import crypto from 'node:crypto';
 import { expect } from 'chai';
+import { SecretBox } from '@switchboard/core';
 import { MonitorAddresses } from '../addresses';
-import { endpointProblem } from '../endpoints';
+import { endpointProblem, openEndpoint, sealEndpoint, shownEndpoint } from '../endpoints';
 
 describe('server-monitor: endpoints as saved', () => {
+  const box = new SecretBox(crypto.randomBytes(32));
   const addresses = new MonitorAddresses();
 
   it('refuses what is no URL, other schemes, and metadata or link-local addresses given as such', () => {
@@ -35,6 +38,24 @@ describe('server-monitor: endpoints as saved', () => {
     const allowing = MonitorAddresses.fromEnv({ MONITOR_ALLOWED_RANGES: '169.254.0.0/16' });
     expect(endpointProblem('http://169.254.1.2/', allowing)).to.equal(null);
     expect(endpointProblem('http://[fe80::1]/', allowing)).to.match(/link-local/);
+  });
+
+  it('seals a password, masks it where it is shown, and opens it again exactly', () => {
+    const url = 'https://ops:p%40ss%3Aw%2Fo rd@example.com:8443/health?x=1';
+    const stored = sealEndpoint(url, box);
+    expect(stored.endpoint).to.equal('https://ops:***@example.com:8443/health?x=1');
+    expect(stored.endpoint_secret).to.match(/^v1:/).and.not.contain('p%40ss');
+    expect(openEndpoint(stored, box)).to.equal('https://ops:p%40ss%3Aw%2Fo%20rd@example.com:8443/health?x=1');
+    expect(shownEndpoint(url)).to.equal(stored.endpoint);
+    expect(shownEndpoint(stored.endpoint)).to.equal(stored.endpoint);
+    // Nothing to seal: kept as given, byte for byte.
+    for (const plain of ['https://Example.com', 'https://ops@example.com/', 'http://example.com/a@b', 'not a url'])
+      expect(sealEndpoint(plain, box), plain).to.deep.equal({ endpoint: plain, endpoint_secret: null });
+    expect(openEndpoint({ endpoint: 'https://ops@example.com/', endpoint_secret: null }, box)).to.equal(
+      'https://ops@example.com/',
+    );
+    // Another key does not open it.
+    expect(() => openEndpoint(stored, new SecretBox(crypto.randomBytes(32)))).to.throw();
   });
 
   it('tells public from private addresses, and refuses a private one after a public hop', () => {
