@@ -26,7 +26,7 @@ export type { GroupCommitOptions } from './db/group-commit';
 export { schemaFingerprint, checkSchemaSnapshot, listTables } from './db/schema-fingerprint';
 export { withoutSqliteForeignKeys } from './db/sqlite-table-copies';
 export { Migrator, loadMigrationFiles } from './db/migrations';
-export type { MigrationNamespace, NamespaceStatus } from './db/migrations';
+export type { MigrationContext, MigrationNamespace, NamespaceStatus } from './db/migrations';
 export * from './http/errors';
 export * from './http/envelope';
 export * from './http/linked-envelopes';
@@ -39,6 +39,16 @@ export { SecretBox } from './secrets/secret-box';
 export { localSecret } from './secrets/local-secret';
 export type { LocalSecret, LocalSecretSpec } from './secrets/local-secret';
 export { OUTBOUND_ADDRESS_REFUSED, OutboundGuard } from './http/outbound-guard';
+export { guardedConnector, guardedLookup, ipLiteralOf } from './http/address-guard';
+export type { AddressRefusal } from './http/address-guard';
+export {
+  addressInRanges,
+  allowedRangesOf,
+  LOOPBACK_RANGES,
+  METADATA_RANGES,
+  NON_PUBLIC_RANGES,
+} from './http/outbound-ranges';
+export type { Ranges } from './http/outbound-ranges';
 export type { Mailer, MailMessage, MailerOptions, SentMail } from './mail/mailer';
 export { isPermanentMailError, relayIdOf } from './mail/mailer';
 export * from './plugin/types';

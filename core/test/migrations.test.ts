@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import { createKnex } from '../src/db/knex';
 import { loadMigrationFiles, Migrator, MigrationNamespace } from '../src/db/migrations';
 import { checkSchemaSnapshot, schemaFingerprint } from '../src/db/schema-fingerprint';
+import { SecretBox } from '../src/secrets/secret-box';
 import { describeEachBackend, embeddedBackend, TestBackend } from '../src/testing/services';
 
 const fixtures = path.join(__dirname, 'fixtures/migrations');
@@ -272,6 +273,46 @@ describeEachBackend('migrations: concurrent runners', (backend) => {
     while (!warnings.some((w) => w.includes("Can't take lock"))) await new Promise((resolve) => setImmediate(resolve));
     expect(await impatient.unlock('widgets')).to.deep.equal(['widgets']);
     expect(await waiting).to.deep.equal([{ plugin: 'widgets', applied: V1_10 }]);
+  });
+});
+
+describe('migrations: their context', () => {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-migration-context-'));
+  const backend = embeddedBackend();
+  const knex = createKnex(backend.databaseUrl, quiet);
+  after(async () => {
+    await knex.destroy();
+    await backend.dispose();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('gives a migration the application key to seal and open with, and says when none was given', async () => {
+    fs.mkdirSync(path.join(scratch, '1.0'));
+    fs.writeFileSync(
+      path.join(scratch, '1.0/01-sealed.js'),
+      `exports.up = async (knex, context) => {
+        await knex.schema.createTable('fx_sealed', (t) => t.text('value'));
+        await knex('fx_sealed').insert({ value: context.secrets.seal('hush') });
+      };
+      exports.down = async (knex, context) => {
+        const [row] = await knex('fx_sealed').select('value');
+        if (context.secrets.open(row.value) !== 'hush') throw new Error('not opened');
+        await knex.schema.dropTable('fx_sealed');
+      };`,
+    );
+    const sealed: MigrationNamespace = { id: 'fx-sealed', version: '1.0', directory: scratch };
+    const error = await rejection(new Migrator(knex, [sealed]).latest());
+    expect(error.message).to.contain('This migration needs the application key: run it through the engine');
+    expect(await knex.schema.hasTable('fx_sealed')).to.equal(false);
+
+    const box = new SecretBox(Buffer.alloc(32, 7));
+    const migrator = new Migrator(knex, [sealed], { secrets: () => box });
+    await migrator.latest();
+    const [row] = await knex('fx_sealed').select('value');
+    expect(row.value).to.match(/^v1:/);
+    expect(box.open(row.value)).to.equal('hush');
+    await migrator.rollback();
+    expect(await knex.schema.hasTable('fx_sealed')).to.equal(false);
   });
 });
 

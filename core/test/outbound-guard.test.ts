@@ -2,7 +2,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { request } from 'undici';
-import { AppEnv, ConfigError, loadConfig, OutboundGuard } from '../src';
+import {
+  addressInRanges,
+  allowedRangesOf,
+  AppEnv,
+  ConfigError,
+  loadConfig,
+  METADATA_RANGES,
+  OutboundGuard,
+} from '../src';
 
 // Only addresses are checked here: nothing connects anywhere but the test's own server on 127.0.0.1.
 describe('outbound guard', () => {
@@ -117,6 +125,21 @@ describe('outbound guard', () => {
         .with.property('message')
         .that.contains(ranges.split(',').pop());
     }
+  });
+
+  it('lists link-local and cloud metadata addresses apart, in their IPv4-mapped and NAT64 forms too', () => {
+    const metadata = [
+      ['169.254.169.254', '169.254.0.1', '169.254.170.2', '100.100.100.200', '168.63.129.16', '192.0.0.192'],
+      ['fe80::1', 'febf::ffff', 'fd00:ec2::254'],
+      ['::ffff:169.254.169.254', '64:ff9b::a9fe:a9fe', '64:ff9b::6464:64c8'],
+    ].flat();
+    expect(metadata.filter((ip) => !addressInRanges(ip, METADATA_RANGES))).to.deep.equal([]);
+    const others = ['10.0.0.1', '127.0.0.1', '100.100.100.201', '169.255.0.1', 'fd00:ec2::253', '::1', '8.8.8.8'];
+    expect(others.filter((ip) => addressInRanges(ip, METADATA_RANGES))).to.deep.equal([]);
+    expect(() => allowedRangesOf('10.0.0.0/8,nope', 'MONITOR_ALLOWED_RANGES')).to.throw(
+      ConfigError,
+      'MONITOR_ALLOWED_RANGES: "nope" is not an IP address or CIDR range',
+    );
   });
 
   describe('its dispatcher', () => {

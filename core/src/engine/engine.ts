@@ -21,6 +21,7 @@ import { Scheduler } from '../scheduler';
 import type { JobQueues } from '../queue/types';
 import type { Locks } from '../locks/types';
 import type { Clock } from '../clock';
+import type { SecretBox } from '../secrets/secret-box';
 import { closeSharedServices, createRootContainer, SharedServiceOverrides } from './shared-services';
 import { ProvidedServices } from './provided-services';
 import { loadOnFirstUse } from '../load-on-first-use';
@@ -136,7 +137,9 @@ export class Engine {
   }
 
   migrator(): Migrator {
-    return new Migrator(this.knex, this.migrationNamespaces());
+    return new Migrator(this.knex, this.migrationNamespaces(), {
+      secrets: () => this.container.resolve<SecretBox>(SERVICES.SecretBox),
+    });
   }
 
   http(): Koa {

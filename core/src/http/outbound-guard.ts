@@ -1,9 +1,8 @@
-import dns from 'node:dns';
-import net, { type LookupFunction } from 'node:net';
-import type { Agent, buildConnector } from 'undici';
-import { addressAllowed as addressInRanges } from '../auth/ip-allowlist';
+import net from 'node:net';
+import type { Agent } from 'undici';
 import type { AppConfig } from '../config/types';
-import { allowedRangesOf, LOOPBACK_RANGES, REFUSED_RANGES, type Ranges } from './outbound-ranges';
+import { guardedConnector, ipLiteralOf } from './address-guard';
+import { addressInRanges, allowedRangesOf, LOOPBACK_RANGES, NON_PUBLIC_RANGES, type Ranges } from './outbound-ranges';
 import { loadOnFirstUse } from '../load-on-first-use';
 
 const undici = loadOnFirstUse(() => require('undici') as typeof import('undici'));
@@ -30,7 +29,9 @@ export class OutboundGuard {
     this.agent ??= new (undici().Agent)({
       connections: 32,
       keepAliveTimeout: 10_000,
-      connect: this.guardedConnector(),
+      connect: guardedConnector((address, hostname) =>
+        this.isAllowedAddress(address) ? null : refusedAddressError(address, hostname),
+      ),
     });
     return this.agent;
   }
@@ -38,7 +39,7 @@ export class OutboundGuard {
   /** Anything that is not a plain IPv4 or IPv6 address is refused. */
   isAllowedAddress(ip: string): boolean {
     if (net.isIP(ip) === 0) return false;
-    return addressInRanges(ip, this.allowedRanges) || !addressInRanges(ip, REFUSED_RANGES);
+    return addressInRanges(ip, this.allowedRanges) || !addressInRanges(ip, NON_PUBLIC_RANGES);
   }
 
   /** Why the URL may not be used, or null; host names are not resolved. */
@@ -60,34 +61,6 @@ export class OutboundGuard {
   async close(): Promise<void> {
     await this.agent?.close();
   }
-
-  /** Node does not call `lookup` for an address given as is, so those are checked before connecting. */
-  private guardedConnector(): buildConnector.connector {
-    const connect = undici().buildConnector({ lookup: this.guardedLookup });
-    return (options, callback) => {
-      if (net.isIP(options.hostname) !== 0 && !this.isAllowedAddress(options.hostname)) {
-        callback(refusedAddressError(options.hostname), null);
-        return;
-      }
-      connect(options, callback);
-    };
-  }
-
-  private readonly guardedLookup: LookupFunction = (hostname, options, callback) => {
-    dns.lookup(hostname, options, (err, found, family) => {
-      if (err) return callback(err, found, family);
-      const addresses = typeof found === 'string' ? [found] : found.map(({ address }) => address);
-      const refused = addresses.find((address) => !this.isAllowedAddress(address));
-      if (refused) return callback(refusedAddressError(refused, hostname), found, family);
-      callback(null, found, family);
-    });
-  };
-}
-
-/** The address of a URL host given as an IP literal (IPv6 without its brackets), or null for a name. */
-function ipLiteralOf(hostname: string): string | null {
-  const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-  return net.isIP(bare) !== 0 ? bare : null;
 }
 
 /** The code of a refused connection: a caller tells it from a network failure that a retry could get past. */

@@ -1,13 +1,16 @@
-import { parseAllowlist as parseRanges } from '../auth/ip-allowlist';
+import { addressAllowed, parseAllowlist as parseRanges } from '../auth/ip-allowlist';
 import { ConfigError } from '../config/load-config';
 
 export type Ranges = ReturnType<typeof parseRanges>;
+
+/** Whether an address is in one of the ranges; an IPv4-mapped IPv6 address (::ffff:a.b.c.d) counts as its IPv4. */
+export const addressInRanges: (address: string, ranges: Ranges) => boolean = addressAllowed;
 
 /**
  * Private, loopback, link-local, shared, documentation, benchmark, multicast and reserved networks, and
  * the IPv6 ranges that carry an IPv4 address inside (NAT64, 6to4) with its relay anycast.
  */
-export const REFUSED_RANGES = parseRanges([
+export const NON_PUBLIC_RANGES = parseRanges([
   '0.0.0.0/8',
   '10.0.0.0/8',
   '100.64.0.0/10',
@@ -37,8 +40,33 @@ export const REFUSED_RANGES = parseRanges([
 
 export const LOOPBACK_RANGES = parseRanges(['127.0.0.0/8', '::1']);
 
-/** OUTBOUND_ALLOWED_RANGES: comma-separated addresses and CIDR ranges; one not understood stops start-up. */
-export function allowedRangesOf(text: string | undefined): Ranges {
+const METADATA_IPV4 = [
+  '169.254.0.0/16', // link-local: the metadata service of AWS, GCP, Azure, Oracle, DigitalOcean, OpenStack...
+  '100.100.100.200/32', // Alibaba Cloud's metadata service
+  '168.63.129.16/32', // Azure's host endpoint (WireServer)
+  '192.0.0.192/32', // Oracle Cloud's older metadata service
+];
+
+/**
+ * Link-local addresses and the cloud metadata services that hand out an instance's credentials: what no
+ * request made for a tenant may reach, private networks allowed or not. The IPv4 ones count in their
+ * NAT64 form too (64:ff9b::a.b.c.d); IPv4-mapped addresses are matched as their IPv4 anyway.
+ */
+export const METADATA_RANGES = parseRanges([
+  ...METADATA_IPV4,
+  ...METADATA_IPV4.map((cidr) => {
+    const [address, bits] = cidr.split('/');
+    return `64:ff9b::${address}/${96 + Number(bits)}`;
+  }),
+  'fe80::/10', // IPv6 link-local
+  'fd00:ec2::254/128', // AWS's metadata service over IPv6
+]);
+
+/**
+ * An environment variable of comma-separated addresses and CIDR ranges (OUTBOUND_ALLOWED_RANGES and the
+ * like); one not understood stops start-up, the message naming the variable.
+ */
+export function allowedRangesOf(text: string | undefined, variable = 'OUTBOUND_ALLOWED_RANGES'): Ranges {
   if (!text) return [];
   try {
     return parseRanges(
@@ -48,6 +76,6 @@ export function allowedRangesOf(text: string | undefined): Ranges {
         .filter(Boolean),
     );
   } catch (err) {
-    throw new ConfigError(`OUTBOUND_ALLOWED_RANGES: ${(err as Error).message}`);
+    throw new ConfigError(`${variable}: ${(err as Error).message}`);
   }
 }

@@ -5,6 +5,7 @@ import { serverRoutes } from './servers';
 import { fallbackRoutes } from './shared/fallback-routes';
 import { MonitorKey } from './shared/key';
 import { TIERS } from './shared/plans';
+import { MONITOR_ADDRESSES, MonitorAddresses } from './shared/addresses';
 import {
   CHECK_JOBS,
   CHECK_OPTIONS,
@@ -45,6 +46,8 @@ export function register(ctx: PluginContext<MonitorOptions>): void {
   ctx.container.register(CHECK_OPTIONS, { useValue: { ...DEFAULT_CHECK_OPTIONS, ...ctx.options.checks } });
   ctx.container.register(SSL_OPTIONS, { useValue: { ...DEFAULT_SSL_OPTIONS, ...ctx.options.ssl } });
   ctx.container.register(SMS_SENDER, { useValue: smsSenderOf(ctx.config, ctx.logger) });
+  // Read here, so a MONITOR_ALLOWED_RANGES entry that is no range stops start-up.
+  ctx.container.register(MONITOR_ADDRESSES, { useValue: MonitorAddresses.fromEnv(ctx.config.env) });
   // One per engine: the queue's processors use its HTTP agent, and stop() closes that same agent.
   ctx.container.registerSingleton(CheckWorker);
 }

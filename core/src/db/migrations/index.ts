@@ -1,5 +1,5 @@
 export { Migrator } from './migrator';
-export type { MigratorOptions, NamespaceStatus } from './migrator';
+export type { MigrationContext, MigratorOptions, NamespaceStatus } from './migrator';
 export { loadMigrationFiles } from './migration-files';
 export type { MigrationFile } from './migration-files';
 export { compareVersions, trackingTable } from './namespace';

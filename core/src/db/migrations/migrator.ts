@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { SecretBox } from '../../secrets/secret-box';
 import { retryWhileLocked } from './lock-wait';
 import { loadMigrationFiles, MigrationFile } from './migration-files';
 import {
@@ -23,6 +24,20 @@ export interface NamespaceStatus {
 export interface MigratorOptions {
   /** How long to wait for another runner's lock before failing. Default 60 s. */
   lockTimeoutMs?: number;
+  /** The application key's box, for migrations that seal or open secrets (the engine gives its own). */
+  secrets?: () => SecretBox;
+}
+
+/** What a migration's `up(knex, context)` and `down(knex, context)` are given besides knex. */
+export interface MigrationContext {
+  /** Seals and opens secrets with the application key; reading it without one given throws. */
+  readonly secrets: SecretBox;
+}
+
+interface MigrationModule {
+  up(knex: Knex, context: MigrationContext): Promise<void>;
+  down?(knex: Knex, context: MigrationContext): Promise<void>;
+  config?: unknown;
 }
 
 interface Loaded {
@@ -147,9 +162,25 @@ export class Migrator {
       migrationSource: {
         getMigrations: async () => files,
         getMigrationName: (m: MigrationFile) => m.name,
-        getMigration: async (m: MigrationFile) => require(m.file),
+        getMigration: async (m: MigrationFile) => this.withContext(require(m.file) as MigrationModule),
       },
     };
+  }
+
+  /** knex calls `up(knex)`: the context goes in as the second argument. */
+  private withContext(migration: MigrationModule): Knex.Migration {
+    const { secrets } = this.options;
+    const context: MigrationContext = {
+      get secrets(): SecretBox {
+        if (!secrets) throw new Error('This migration needs the application key: run it through the engine');
+        return secrets();
+      },
+    };
+    return {
+      ...migration,
+      up: (knex) => migration.up(knex, context),
+      ...(migration.down && { down: (knex: Knex) => migration.down!(knex, context) }),
+    } as Knex.Migration;
   }
 
   private locked<T>(ns: MigrationNamespace, run: () => Promise<T>): Promise<T> {

@@ -1,13 +1,16 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { SERVICES, toBool } from '@switchboard/core';
+import { SecretBox, SERVICES, toBool } from '@switchboard/core';
+import { MONITOR_ADDRESSES, MonitorAddresses } from '../shared/addresses';
+import { openEndpoint } from '../shared/endpoints';
 import { CheckResultWriter } from './result-writer';
 import { CHECK_OPTIONS, CheckOptions } from './options';
 import { CheckOutcome, HttpChecker } from './http-check';
 
 /**
- * A check job: one GET of the server's endpoint. A new failure is confirmed by a second try a moment
- * later before it counts (no alert for one lost packet); the outcome is written by CheckResultWriter.
+ * A check job: one GET of the server's endpoint (its password opened). A new failure is confirmed by a
+ * second try a moment later before it counts (no alert for one lost packet; an address refused is no
+ * packet lost, so it counts at once); the outcome is written by CheckResultWriter.
  */
 @injectable()
 export class CheckWorker {
@@ -17,23 +20,48 @@ export class CheckWorker {
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(CheckResultWriter) private readonly writer: CheckResultWriter,
     @inject(CHECK_OPTIONS) private readonly options: CheckOptions,
+    @inject(SERVICES.SecretBox) private readonly secrets: SecretBox,
+    @inject(MONITOR_ADDRESSES) addresses: MonitorAddresses,
   ) {
-    this.checker = new HttpChecker({ timeoutMs: options.timeoutMs, maxRedirections: options.maxRedirections });
+    this.checker = new HttpChecker(
+      { timeoutMs: options.timeoutMs, maxRedirections: options.maxRedirections },
+      addresses,
+    );
   }
 
   async run(serverId: number): Promise<CheckOutcome | null> {
     const server = await this.knex('monitor_servers')
       .where({ id: serverId })
-      .first('id', 'organization_id', 'title', 'endpoint', 'status', 'is_up', 'down_alerted', 'state');
+      .first(
+        'id',
+        'organization_id',
+        'title',
+        'endpoint',
+        'endpoint_secret',
+        'status',
+        'is_up',
+        'down_alerted',
+        'state',
+      );
     // Paused since it was queued: nothing checks it.
     if (!server || server.state === 'paused') return null;
     const knownDown = server.is_up !== null && !toBool(server.is_up);
-    let outcome = await this.checker.check(String(server.endpoint));
-    if (!outcome.up && !knownDown) {
+    const url = this.urlOf(server);
+    let outcome = await this.checker.check(url);
+    if (!outcome.up && outcome.status !== 'refused' && !knownDown) {
       await new Promise((resolve) => setTimeout(resolve, this.options.confirmDelayMs));
-      outcome = await this.checker.check(String(server.endpoint));
+      outcome = await this.checker.check(url);
     }
     await this.writer.write(server, outcome);
     return outcome;
+  }
+
+  /** An endpoint's password opened; one sealed under another key fails the job, saying so (the operator's to fix). */
+  private urlOf(server: { id: unknown; endpoint: string; endpoint_secret: string | null }): string {
+    try {
+      return openEndpoint(server, this.secrets);
+    } catch {
+      throw new Error(`server ${String(server.id)}: its endpoint's password does not open with this APP_KEY`);
+    }
   }
 }

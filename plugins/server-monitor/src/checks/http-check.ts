@@ -1,11 +1,12 @@
-import type { Dispatcher } from 'undici';
-import { loadOnFirstUse } from '@switchboard/core';
+import type { Agent } from 'undici';
+import { guardedConnector, loadOnFirstUse } from '@switchboard/core';
+import { MONITOR_ADDRESS_REFUSED, MonitorAddresses } from '../shared/addresses';
 
 const undici = loadOnFirstUse(() => require('undici') as typeof import('undici'));
 
 export interface CheckOutcome {
   up: boolean;
-  /** The HTTP status code of the answer, or `timeout` / `unreachable`. */
+  /** The HTTP status code of the answer, or `timeout` / `unreachable` / `refused` (an address not allowed). */
   status: string;
   responseMs: number | null;
   error: string | null;
@@ -16,32 +17,44 @@ export interface HttpCheckOptions {
   maxRedirections: number;
 }
 
+/** A URL's user and password become a Basic authorization header: undici does not send them itself. */
+function credentialsOf(endpoint: string): { url: string; authorization?: string } {
+  const url = new URL(endpoint);
+  if (!url.username && !url.password) return { url: endpoint };
+  const user = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  url.username = '';
+  url.password = '';
+  return { url: url.href, authorization: `Basic ${Buffer.from(user).toString('base64')}` };
+}
+
 /**
  * One HTTP(S) GET of a server's endpoint through undici: redirects followed, the body discarded, the
  * certificate not judged (a self-signed or expired certificate is the SSL check's business, not a
- * failure of the server). Up: an answer below 400.
+ * failure of the server). Up: an answer below 400. Every connection is checked against MonitorAddresses
+ * on the address it goes to, before it is made (a refused one: status `refused`); a redirect from a
+ * public address to a private or loopback one is not followed.
  */
 export class HttpChecker {
-  private readonly dispatcher: Dispatcher;
+  private readonly agents = new Set<Agent>();
 
-  constructor(private readonly options: HttpCheckOptions = { timeoutMs: 10_000, maxRedirections: 5 }) {
-    const { Agent, interceptors } = undici();
-    this.dispatcher = new Agent({
-      connect: { rejectUnauthorized: false, timeout: options.timeoutMs },
-      keepAliveTimeout: 10_000,
-    }).compose(interceptors.redirect({ maxRedirections: options.maxRedirections }));
-  }
+  constructor(
+    private readonly options: HttpCheckOptions,
+    private readonly addresses: MonitorAddresses,
+  ) {}
 
-  async check(url: string): Promise<CheckOutcome> {
+  async check(endpoint: string): Promise<CheckOutcome> {
     const started = performance.now();
+    const agent = this.agentOfOneCheck();
     try {
+      const { url, authorization } = credentialsOf(endpoint);
       const answer = await undici().request(url, {
         method: 'GET',
-        dispatcher: this.dispatcher,
+        dispatcher: agent.compose(undici().interceptors.redirect({ maxRedirections: this.options.maxRedirections })),
         headersTimeout: this.options.timeoutMs,
         bodyTimeout: this.options.timeoutMs,
         signal: AbortSignal.timeout(this.options.timeoutMs),
-        headers: { 'user-agent': 'Switchboard-Monitor/1.0' },
+        // Dropped by the redirect interceptor when a redirect leaves the origin.
+        headers: { 'user-agent': 'Switchboard-Monitor/1.0', ...(authorization && { authorization }) },
       });
       await answer.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       const status = answer.statusCode;
@@ -52,23 +65,58 @@ export class HttpChecker {
         error: status < 400 ? null : `answered ${status}`,
       };
     } catch (err) {
-      const e = err as Error & { code?: unknown };
-      // undici's codes are strings (UND_ERR_CONNECT_TIMEOUT); the abort signal's DOMException has code 23.
-      const code = typeof e.code === 'string' ? e.code : undefined;
-      const timedOut = e.name === 'TimeoutError' || /timeout/i.test(code ?? '') || /timeout/i.test(e.message);
-      const error = timedOut
-        ? `timed out after ${this.options.timeoutMs} ms${code ? ` (${code})` : ''}`
-        : code
-          ? `${code}: ${e.message}`
-          : e.message;
-      return { up: false, status: timedOut ? 'timeout' : 'unreachable', responseMs: null, error: error.slice(0, 255) };
+      return this.failure(err as Error & { code?: unknown });
+    } finally {
+      this.agents.delete(agent);
+      await agent.destroy().catch(() => undefined);
     }
   }
 
-  private closing?: Promise<void>;
+  private failure(e: Error & { code?: unknown }): CheckOutcome {
+    if (e.code === MONITOR_ADDRESS_REFUSED)
+      return { up: false, status: 'refused', responseMs: null, error: e.message.slice(0, 255) };
+    // undici's codes are strings (UND_ERR_CONNECT_TIMEOUT); the abort signal's DOMException has code 23.
+    const code = typeof e.code === 'string' ? e.code : undefined;
+    const timedOut = e.name === 'TimeoutError' || /timeout/i.test(code ?? '') || /timeout/i.test(e.message);
+    const error = timedOut
+      ? `timed out after ${this.options.timeoutMs} ms${code ? ` (${code})` : ''}`
+      : code
+        ? `${code}: ${e.message}`
+        : e.message;
+    return { up: false, status: timedOut ? 'timeout' : 'unreachable', responseMs: null, error: error.slice(0, 255) };
+  }
 
-  /** Once: a second close (the CLI's own, then the plugin's stop) waits for the first. */
-  close(): Promise<void> {
-    return (this.closing ??= this.dispatcher.close());
+  /**
+   * An agent for one check, destroyed when it ends, so no connection (nor what its address allowed) is
+   * shared between checks. Each connection it makes is checked on the addresses it is about to use; once
+   * one connection went to a public address, every later one (a redirect elsewhere) must be public too.
+   */
+  private agentOfOneCheck(): Agent {
+    let publicBefore = false;
+    let publicNow = false;
+    const refuse = this.addresses.refusal(() => publicBefore);
+    const connect = guardedConnector(
+      (address, hostname) => {
+        const refused = refuse(address, hostname);
+        if (!refused && this.addresses.isPublic(address)) publicNow = true;
+        return refused;
+      },
+      { rejectUnauthorized: false, timeout: this.options.timeoutMs },
+    );
+    const agent = new (undici().Agent)({
+      // The check's connections come one after the other: a redirect is followed once its answer is read.
+      connect: (options, callback) => {
+        publicBefore ||= publicNow;
+        publicNow = false;
+        connect(options, callback);
+      },
+    });
+    this.agents.add(agent);
+    return agent;
+  }
+
+  /** Ends the checks still running (the engine stops). */
+  async close(): Promise<void> {
+    await Promise.all([...this.agents].map((agent) => agent.destroy().catch(() => undefined)));
   }
 }

@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, GroupCommit, SERVICES, toBool, toInt, transactionWithRetry } from '@switchboard/core';
 import { AlertService } from '../alerts';
+import { shownEndpoint } from '../shared/endpoints';
 import type { CheckOutcome } from './http-check';
 
 /** What a check job knows of its server when it started. */
@@ -68,7 +69,7 @@ export class CheckResultWriter {
           server_id: toInt(server.id),
           original_status: server.status === null ? null : String(server.status),
           updated_status: outcome.status,
-          note: `${String(server.endpoint)} ${describe(outcome)}`.slice(0, 1024),
+          note: `${shownEndpoint(String(server.endpoint))} ${describe(outcome)}`.slice(0, 1024),
           created_at: now,
         }));
       for (const [table, rows] of [
@@ -103,7 +104,7 @@ export class CheckResultWriter {
     if (outcome.up) changes.failing_since = null;
     else if (wasUp !== false) changes.failing_since = now;
     let alertIds: number[] = [];
-    const about = `${title} (${String(server.endpoint)})`;
+    const about = `${title} (${shownEndpoint(String(server.endpoint))})`;
     if (!outcome.up && !alerted) {
       changes.down_alerted = true;
       alertIds = await this.alerts.raise(trx, toInt(server.organization_id), {

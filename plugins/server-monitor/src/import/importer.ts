@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { parse } from 'csv-parse';
-import { Clock, OrganizationService, SERVICES } from '@switchboard/core';
+import { Clock, OrganizationService, SecretBox, SERVICES } from '@switchboard/core';
 import { InputError } from '../shared/cli';
+import { MONITOR_ADDRESSES, MonitorAddresses } from '../shared/addresses';
+import { endpointProblem, sealEndpoint, shownEndpoint } from '../shared/endpoints';
 
 export interface ImportOptions {
   dryRun?: boolean;
@@ -33,22 +35,12 @@ const REQUIRED = ['title', 'endpoint', 'organization_name'] as const;
 const INSERT_BATCH = 500;
 const MAX_LISTED = 1_000;
 
-function endpointProblem(value: string): string | null {
-  if (!value) return 'endpoint: missing';
-  if (value.length > 2048) return 'endpoint: longer than 2048 characters';
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? null : 'endpoint: not an http(s) URL';
-  } catch {
-    return 'endpoint: not a valid URL';
-  }
-}
-
 /**
  * `servermonitor:import FILE`: a CSV of servers (header row; title, endpoint and organization_name
  * required, status and notes optional), read as a stream. An organization named but not there is
  * created (plan free, subscription active). Bad rows are counted with their line and skipped; a
- * duplicate is an endpoint the organization has already, in the database or earlier in the file.
+ * duplicate is an endpoint the organization has already, in the database or earlier in the file
+ * (compared as stored: the password masked). An endpoint's password is sealed (shared/endpoints.ts).
  * Rows are written 500 at a time.
  */
 @injectable()
@@ -57,6 +49,8 @@ export class ServerImporter {
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(OrganizationService) private readonly organizations: OrganizationService,
+    @inject(SERVICES.SecretBox) private readonly secrets: SecretBox,
+    @inject(MONITOR_ADDRESSES) private readonly addresses: MonitorAddresses,
   ) {}
 
   async import(file: string, options: ImportOptions = {}): Promise<ImportResult> {
@@ -120,10 +114,11 @@ export class ServerImporter {
         const line = info.lines;
         const title = record.title ?? '';
         const endpoint = record.endpoint ?? '';
+        const problem = endpointProblem(endpoint, this.addresses);
         const orgName = (record.organization_name ?? '').slice(0, 191);
         if (!title) fail(line, 'title: missing');
         else if (title.length > 191) fail(line, 'title: longer than 191 characters');
-        else if (endpointProblem(endpoint)) fail(line, endpointProblem(endpoint)!);
+        else if (problem) fail(line, `endpoint: ${problem}`);
         else if (options.organizationId !== undefined && !fixed)
           fail(line, `organization ${options.organizationId} (--organization) not found`);
         else if (!fixed && !orgName) fail(line, 'organization_name: missing');
@@ -131,16 +126,17 @@ export class ServerImporter {
         else {
           const org = fixed ? fixed.id : await this.organizationOf(orgName, orgIds, result, options.dryRun);
           const seen = await known(org);
-          if (seen.has(endpoint)) fail(line, `duplicate: ${endpoint} is already a server of this organization`);
+          const shown = shownEndpoint(endpoint);
+          if (seen.has(shown)) fail(line, `duplicate: ${shown} is already a server of this organization`);
           else {
-            seen.add(endpoint);
+            seen.add(shown);
             result.imported++;
             const now = this.clock.now();
             if (typeof org === 'number')
               pending.push({
                 organization_id: org,
                 title,
-                endpoint,
+                ...sealEndpoint(endpoint, this.secrets),
                 status: record.status || null,
                 notes: record.notes || null,
                 created_at: now,

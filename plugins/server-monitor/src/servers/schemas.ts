@@ -37,7 +37,7 @@ export const serverSchema = {
     id: { type: 'integer' },
     organization_id: { type: 'integer' },
     title: { type: 'string' },
-    endpoint: { type: 'string', description: 'the monitored URL' },
+    endpoint: { type: 'string', description: 'the monitored URL (a password in it shown as ***)' },
     notes: { type: ['string', 'null'] },
     state: {
       enum: [...SERVER_STATES],
@@ -45,7 +45,8 @@ export const serverSchema = {
     },
     status: {
       type: ['string', 'null'],
-      description: 'the last check\'s answer: an HTTP status code ("200"), timeout or unreachable',
+      description:
+        'the last check\'s answer: an HTTP status code ("200"), timeout, unreachable, or refused (an address checks may not reach)',
     },
     plan: {
       type: 'string',

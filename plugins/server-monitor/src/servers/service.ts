@@ -9,9 +9,11 @@ import {
   ownedRow,
   paginate,
   rowMapper,
+  SecretBox,
   SERVICES,
   toInt,
   toIso,
+  validationError,
   whereContains,
 } from '@switchboard/core';
 import {
@@ -24,6 +26,8 @@ import {
   serverDetailSchema,
   serverSchema,
 } from './schemas';
+import { MONITOR_ADDRESSES, MonitorAddresses } from '../shared/addresses';
+import { endpointProblem, openEndpoint, sealEndpoint, StoredEndpoint } from '../shared/endpoints';
 
 const RECENT_LOG = 20;
 
@@ -74,6 +78,8 @@ export class ServersService {
   constructor(
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
+    @inject(SERVICES.SecretBox) private readonly secrets: SecretBox,
+    @inject(MONITOR_ADDRESSES) private readonly addresses: MonitorAddresses,
   ) {}
 
   async list(orgId: number, q: ServerListQuery): Promise<{ items: Server[]; total: number }> {
@@ -129,13 +135,14 @@ export class ServersService {
 
   /** A new server is pending until its tier's next round checks it (or paused, when asked). */
   async create(orgId: number, input: NewServer): Promise<Server> {
-    await this.refuseDuplicate(orgId, input.endpoint);
+    const stored = this.stored(input.endpoint);
+    await this.refuseDuplicate(orgId, stored.endpoint);
     const now = this.clock.now();
     const id = insertedId(
       await this.knex('monitor_servers').insert({
         organization_id: orgId,
         title: input.title,
-        endpoint: input.endpoint,
+        ...stored,
         notes: input.notes ?? null,
         state: input.paused ? 'paused' : 'pending',
         paused_at: input.paused ? now : null,
@@ -151,16 +158,27 @@ export class ServersService {
    * its checks and alerts; resuming makes it pending until checked.
    */
   async update(orgId: number, id: number, changes: ServerChanges): Promise<Server> {
-    const current = await ownedRow(this.knex, 'monitor_servers', orgId, id, ['endpoint', 'state'], 'Server');
+    const current = await ownedRow(
+      this.knex,
+      'monitor_servers',
+      orgId,
+      id,
+      ['endpoint', 'endpoint_secret', 'state'],
+      'Server',
+    );
     const now = this.clock.now();
     const row: Record<string, unknown> = { updated_at: now };
     if (changes.title !== undefined) row.title = changes.title;
     if (changes.notes !== undefined) row.notes = changes.notes;
     const paused = changes.paused ?? current.state === 'paused';
-    const moved = changes.endpoint !== undefined && changes.endpoint !== current.endpoint;
+    const stored = changes.endpoint === undefined ? null : this.stored(changes.endpoint);
+    const moved =
+      stored !== null &&
+      (stored.endpoint !== current.endpoint ||
+        openEndpoint(stored, this.secrets) !== openEndpoint(current as unknown as StoredEndpoint, this.secrets));
     if (moved) {
-      await this.refuseDuplicate(orgId, changes.endpoint!, id);
-      Object.assign(row, { endpoint: changes.endpoint, status: null, is_up: null, response_ms: null });
+      await this.refuseDuplicate(orgId, stored.endpoint, id);
+      Object.assign(row, { ...stored, status: null, is_up: null, response_ms: null });
       Object.assign(row, { failing_since: null, down_alerted: false, uptime_stale: true });
     }
     if (paused && current.state !== 'paused') Object.assign(row, { state: 'paused', paused_at: now });
@@ -250,6 +268,13 @@ export class ServersService {
     return serverMapper(await this.planOf(orgId))(
       await ownedRow(this.knex, 'monitor_servers', orgId, id, COLUMNS, 'Server'),
     );
+  }
+
+  /** The endpoint as it is kept (its password sealed), or a 422 naming why it cannot be monitored. */
+  private stored(endpoint: string): StoredEndpoint {
+    const problem = endpointProblem(endpoint, this.addresses);
+    if (problem) throw validationError('endpoint', 'monitorable', `endpoint: ${problem}`);
+    return sealEndpoint(endpoint, this.secrets);
   }
 
   private async planOf(orgId: number): Promise<string> {

@@ -14,6 +14,11 @@ export const monitorEnvSchema = {
       pattern: EMAIL_PATTERN,
       description: "sender address of alert mails (default monitor@<PUBLIC_URL's host>)",
     },
+    MONITOR_ALLOWED_RANGES: {
+      type: 'string',
+      description:
+        'comma-separated CIDR ranges or addresses checks may reach although link-local or a cloud metadata service (unset: none); an entry that cannot be read stops start-up',
+    },
     SMS_DRIVER: { enum: ['log', 'http'], description: 'how SMS alerts go: log (default) or http' },
     SMS_URL: { type: 'string', pattern: '^https?://', description: 'SMS_DRIVER=http: a Twilio-compatible API url' },
     SMS_FROM: { type: 'string', description: 'SMS_DRIVER=http: the sender number' },

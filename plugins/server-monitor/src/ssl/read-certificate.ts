@@ -1,5 +1,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
+import { guardedLookup } from '@switchboard/core';
+import type { MonitorAddresses } from '../shared/addresses';
 
 export interface CertificateFacts {
   validTo: Date;
@@ -14,15 +16,25 @@ const nameOf = (entity: tls.Certificate | undefined) =>
 
 /**
  * The certificate an https endpoint presents, read with node:tls without judging it: self-signed and
- * expired certificates are what this check is for.
+ * expired certificates are what this check is for. The address connected to is checked first, as a
+ * check's is (MonitorAddresses): a refused one fails with code ERR_MONITOR_ADDRESS_REFUSED, unconnected.
  */
-export function readCertificate(endpoint: string, timeoutMs: number): Promise<CertificateFacts> {
+export function readCertificate(
+  endpoint: string,
+  timeoutMs: number,
+  addresses: MonitorAddresses,
+): Promise<CertificateFacts> {
   const url = new URL(endpoint);
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  const refusal = addresses.refusal();
+  // Node calls `lookup` for names only.
+  const refused = net.isIP(host) ? refusal(host) : null;
+  if (refused) return Promise.reject(refused);
   return new Promise((resolve, reject) => {
     const socket = tls.connect({
       host,
       port: Number(url.port || 443),
+      lookup: guardedLookup(refusal),
       ...(net.isIP(host) ? {} : { servername: host }),
       rejectUnauthorized: false,
       timeout: timeoutMs,

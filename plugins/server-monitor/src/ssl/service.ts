@@ -4,6 +4,8 @@ import { Clock, defineJob, JobQueues, Locks, SERVICES, toInt, transactionWithRet
 import { AlertService } from '../alerts';
 import { activeServers } from '../shared/active-servers';
 import { exclusive } from '../shared/exclusive';
+import { MONITOR_ADDRESSES, MonitorAddresses } from '../shared/addresses';
+import { shownEndpoint } from '../shared/endpoints';
 import { readCertificate } from './read-certificate';
 
 export const SSL_JOB = defineJob<{ after: number }>('servermonitor.ssl');
@@ -58,6 +60,7 @@ export class SslService {
     @inject(SERVICES.Queues) private readonly queues: JobQueues,
     @inject(AlertService) private readonly alerts: AlertService,
     @inject(SSL_OPTIONS) private readonly options: SslOptions,
+    @inject(MONITOR_ADDRESSES) private readonly addresses: MonitorAddresses,
   ) {}
 
   check(after = 0, budgetMs = this.options.budgetMs): Promise<SslRun> {
@@ -112,7 +115,7 @@ export class SslService {
     const id = toInt(server.id);
     let facts;
     try {
-      facts = await readCertificate(String(server.endpoint), this.options.timeoutMs);
+      facts = await readCertificate(String(server.endpoint), this.options.timeoutMs, this.addresses);
     } catch (err) {
       await this.store(id, { error: String((err as Error).message).slice(0, 255), checked_at: now });
       return null;
@@ -143,7 +146,7 @@ export class SslService {
         kind: level === 'expired' ? 'ssl-expired' : 'ssl-expiring',
         serverId: id,
         subject: level === 'expired' ? `SSL certificate expired: ${title}` : `SSL certificate expiring: ${title}`,
-        text: `The certificate of ${String(server.endpoint)} (issuer ${facts.issuer || 'unknown'}) ${
+        text: `The certificate of ${shownEndpoint(String(server.endpoint))} (issuer ${facts.issuer || 'unknown'}) ${
           level === 'expired' ? 'expired' : 'expires'
         } on ${facts.validTo.toISOString()}.`,
       });

@@ -183,11 +183,13 @@ describeEachBackend('server-monitor: checks', (backend) => {
     }
   });
 
-  it('closes the connections its checks keep alive when the engine stops', async () => {
+  it('closes the connections of a check when it ends: none is shared with the next check', async () => {
     let open = 0;
+    let opened = 0;
     const target = http.createServer((_req, res) => res.end('ok'));
     target.on('connection', (socket) => {
       open++;
+      opened++;
       socket.on('close', () => open--);
     });
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
@@ -199,11 +201,12 @@ describeEachBackend('server-monitor: checks', (backend) => {
         const id = await addServer(running.engine, org, `http://127.0.0.1:${(target.address() as AddressInfo).port}/`);
         const worker = running.engine.contexts.get('server-monitor')!.container.resolve(CheckWorker);
         expect(await worker.run(id)).to.include({ up: true });
-        expect(open, 'kept alive for the next check').to.equal(1);
+        await waitFor(() => open === 0, 2_000);
+        expect(await worker.run(id)).to.include({ up: true });
+        expect(opened, 'a connection per check').to.equal(2);
       } finally {
         await running.close();
       }
-      // Well within the agent's 10 s keep-alive.
       await waitFor(() => open === 0, 2_000);
     } finally {
       target.closeAllConnections();

@@ -37,6 +37,17 @@ describeEachBackend('server-monitor: servers over REST', (backend) => {
     expect(twice.body.error.code).to.equal('DUPLICATE_ENTRY');
     const ftp = await api.post('/servers', { title: 'Files', endpoint: 'ftp://files.example' }).expect(422);
     expect(ftp.body.error.details).to.deep.equal({ field: 'endpoint', rule: 'pattern' });
+    // A cloud metadata address is no server (docs/decisions.md, Internal networks).
+    const metadata = await api
+      .post('/servers', { title: 'Meta', endpoint: 'http://169.254.169.254/latest' })
+      .expect(422);
+    expect(metadata.body.error.details).to.deep.equal({ field: 'endpoint', rule: 'monitorable' });
+    // A password in the URL is sealed at rest and never shown.
+    const locked = await add('Locked', `${farm.url.replace('//', '//ops:s3cret@')}/status/200`);
+    expect(locked.endpoint).to.equal(`${farm.url.replace('//', '//ops:***@')}/status/200`);
+    const row = await f.engine.knex('monitor_servers').where({ id: locked.id }).first();
+    expect(JSON.stringify(row)).to.not.contain('s3cret');
+    await api.delete(`/servers/${locked.id}`).expect(200);
 
     await check(web.id);
     await check(dead.id);

@@ -32,20 +32,28 @@ export interface Farm {
   set(name: string, status: number): void;
   /** Requests seen per path. */
   hits: Map<string, number>;
+  /** The headers of the last request per path. */
+  headers: Map<string, http.IncomingHttpHeaders>;
+  /** Connections accepted so far, both servers. */
+  connections(): number;
   close(): Promise<void>;
 }
 
 /**
  * Servers to check, on loopback: `/status/<code>` answers that code, `/slow/<ms>` answers 200 after a
- * while, `/redirect` sends to `/status/200`, `/switch/<name>` answers what the test set.
+ * while, `/redirect` sends to `/status/200` (`/redirect?to=URL` to that URL), `/switch/<name>` answers
+ * what the test set.
  */
 export async function httpFarm(options: { certificateDays?: number } = {}): Promise<Farm> {
   const switches = new Map<string, number>();
   const hits = new Map<string, number>();
+  const headers = new Map<string, http.IncomingHttpHeaders>();
+  let connections = 0;
   const handler: http.RequestListener = (req, res) => {
     const url = req.url ?? '/';
     hits.set(url, (hits.get(url) ?? 0) + 1);
-    const [, kind, arg] = url.split('/');
+    headers.set(url, req.headers);
+    const [, kind, arg] = url.split(/[/?]/);
     const answer = (status: number) => {
       res.writeHead(status, { 'content-type': 'text/plain' });
       res.end(`${status}\n`);
@@ -53,7 +61,7 @@ export async function httpFarm(options: { certificateDays?: number } = {}): Prom
     if (kind === 'status') return answer(Number(arg) || 200);
     if (kind === 'slow') return void setTimeout(() => answer(200), Number(arg) || 0);
     if (kind === 'redirect') {
-      res.writeHead(302, { location: '/status/200' });
+      res.writeHead(302, { location: new URL(url, 'http://farm').searchParams.get('to') ?? '/status/200' });
       return void res.end();
     }
     if (kind === 'switch') return answer(switches.get(arg) ?? 200);
@@ -61,6 +69,7 @@ export async function httpFarm(options: { certificateDays?: number } = {}): Prom
   };
   const plain = http.createServer(handler);
   const secure = https.createServer(selfSigned(options.certificateDays ?? 30), handler);
+  for (const server of [plain, secure]) server.on('connection', () => connections++);
   const listen = (server: http.Server) =>
     new Promise<number>((resolve) =>
       server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
@@ -71,6 +80,8 @@ export async function httpFarm(options: { certificateDays?: number } = {}): Prom
     httpsUrl: `https://localhost:${securePort}`,
     set: (name, status) => switches.set(name, status),
     hits,
+    headers,
+    connections: () => connections,
     async close() {
       for (const server of [plain, secure]) {
         server.closeAllConnections();

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import type { Engine } from '@switchboard/core';
+import { type Engine, SecretBox, SERVICES } from '@switchboard/core';
 import { createTestEngine, describeEachBackend } from '@switchboard/core/testing';
 import usersProjects from '@switchboard/plugin-users-projects';
 import monitor from '../../index';
+import { openEndpoint } from '../endpoints';
 
 const monitorMigrations = async (engine: Engine) =>
   (await engine.migrator().status()).find((s) => s.plugin === 'server-monitor');
@@ -11,7 +12,7 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
   let engine: Engine | undefined;
   after(async () => engine?.close());
 
-  it('keeps every row of a 1.0 database, turns its notification settings into administrators, and rolls back', async () => {
+  it('keeps every row of a 1.0 database, turns its notification settings into administrators, seals endpoint passwords, and rolls back', async () => {
     engine = await createTestEngine(backend(), { plugins: [usersProjects, monitor], migrate: false });
     const knex = engine.knex;
     await engine.migrator().latest();
@@ -38,6 +39,16 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
       endpoint: 'https://old.test/',
       status: '200',
       notes: 'imported',
+      created_at: now,
+      updated_at: now,
+    });
+    // A password in an endpoint: 1.2 seals it, its rollback puts it back.
+    const withPassword = 'https://ops:s3cret%21@old.test:8443/health';
+    const [guarded] = await knex('monitor_servers').insert({
+      organization_id: org,
+      title: 'Guarded',
+      endpoint: withPassword,
+      status: '200',
       created_at: now,
       updated_at: now,
     });
@@ -81,6 +92,14 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
     expect(JSON.parse(at12.other_emails)).to.deep.equal(['carl@old.test', 'pager@elsewhere.test']);
     expect(await knex.schema.hasTable('monitor_dispatches')).to.equal(true);
     expect((await monitorMigrations(engine))?.current).to.equal('1.2');
+    const sealed = await knex('monitor_servers').where({ id: guarded }).first();
+    expect(sealed.endpoint).to.equal('https://ops:***@old.test:8443/health');
+    expect(JSON.stringify(sealed)).to.not.contain('s3cret');
+    expect(openEndpoint(sealed, engine.container.resolve<SecretBox>(SERVICES.SecretBox))).to.equal(withPassword);
+    expect(await knex('monitor_servers').where({ id: server }).first()).to.include({
+      endpoint: 'https://old.test/',
+      endpoint_secret: null,
+    });
 
     await engine.migrator().rollback({ plugin: 'server-monitor', to: '1.1' });
     const back = await knex('monitor_notification_settings').where({ organization_id: org }).first();
@@ -91,6 +110,9 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
     expect(server11).to.include({ title: 'Web' }).and.not.have.property('state');
     expect(await knex('monitor_logs').where({ server_id: server }).count({ n: '*' })).to.deep.equal([{ n: 1 }]);
     expect(await knex.schema.hasTable('monitor_dispatches')).to.equal(false);
+    const reopened = await knex('monitor_servers').where({ id: guarded }).first();
+    expect(reopened.endpoint).to.equal(withPassword);
+    expect(reopened).to.not.have.property('endpoint_secret');
 
     await engine.migrator().rollback({ plugin: 'server-monitor', to: '1.0' });
     expect(await knex.schema.hasTable('monitor_check_results')).to.equal(false);
