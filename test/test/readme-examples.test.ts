@@ -83,6 +83,21 @@ const ANSWERS: Array<{ command: RegExp; check: (stdout: string) => void }> = [
       expect(body.pagination).to.include({ total: 1 });
     },
   },
+  {
+    command: /^curl .* -d '\{"title":"This engine".*\/api\/servermonitor\/servers$/,
+    check: (stdout) =>
+      expect(json(stdout)).to.nested.include({ success: true, 'data.title': 'This engine', 'data.state': 'pending' }),
+  },
+  {
+    command: /^npx switchboard servermonitor:servers --down\b/,
+    check: (stdout) => expect(stdout).to.equal('no down servers\n'),
+  },
+  {
+    command:
+      /^echo "http:\/\/127\.0\.0\.1:\d+\/api\/servermonitor\/dashboard\/\$\(npx switchboard servermonitor:key\)"$/,
+    check: (stdout) =>
+      expect(stdout).to.match(/^http:\/\/127\.0\.0\.1:\d+\/api\/servermonitor\/dashboard\/[0-9a-f]{48}\n$/),
+  },
 ];
 
 /** Runs a bash script in the repository, as a reader would in a terminal there. */
