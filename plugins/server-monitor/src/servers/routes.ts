@@ -21,7 +21,10 @@ import {
 export function serverRoutes(group: ApiGroup, ctx: PluginContext): void {
   const servers = ctx.container.resolve(ServersService);
   const envelope = linkedEnvelopes(ctx.config.version, ctx.config.publicUrl);
-  const duplicate = { 409: 'DUPLICATE_ENTRY: the organization already monitors this endpoint' };
+  const endpointAnswers = {
+    409: 'DUPLICATE_ENTRY: the organization already monitors this endpoint',
+    422: 'VALIDATION_ERROR, also when the endpoint is no URL a check may reach (rule monitorable: not a URL, a link-local or cloud metadata address)',
+  };
 
   objectRoutes(group, {
     collection: '',
@@ -41,14 +44,14 @@ export function serverRoutes(group: ApiGroup, ctx: PluginContext): void {
     },
     create: {
       summary: 'Add a server to monitor (pending until its plan’s next round of checks)',
-      answers: duplicate,
+      answers: endpointAnswers,
       body: createServerBody,
       trim: ['title', 'endpoint'],
       run: async (org, body) => servers.get(org, (await servers.create(org, body)).id),
     },
     update: {
       summary: 'Change a server’s title, endpoint or notes, or pause and resume it',
-      answers: duplicate,
+      answers: endpointAnswers,
       body: updateServerBody,
       trim: ['title', 'endpoint'],
       run: async (org, id, body) => servers.get(org, (await servers.update(org, id, body)).id),
