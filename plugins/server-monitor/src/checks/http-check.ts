@@ -1,4 +1,4 @@
-import type { Agent } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { guardedConnector, loadOnFirstUse } from '@switchboard/core';
 import { MONITOR_ADDRESS_REFUSED, MonitorAddresses } from '../shared/addresses';
 
@@ -36,40 +36,75 @@ function credentialsOf(endpoint: string): { url: string; authorization?: string 
  */
 export class HttpChecker {
   private readonly agents = new Set<Agent>();
+  private shared?: Agent;
 
   constructor(
     private readonly options: HttpCheckOptions,
     private readonly addresses: MonitorAddresses,
   ) {}
 
+  /**
+   * Most endpoints answer without a redirect: their GET goes through one shared agent, whose connections
+   * are kept and reused from check to check (each new one checked on its address). An answer that
+   * redirects is checked again from the start by an agent of its own, which follows the redirects under
+   * the public-to-private rule (the first hop is asked twice, for those endpoints only).
+   */
   async check(endpoint: string): Promise<CheckOutcome> {
     const started = performance.now();
+    try {
+      const first = await this.get(endpoint, this.sharedAgent());
+      if (!(first.status >= 300 && first.status < 400 && first.redirects)) return this.outcome(first.status, started);
+    } catch (err) {
+      return this.failure(err as Error & { code?: unknown });
+    }
     const agent = this.agentOfOneCheck();
     try {
-      const { url, authorization } = credentialsOf(endpoint);
-      const answer = await undici().request(url, {
-        method: 'GET',
-        dispatcher: agent.compose(undici().interceptors.redirect({ maxRedirections: this.options.maxRedirections })),
-        headersTimeout: this.options.timeoutMs,
-        bodyTimeout: this.options.timeoutMs,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-        // Dropped by the redirect interceptor when a redirect leaves the origin.
-        headers: { 'user-agent': 'Switchboard-Monitor/1.0', ...(authorization && { authorization }) },
-      });
-      await answer.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-      const status = answer.statusCode;
-      return {
-        up: status < 400,
-        status: String(status),
-        responseMs: Math.round(performance.now() - started),
-        error: status < 400 ? null : `answered ${status}`,
-      };
+      const dispatcher = agent.compose(
+        undici().interceptors.redirect({ maxRedirections: this.options.maxRedirections }),
+      );
+      return this.outcome((await this.get(endpoint, dispatcher)).status, started);
     } catch (err) {
       return this.failure(err as Error & { code?: unknown });
     } finally {
       this.agents.delete(agent);
       await agent.destroy().catch(() => undefined);
     }
+  }
+
+  private async get(endpoint: string, dispatcher: Dispatcher): Promise<{ status: number; redirects: boolean }> {
+    const { url, authorization } = credentialsOf(endpoint);
+    const answer = await undici().request(url, {
+      method: 'GET',
+      dispatcher,
+      headersTimeout: this.options.timeoutMs,
+      bodyTimeout: this.options.timeoutMs,
+      signal: AbortSignal.timeout(this.options.timeoutMs),
+      // Dropped by the redirect interceptor when a redirect leaves the origin.
+      headers: { 'user-agent': 'Switchboard-Monitor/1.0', ...(authorization && { authorization }) },
+    });
+    await answer.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+    return { status: answer.statusCode, redirects: answer.headers.location !== undefined };
+  }
+
+  private outcome(status: number, started: number): CheckOutcome {
+    return {
+      up: status < 400,
+      status: String(status),
+      responseMs: Math.round(performance.now() - started),
+      error: status < 400 ? null : `answered ${status}`,
+    };
+  }
+
+  /** The agent of the first hop of every check: no earlier connection of the check to judge it by. */
+  private sharedAgent(): Agent {
+    if (this.shared) return this.shared;
+    const refuse = this.addresses.refusal(() => false);
+    this.shared = new (undici().Agent)({
+      keepAliveTimeout: 10_000,
+      connect: guardedConnector(refuse, { rejectUnauthorized: false, timeout: this.options.timeoutMs }),
+    });
+    this.agents.add(this.shared);
+    return this.shared;
   }
 
   private failure(e: Error & { code?: unknown }): CheckOutcome {

@@ -183,7 +183,7 @@ describeEachBackend('server-monitor: checks', (backend) => {
     }
   });
 
-  it('closes the connections of a check when it ends: none is shared with the next check', async () => {
+  it('keeps its connections alive between checks, and closes them when the engine stops', async () => {
     let open = 0;
     let opened = 0;
     const target = http.createServer((_req, res) => res.end('ok'));
@@ -201,12 +201,15 @@ describeEachBackend('server-monitor: checks', (backend) => {
         const id = await addServer(running.engine, org, `http://127.0.0.1:${(target.address() as AddressInfo).port}/`);
         const worker = running.engine.contexts.get('server-monitor')!.container.resolve(CheckWorker);
         expect(await worker.run(id)).to.include({ up: true });
-        await waitFor(() => open === 0, 2_000);
+        expect(open, 'kept alive for the next check').to.equal(1);
         expect(await worker.run(id)).to.include({ up: true });
-        expect(opened, 'a connection per check').to.equal(2);
+        // Kept alive (a second one may open when the first is not back in the pool yet).
+        expect(open, 'still kept alive').to.be.within(1, 2);
+        expect(opened).to.be.within(1, 2);
       } finally {
         await running.close();
       }
+      // Well within the agent's 10 s keep-alive.
       await waitFor(() => open === 0, 2_000);
     } finally {
       target.closeAllConnections();

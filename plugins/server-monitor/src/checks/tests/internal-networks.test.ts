@@ -113,13 +113,18 @@ describeEachBackend('server-monitor: checks and internal networks', (backend) =>
       error: 'a redirect from a public address to intranet.test (private or loopback) is not followed',
     });
     expect(target.connections(), 'the redirect target was never connected to').to.equal(before);
-    expect(network.connected).to.deep.equal(['93.184.216.34', '93.184.216.34']);
+    // Only the public address: each check's first GET through the shared agent (its connection kept for the
+    // next), then again by the check's own agent, which refuses the redirect before connecting.
+    expect([...new Set(network.connected)]).to.deep.equal(['93.184.216.34']);
+    expect(network.connected.length).to.be.within(3, 4);
+    const connectedBefore = network.connected.length;
 
     // Public to public is followed (the second public address is loopback's too, here).
     const elsewhere = encodeURIComponent(`http://other-public.test:${portOf(target.url)}/status/200`);
     const toPublic = await addServer(f.engine, org, from + elsewhere);
     expect(await workerOf(f).run(toPublic)).to.include({ up: true, status: '200' });
-    expect(network.connected.slice(2)).to.deep.equal(['93.184.216.34', '93.184.216.35']);
+    // Its own agent connects anew to the first public address, then to the second.
+    expect(network.connected.slice(connectedBefore).slice(-2)).to.deep.equal(['93.184.216.34', '93.184.216.35']);
     expect(target.hits.get('/status/200')).to.equal(1);
   });
 
