@@ -4,12 +4,12 @@ import type { Knex } from 'knex';
 export const SERVER_STATES = ['pending', 'up', 'down', 'paused'] as const;
 export type ServerState = (typeof SERVER_STATES)[number];
 
-/**
- * The servers checked: of organizations with an active subscription, not paused; joined as `s` (server)
- * and `o` (organization).
- */
-export const activeServers = (knex: Knex | Knex.Transaction) =>
+/** Servers of organizations with an active subscription, paused ones too; joined as `s` and `o`. */
+export const serversOfActiveOrganizations = (knex: Knex | Knex.Transaction) =>
   knex('monitor_servers as s')
     .join('organizations as o', 'o.id', 's.organization_id')
-    .where('o.subscription_status', 'active')
-    .whereNot('s.state', 'paused');
+    .where('o.subscription_status', 'active');
+
+/** The servers checked: of organizations with an active subscription, not paused. */
+export const activeServers = (knex: Knex | Knex.Transaction) =>
+  serversOfActiveOrganizations(knex).whereNot('s.state', 'paused');

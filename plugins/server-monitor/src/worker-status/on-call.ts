@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, SERVICES, toInt, toIso } from '@switchboard/core';
-import { SERVER_STATES, ServerState } from '../shared/active-servers';
+import { SERVER_STATES, ServerState, serversOfActiveOrganizations } from '../shared/active-servers';
 
 /** Rows each list of the page shows at most (the counts say how many there are). */
 const SHOWN = 50;
@@ -68,9 +68,7 @@ export class OnCallReader {
   }
 
   private servers() {
-    return this.knex('monitor_servers as s')
-      .join('organizations as o', 'o.id', 's.organization_id')
-      .where('o.subscription_status', 'active');
+    return serversOfActiveOrganizations(this.knex);
   }
 
   private async counts(): Promise<OnCall['counts']> {
