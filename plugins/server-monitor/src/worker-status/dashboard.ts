@@ -2,6 +2,7 @@ import { escapeUTF8 as escapeHtml } from 'entities';
 import type { Sample, WorkerStatus } from './service';
 import type { Tier } from '../shared/plans';
 import type { OnCall } from './on-call';
+import { headlineOf } from './headline';
 
 const WIDTH = 600;
 const HEIGHT = 200;
@@ -130,13 +131,7 @@ export function renderDashboard(
 ): string {
   const now = new Date(status.timestamp);
   const troubles = onCall.down.total + onCall.unheard.total + onCall.heartbeats.total;
-  const servers = onCall.counts.reduce((n, c) => n + c.up + c.down + c.paused + c.pending, 0);
-  const headline =
-    onCall.down.total > 0
-      ? `${onCall.down.total} ${onCall.down.total === 1 ? 'server' : 'servers'} down`
-      : troubles > 0
-        ? 'Attention needed'
-        : `All ${servers} ${servers === 1 ? 'server' : 'servers'} up`;
+  const headline = headlineOf(onCall);
   const tier = (name: Tier, label: string) => {
     const c = status.sla_compliance[name];
     return (
