@@ -21,37 +21,53 @@ describe('fixture', function () {
 });
 `;
 
+const EMPTY = `describe('second file', () => it('passes', () => {}));`;
+
+/** Runs the fixture with the reporter (and `args`), answering its stdout and the TEST_TIMINGS it wrote. */
+async function runFixture(args: string[]): Promise<{ lines: string[]; written: any[] }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reporter-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'fixture.spec.js'), FIXTURE);
+    fs.writeFileSync(path.join(dir, 'second.spec.js'), EMPTY);
+    const timings = path.join(dir, 'timings.json');
+    const reporter = ['--no-config', '--reporter', path.join(repoRoot, 'test/mocha-reporter.js')];
+    const stdout = await new Promise<string>((resolve) =>
+      execFile(
+        process.execPath,
+        [require.resolve('mocha/bin/mocha.js'), ...reporter, ...args, 'fixture.spec.js', 'second.spec.js'],
+        { cwd: dir, env: { ...process.env, TEST_TIMINGS: timings } },
+        (_error, out) => resolve(out),
+      ),
+    );
+    return { lines: stdout.trimEnd().split('\n'), written: JSON.parse(fs.readFileSync(timings, 'utf8')) };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('the test reporter', () => {
-  it('lists what used over a third of its time budget, writes TEST_TIMINGS and ends with the summary line', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reporter-'));
-    try {
-      fs.writeFileSync(path.join(dir, 'fixture.spec.js'), FIXTURE);
-      const timings = path.join(dir, 'timings.json');
-      const args = ['--no-config', '--reporter', path.join(repoRoot, 'test/mocha-reporter.js'), 'fixture.spec.js'];
-      const stdout = await new Promise<string>((resolve) =>
-        execFile(
-          process.execPath,
-          [require.resolve('mocha/bin/mocha.js'), ...args],
-          { cwd: dir, env: { ...process.env, TEST_TIMINGS: timings } },
-          (_error, out) => resolve(out),
-        ),
-      );
-      const lines = stdout.trimEnd().split('\n');
-      expect(lines[lines.length - 1]).to.match(/^[12] passed, [012] failed, 1 skipped$/);
+  const modes: Array<[string, string[]]> = [
+    ['serial', []],
+    // As .mocharc.json runs the suite: each file in a worker process, time budgets carried to the reporter.
+    ['parallel', ['--parallel', '--jobs', '2', '--require', path.join(repoRoot, 'test/mocha-parallel-timeouts.js')]],
+  ];
+  for (const [mode, args] of modes)
+    it(`lists what used over a third of its time budget, writes TEST_TIMINGS and ends with the summary line (${mode})`, async () => {
+      const { lines, written } = await runFixture(args);
+      expect(lines[lines.length - 1]).to.match(/^[23] passed, [012] failed, 1 skipped$/);
       const listed = lines.slice(lines.findIndex((l) => l.includes('more than a third of their time budget')));
       expect(listed.some((l) => l.includes('test fixture slow (fixture.spec.js)'))).to.equal(true);
       expect(listed.some((l) => l.includes('hook fixture "after all" hook'))).to.equal(true);
       expect(listed.some((l) => l.includes('fixture fast'))).to.equal(false);
 
-      const written = JSON.parse(fs.readFileSync(timings, 'utf8'));
-      expect(written.map((t: any) => [t.type, t.title, t.file, t.timeout])).to.deep.equal([
-        ['test', 'fixture slow', 'fixture.spec.js', 300],
-        ['test', 'fixture fast', 'fixture.spec.js', 2000],
-        ['hook', 'fixture "after all" hook for "skipped"', 'fixture.spec.js', 300],
+      const mine = written.filter((t) => t.file === 'fixture.spec.js');
+      // A hook's title names the test it ran for (serial) or its suite (parallel).
+      const title = (t: any) => t.title.replace(/ (for|in) "[^"]*"$/, '');
+      expect(mine.map((t) => [t.type, title(t), t.timeout])).to.deep.equal([
+        ['test', 'fixture slow', 300],
+        ['test', 'fixture fast', 2000],
+        ['hook', 'fixture "after all" hook', 300],
       ]);
-      expect(written.every((t: any) => typeof t.duration === 'number')).to.equal(true);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+      expect(written.every((t) => typeof t.duration === 'number')).to.equal(true);
+    }).timeout(30_000);
 });
