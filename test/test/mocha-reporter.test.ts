@@ -49,7 +49,7 @@ describe('the test reporter', () => {
   const modes: Array<[string, string[]]> = [
     ['serial', []],
     // As .mocharc.json runs the suite: each file in a worker process, time budgets carried to the reporter.
-    ['parallel', ['--parallel', '--jobs', '2', '--require', path.join(repoRoot, 'test/mocha-parallel-timeouts.js')]],
+    ['parallel', ['--parallel', '--jobs', '2', '--require', path.join(repoRoot, 'test/mocha-parallel-timeouts.cjs')]],
   ];
   for (const [mode, args] of modes)
     it(`lists what used over a third of its time budget, writes TEST_TIMINGS and ends with the summary line (${mode})`, async () => {
