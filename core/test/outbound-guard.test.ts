@@ -1,3 +1,4 @@
+import dns from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
@@ -45,6 +46,9 @@ describe('outbound guard', () => {
       ['2001:db8::1', '2001:db8:ffff::1'],
       ['64:ff9b::a00:1', '64:ff9b::808:808'],
       ['::ffff:10.0.0.1', '::ffff:127.0.0.1', '::ffff:169.254.169.254', '::ffff:a00:1'],
+      // IPv4-compatible (::a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d), Teredo, discard-only.
+      ['::7f00:1', '::a00:1', '::808:808', '::ffff:0:7f00:1', '::ffff:0:808:808'],
+      ['2001::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '100::1'],
     ].flat();
     expect(refused.filter((ip) => guard.isAllowedAddress(ip))).to.deep.equal([]);
     expect(guard.checkUrl('http://169.254.169.254/latest/meta-data/')).to.equal(
@@ -57,6 +61,9 @@ describe('outbound guard', () => {
     expect(guard.checkUrl('http://2130706433/')).to.match(/\(127\.0\.0\.1\)/);
     expect(guard.checkUrl('http://0x7f.1/')).to.match(/\(127\.0\.0\.1\)/);
     expect(guard.checkUrl('http://10.1/')).to.match(/\(10\.0\.0\.1\)/);
+    expect(guard.checkUrl('http://[::127.0.0.1]/')).to.match(/private or loopback address \(::7f00:1\)/);
+    expect(guard.checkUrl('http://[::ffff:0:7f00:1]/')).to.match(/private or loopback address/);
+    expect(guard.checkUrl('http://[2001:0::1]/')).to.match(/private or loopback address/);
   });
 
   it('allows public addresses, including ones next to the refused ranges, and names unresolved', () => {
@@ -71,6 +78,8 @@ describe('outbound guard', () => {
       '223.255.255.255',
       '2606:4700::1111',
       '2a00:1450:4001::200e',
+      '2001:4860:4860::8888',
+      '2003::1',
       '::ffff:93.184.216.34',
     ];
     expect(allowed.filter((ip) => !guard.isAllowedAddress(ip))).to.deep.equal([]);
@@ -127,11 +136,12 @@ describe('outbound guard', () => {
     }
   });
 
-  it('lists link-local and cloud metadata addresses apart, in their IPv4-mapped and NAT64 forms too', () => {
+  it('lists link-local and cloud metadata addresses apart, in every IPv6 form that carries them too', () => {
     const metadata = [
       ['169.254.169.254', '169.254.0.1', '169.254.170.2', '100.100.100.200', '168.63.129.16', '192.0.0.192'],
       ['fe80::1', 'febf::ffff', 'fd00:ec2::254'],
       ['::ffff:169.254.169.254', '64:ff9b::a9fe:a9fe', '64:ff9b::6464:64c8'],
+      ['::a9fe:a9fe', '::ffff:0:a9fe:a9fe', '::a83f:8110', '::ffff:0:c000:c0'],
     ].flat();
     expect(metadata.filter((ip) => !addressInRanges(ip, METADATA_RANGES))).to.deep.equal([]);
     const others = ['10.0.0.1', '127.0.0.1', '100.100.100.201', '169.255.0.1', 'fd00:ec2::253', '::1', '8.8.8.8'];
@@ -191,14 +201,46 @@ describe('outbound guard', () => {
 
     it('refuses the connection in production, by address and by name, before anything is sent', async () => {
       const guard = guardFor('production');
-      for (const host of ['127.0.0.1', 'localhost']) {
-        const failure = await post(guard, `http://${host}:${port}/hook`).catch((err: Error) => err);
-        expect(failure, host).to.be.instanceOf(Error);
-        expect((failure as Error).message, host).to.match(/outbound request refused: the address .* is private/);
-        expect(failure, host).to.have.property('code', 'ERR_OUTBOUND_ADDRESS_REFUSED');
-      }
+      const failure = await post(guard, `http://127.0.0.1:${port}/hook`).catch((err: Error) => err);
+      expect(failure).to.be.instanceOf(Error);
+      expect((failure as Error).message).to.equal(
+        'outbound request refused: the address 127.0.0.1 is private or loopback',
+      );
+      expect(failure).to.have.property('code', 'ERR_OUTBOUND_ADDRESS_REFUSED');
+      const named = await post(guard, `http://localhost:${port}/hook`).catch((err: Error) => err);
+      expect(named).to.include({ message: 'getaddrinfo ENOTFOUND localhost', code: 'ENOTFOUND' });
       expect(connections).to.equal(0);
       expect(received).to.deep.equal([]);
+    });
+
+    it('answers a name with an internal address exactly as a name that does not resolve', async () => {
+      // The resolver is stubbed (the guard looks dns.lookup up at each call): no query leaves the machine.
+      const lookup = dns.lookup;
+      (dns as any).lookup = (hostname: string, options: object, callback: (...args: unknown[]) => void) => {
+        if (hostname === 'internal.example') return callback(null, [{ address: '10.0.0.7', family: 4 }]);
+        const error = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), {
+          code: 'ENOTFOUND',
+          errno: -3008,
+          syscall: 'getaddrinfo',
+          hostname,
+        });
+        callback(error);
+      };
+      try {
+        const guard = guardFor('production');
+        const failureOf = async (host: string) => {
+          const failure = (await post(guard, `http://${host}/hook`).catch((err: Error) => err)) as Error & {
+            code?: string;
+          };
+          return { message: failure.message.replace(host, 'NAME'), code: failure.code };
+        };
+        const internal = await failureOf('internal.example');
+        expect(internal).to.deep.equal({ message: 'getaddrinfo ENOTFOUND NAME', code: 'ENOTFOUND' });
+        expect(await failureOf('nowhere.example')).to.deep.equal(internal);
+      } finally {
+        (dns as any).lookup = lookup;
+      }
+      expect(connections).to.equal(0);
     });
 
     it('lets production reach the ranges of OUTBOUND_ALLOWED_RANGES', async () => {

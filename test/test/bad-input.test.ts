@@ -142,11 +142,12 @@ describeEachBackend('bad input on every route', (backend) => {
     expect(checked).to.be.greaterThan(100);
   });
 
-  it('refuses 1e308, 2^64 and -1 in every integer field of every request: 422 naming the field', async () => {
+  it('refuses 1e308, 2^64, 400 digits and -1 in every integer field of every request: 422 naming the field', async () => {
     const fields: string[] = [];
     for (const route of engine.registry.routes()) {
       for (const field of integerFields(route)) {
         for (const value of OUT_OF_RANGE) {
+          if (field.where === 'body' && value.json === undefined) continue;
           let res;
           if (field.where === 'path') res = await send(route.method, routePath(route, value.text), bodyFor(route));
           else if (field.where === 'query')

@@ -66,6 +66,7 @@ describeEachBackend('numbers in requests at the edges of their columns', (backen
     ] as const;
     for (const { method, field, row } of rows) {
       for (const value of OUT_OF_RANGE) {
+        if (value.json === undefined) continue;
         const res = await api[method]('/subscribers/batch', { subscribers: [row(value.json)] }).expect(200);
         expect(res.body.data.failed, `${method} ${field} ${value.text}`).to.equal(1);
         expect(res.body.data.errors[0]).to.include({ field, rule: value.jsonRule });

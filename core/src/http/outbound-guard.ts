@@ -67,11 +67,19 @@ export class OutboundGuard {
 export const OUTBOUND_ADDRESS_REFUSED = 'ERR_OUTBOUND_ADDRESS_REFUSED';
 
 /**
- * A name's address is not told: a tenant's receiver url must not become a way to map the internal DNS.
- * An address the url gave as such is named.
+ * An address the url gave as such is named, and refused for good. A name whose address is refused reads
+ * exactly as a name that does not resolve (node's `getaddrinfo ENOTFOUND name`, code ENOTFOUND) and is
+ * handled as one, tried again later: a tenant's receiver url must not become a way to tell which names
+ * resolve inside the network, by the error or by how the delivery goes on.
  */
 function refusedAddressError(address: string, hostname?: string): Error {
-  const what = hostname ? `the address of ${hostname}` : `the address ${address}`;
-  const message = `outbound request refused: ${what} is private or loopback`;
+  if (hostname) {
+    return Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), {
+      code: 'ENOTFOUND',
+      syscall: 'getaddrinfo',
+      hostname,
+    });
+  }
+  const message = `outbound request refused: the address ${address} is private or loopback`;
   return Object.assign(new Error(message), { code: OUTBOUND_ADDRESS_REFUSED });
 }

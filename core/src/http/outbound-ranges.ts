@@ -8,7 +8,9 @@ export const addressInRanges: (address: string, ranges: Ranges) => boolean = add
 
 /**
  * Private, loopback, link-local, shared, documentation, benchmark, multicast and reserved networks, and
- * the IPv6 ranges that carry an IPv4 address inside (NAT64, 6to4) with its relay anycast.
+ * the IPv6 ranges that carry an IPv4 address inside (NAT64, 6to4 with its relay anycast, IPv4-compatible
+ * `::a.b.c.d`, IPv4-translated `::ffff:0:a.b.c.d`, Teredo), since a host may route them to the IPv4
+ * address they hold.
  */
 export const NON_PUBLIC_RANGES = parseRanges([
   '0.0.0.0/8',
@@ -35,6 +37,10 @@ export const NON_PUBLIC_RANGES = parseRanges([
   '64:ff9b::/96',
   '64:ff9b:1::/48',
   '2002::/16',
+  '::/96',
+  '::ffff:0:0:0/96',
+  '2001::/32',
+  '100::/64',
 ]);
 // IPv4-mapped addresses (::ffff:a.b.c.d) need no range of their own: the matching sees them as the IPv4 address.
 
@@ -47,17 +53,25 @@ const METADATA_IPV4 = [
   '192.0.0.192/32', // Oracle Cloud's older metadata service
 ];
 
+/** The IPv6 forms that carry an IPv4 address in their last 32 bits: NAT64, IPv4-compatible, IPv4-translated. */
+const IPV4_CARRIERS = ['64:ff9b::', '::', '::ffff:0:'];
+
+/** `cidr` (IPv4) written after `carrier` in hexadecimal (ipaddr.js reads `::a.b.c.d` as IPv4-mapped). */
+function carried(carrier: string, cidr: string): string {
+  const [address, bits] = cidr.split('/');
+  const [a, b, c, d] = address.split('.').map(Number);
+  const hex = (high: number, low: number) => ((high << 8) | low).toString(16);
+  return `${carrier}${hex(a, b)}:${hex(c, d)}/${96 + Number(bits)}`;
+}
+
 /**
  * Link-local addresses and the cloud metadata services that hand out an instance's credentials: what no
- * request made for a tenant may reach, private networks allowed or not. The IPv4 ones count in their
- * NAT64 form too (64:ff9b::a.b.c.d); IPv4-mapped addresses are matched as their IPv4 anyway.
+ * request made for a tenant may reach, private networks allowed or not. The IPv4 ones count in each
+ * IPv6 form that carries them too; IPv4-mapped addresses (::ffff:a.b.c.d) are matched as their IPv4 anyway.
  */
 export const METADATA_RANGES = parseRanges([
   ...METADATA_IPV4,
-  ...METADATA_IPV4.map((cidr) => {
-    const [address, bits] = cidr.split('/');
-    return `64:ff9b::${address}/${96 + Number(bits)}`;
-  }),
+  ...IPV4_CARRIERS.flatMap((carrier) => METADATA_IPV4.map((cidr) => carried(carrier, cidr))),
   'fe80::/10', // IPv6 link-local
   'fd00:ec2::254/128', // AWS's metadata service over IPv6
 ]);

@@ -7,13 +7,19 @@ export interface IntegerField {
   inArray: boolean;
 }
 
-/** Spellings that JavaScript's Number() reads as an integer but that are not plain decimal digits. */
-export const LOOSE_INTEGERS = ['0x10', '+1', '01', '%201', '1e3', '%20%201', '1.0'];
+/**
+ * Spellings that JavaScript's Number() reads as an integer, or as an infinity (which ajv's coercion would let
+ * through `type: integer` and `maximum`), but that are not plain decimal digits.
+ */
+export const LOOSE_INTEGERS = ['0x10', '+1', '01', '%201', '1e3', '%20%201', '1.0', 'Infinity', '-Infinity', '1e400'];
 
 /** What each out-of-range value breaks: text is refused before coercion, JSON numbers by their range. */
-export const OUT_OF_RANGE = [
+export const OUT_OF_RANGE: Array<{ text: string; json?: number; textRule: string; jsonRule?: string }> = [
   { text: '1e308', json: 1e308, textRule: 'pattern', jsonRule: 'maximum' },
   { text: '18446744073709551616', json: 2 ** 64, textRule: 'maximum', jsonRule: 'maximum' },
+  // Digits that Number() reads as Infinity, refused as text (JSON cannot carry an infinity, and ajv refuses
+  // one in a body as no integer).
+  { text: '1'.padEnd(400, '0'), textRule: 'maximum' },
   { text: '-1', json: -1, textRule: 'minimum', jsonRule: 'minimum' },
 ];
 

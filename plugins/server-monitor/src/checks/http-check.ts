@@ -1,6 +1,7 @@
 import type { Agent, Dispatcher } from 'undici';
 import { guardedConnector, loadOnFirstUse } from '@switchboard/core';
 import { MONITOR_ADDRESS_REFUSED, MonitorAddresses } from '../shared/addresses';
+import { percentDecoded } from '../shared/percent-decoded';
 
 const undici = loadOnFirstUse(() => require('undici') as typeof import('undici'));
 
@@ -21,7 +22,8 @@ export interface HttpCheckOptions {
 function credentialsOf(endpoint: string): { url: string; authorization?: string } {
   const url = new URL(endpoint);
   if (!url.username && !url.password) return { url: endpoint };
-  const user = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  const decoded = (text: string) => percentDecoded(text) ?? text;
+  const user = `${decoded(url.username)}:${decoded(url.password)}`;
   url.username = '';
   url.password = '';
   return { url: url.href, authorization: `Basic ${Buffer.from(user).toString('base64')}` };

@@ -1,5 +1,6 @@
 import { AppError, ApiGroup, PluginContext } from '@switchboard/core';
 import { MonitorKey } from './key';
+import { percentDecoded } from './percent-decoded';
 
 /**
  * Any other GET under the prefix: the spec puts the key last on every route, so a path without a valid
@@ -17,9 +18,9 @@ export function fallbackRoutes(group: ApiGroup, ctx: PluginContext): void {
       unpublished: true,
     },
     async ({ ctx: http }) => {
-      const last = http.path.split('/').pop();
-      if (!key.holds(last ? decodeURIComponent(last) : undefined))
-        throw new AppError('AUTH_INSUFFICIENT_PERMISSIONS', 'Invalid API key');
+      // A last segment that is no valid percent-encoding holds no key either (a 403, not a URIError's 500).
+      const last = percentDecoded(http.path.split('/').pop() ?? '');
+      if (!key.holds(last || undefined)) throw new AppError('AUTH_INSUFFICIENT_PERMISSIONS', 'Invalid API key');
       throw new AppError('RESOURCE_NOT_FOUND', `No route for GET ${http.path.replace(/[^/]+$/, '{api_key}')}`);
     },
   );
