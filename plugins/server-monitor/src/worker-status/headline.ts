@@ -14,7 +14,12 @@ export function headlineOf(onCall: OnCall): string {
   if (onCall.unheard.total + onCall.heartbeats.total > 0) return 'Attention needed';
   const [up, pending, paused] = [total('up'), total('pending'), total('paused')];
   if (up + pending + paused === 0) return 'No servers yet';
-  const apart = [pending && `${pending} not checked yet`, paused && `${paused} paused`].filter(Boolean);
-  const head = pending + paused === 0 ? `All ${servers(up)} up` : `${servers(up)} up`;
-  return apart.length ? `${head}, ${apart.join(', ')}` : head;
+  if (pending + paused === 0) return `All ${servers(up)} up`;
+  // The first count names what it counts ("1 server not checked yet"), the others follow it.
+  const parts: string[] = [];
+  const add = (n: number, what: string) => n && parts.push(`${parts.length ? n : servers(n)} ${what}`);
+  add(up, 'up');
+  add(pending, 'not checked yet');
+  add(paused, 'paused');
+  return parts.join(', ');
 }

@@ -19,7 +19,8 @@ describe('server-monitor: the dashboard headline', () => {
   });
 
   it('counts servers not checked yet and paused ones apart', () => {
-    expect(headlineOf(onCall([{ pending: 1 }]))).to.equal('0 servers up, 1 not checked yet');
+    expect(headlineOf(onCall([{ pending: 1 }]))).to.equal('1 server not checked yet');
+    expect(headlineOf(onCall([{ pending: 2, paused: 1 }]))).to.equal('2 servers not checked yet, 1 paused');
     expect(headlineOf(onCall([{ up: 2, pending: 1 }, { paused: 2 }]))).to.equal(
       '2 servers up, 1 not checked yet, 2 paused',
     );
