@@ -15,10 +15,29 @@ describeEachBackend('who may read /metrics', (backend) => {
     for (const engine of engines) await engine.close();
   });
 
-  it('serves /metrics to anyone by default', async () => {
+  it('serves /metrics to anyone by default with APP_ENV=local', async () => {
     const app = await metricsApp({});
     const res = await request(app).get('/metrics').expect(200);
     expect(res.text).to.contain('switchboard_http_requests_total');
+  });
+
+  it('serves /metrics in staging and production only once METRICS_TOKEN or METRICS_ALLOW is set', async () => {
+    const deployed = { APP_KEY: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=' };
+    for (const appEnv of ['staging', 'production']) {
+      const closed = await request(await metricsApp({ ...deployed, APP_ENV: appEnv }))
+        .get('/metrics')
+        .expect(403);
+      expect(closed.body.error).to.deep.include({
+        code: 'AUTH_INSUFFICIENT_PERMISSIONS',
+        message: `Metrics are not served with APP_ENV=${appEnv} until METRICS_TOKEN or METRICS_ALLOW is set`,
+      });
+    }
+    const withToken = await metricsApp({ ...deployed, APP_ENV: 'production', METRICS_TOKEN: 'scrape-secret' });
+    await request(withToken).get('/metrics').set('Authorization', 'Bearer scrape-secret').expect(200);
+    await request(withToken).get('/metrics').expect(401);
+    const allowed = await metricsApp({ ...deployed, APP_ENV: 'production', METRICS_ALLOW: '127.0.0.0/8,::1' });
+    await request(allowed).get('/metrics').expect(200);
+    await request(allowed).get('/health').expect(200);
   });
 
   it('asks for the bearer token METRICS_TOKEN names: 401 in the error envelope without it', async () => {

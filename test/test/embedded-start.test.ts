@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,7 @@ describe('npm start on a fresh machine (embedded default)', () => {
     try {
       await waitFor(() => output.includes('Switchboard is serving'), 30_000);
       expect(output).to.contain('token:create');
+      expect(output).to.contain(`Metrics:      http://127.0.0.1:${port}/metrics`);
       expect(fs.existsSync(path.join(dataDir, 'switchboard.sqlite'))).to.equal(true);
       const base = `http://127.0.0.1:${port}`;
       const ready = await request(base).get('/ready').expect(200);
@@ -42,4 +44,34 @@ describe('npm start on a fresh machine (embedded default)', () => {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('in production, says at start-up that /metrics is not served until METRICS_TOKEN or METRICS_ALLOW is set, and refuses it', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-start-'));
+    const port = await freePort();
+    const env: Record<string, string> = {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      APP_ENV: 'production',
+      APP_KEY: crypto.randomBytes(32).toString('base64'),
+      SERVER_MONITOR_API_KEY: crypto.randomBytes(24).toString('hex'),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: 'warn',
+    };
+    for (const name of ['DATABASE_URL', 'REDIS_URL', 'PLUGINS', 'METRICS_TOKEN', 'METRICS_ALLOW']) env[name] = '';
+    const child = startCli(['serve'], env);
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    try {
+      await waitFor(() => output.includes('Switchboard is serving'), 30_000);
+      const reason = 'Metrics are not served with APP_ENV=production until METRICS_TOKEN or METRICS_ALLOW is set';
+      expect(output).to.contain(`Metrics:      not served (${reason})`);
+      expect(output).to.contain(`"msg":"${reason}: /metrics answers 403"`);
+      const refused = await request(`http://127.0.0.1:${port}`).get('/metrics').expect(403);
+      expect(refused.body.error).to.include({ code: 'AUTH_INSUFFICIENT_PERMISSIONS', message: reason });
+    } finally {
+      child.kill('SIGTERM');
+      expect(await exitOf(child)).to.equal(0);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }).timeout(60_000);
 });

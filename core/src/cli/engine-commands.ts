@@ -3,6 +3,7 @@ import type { Engine } from '../engine/engine';
 import { printResult } from './output';
 import { recordServedUrl } from '../config/served-url';
 import { runUntilSignal } from './run-until-signal';
+import { metricsClosedReason } from '../http/metrics-access';
 
 export type WithEngine = <T>(fn: (engine: Engine) => Promise<T>, keepOpen?: boolean) => Promise<T>;
 
@@ -19,10 +20,13 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
         const { host, port, publicUrl } = engine.config;
         recordServedUrl(engine.config);
         engine.logger.info({ host, port, plugins: engine.plugins.map((p) => p.plugin.id) }, 'listening');
+        const metricsClosed = metricsClosedReason(engine.config);
+        if (metricsClosed) engine.logger.warn(`${metricsClosed}: /metrics answers 403`);
         process.stdout.write(
           startBanner(
             publicUrl,
             engine.plugins.map((p) => p.plugin.id),
+            metricsClosed,
           ),
         );
         await runUntilSignal(engine);
@@ -52,10 +56,11 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
     );
 }
 
-function startBanner(url: string, plugins: string[]): string {
+function startBanner(url: string, plugins: string[], metricsClosed: string | null): string {
   return [
     `Switchboard is serving ${plugins.join(', ') || 'no plugins'} on ${url}`,
     `  API docs:     ${url}/api/docs`,
+    `  Metrics:      ${metricsClosed ? `not served (${metricsClosed})` : `${url}/metrics`}`,
     '  First token:  npx switchboard org:create --name "My company"',
     '                npx switchboard token:create --org <id> --name admin --permissions "*"',
     '',

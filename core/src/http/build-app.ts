@@ -47,7 +47,7 @@ export function buildHttpApp(deps: HttpDeps): Koa {
   app.use(groupGuard(deps.registry, deps.tokens, deps.rateLimits));
   app.use(shadowedPaths(deps.registry));
   for (const router of [
-    healthRouter(deps.ready, deps.metrics, deps.config.version, metricsAccess(deps.config.env)),
+    healthRouter(deps.ready, deps.metrics, deps.config.version, metricsAccess(deps.config)),
     docsRouter(() => buildOpenApi(deps.registry, { version: deps.config.version, serverUrl: deps.config.publicUrl })),
     ...deps.registry.groups.map((g) => g.router),
   ]) {
