@@ -12,7 +12,12 @@ export interface InboundEndpoint {
   options?: Record<string, unknown>;
 }
 
-/** Remembers one-time tokens: `seen` answers whether the key was seen before, and records it. */
+/**
+ * Remembers one-time tokens: `seen` answers whether the key was seen before, and takes it. The host gives
+ * one guard per request to one endpoint and may give its tokens back when the request fails (the
+ * provider's retry carries the same token), so an adapter asks it once the signature holds and keeps no
+ * token of its own.
+ */
 export interface ReplayGuard {
   seen(key: string, ttlSeconds: number): Promise<boolean>;
 }

@@ -5,7 +5,7 @@ import { envelopes, okSchema } from '../shared/envelope';
 import { InboundWebhooksService } from './inbound-webhooks/service';
 import { InboundEventRecorder } from './event-recorder';
 import { ProviderAdapters } from './provider-adapters';
-import { replayGuardOn } from './replay-guard';
+import { requestReplayGuard } from './replay-guard';
 import { REMOTE_TEXT, RemoteText } from './remote-text';
 
 const receiptSchema = {
@@ -28,7 +28,7 @@ export function receiveRoutes(api: PluginApi, ctx: PluginContext): void {
   const endpoints = ctx.container.resolve(InboundWebhooksService);
   const recorder = ctx.container.resolve(InboundEventRecorder);
   const clock = ctx.container.resolve<Clock>(SERVICES.Clock);
-  const replay = replayGuardOn(ctx.container.resolve<Locks>(SERVICES.Locks));
+  const locks = ctx.container.resolve<Locks>(SERVICES.Locks);
   const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
   // Its own group under /webhook (the longest prefix wins): a verified request is never refused for rate,
   // however many a provider sends from its few addresses; only refused ones count (bad signatures, ...).
@@ -77,6 +77,8 @@ export function receiveRoutes(api: PluginApi, ctx: PluginContext): void {
           headers: http.headers,
           query: http.query as Record<string, string | undefined>,
         };
+        // A one-time token is spent with the request's events, and given back when anything fails.
+        const replay = requestReplayGuard(locks, endpoint.id);
         try {
           // Resolved per request, so that tests can stand in for the network.
           const fetchText = (url: string) => ctx.container.resolve<RemoteText>(REMOTE_TEXT)(url);
@@ -86,13 +88,14 @@ export function receiveRoutes(api: PluginApi, ctx: PluginContext): void {
             { now: () => clock.now(), replay, fetchText },
           );
           const confirmation = adapter.subscriptionUrl?.(request);
-          if (confirmation) {
-            await fetchText(confirmation);
-            return envelope.ok({ received: 0, recorded: 0, confirmed: true });
-          }
-          const events = await adapter.normalize(request);
-          return envelope.ok(await recorder.record(endpoint, params.provider, events));
+          if (confirmation) await fetchText(confirmation);
+          const receipt = confirmation
+            ? { received: 0, recorded: 0, confirmed: true }
+            : await recorder.record(endpoint, params.provider, await adapter.normalize(request));
+          await replay.spend();
+          return envelope.ok(receipt);
         } catch (err) {
+          await replay.release();
           if (!isProviderError(err)) throw err;
           if (err.kind === 'malformed') throw new AppError('BAD_REQUEST', err.message);
           throw new AppError('SIGNATURE_INVALID', err.message);
