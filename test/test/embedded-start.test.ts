@@ -9,7 +9,9 @@ import { exitOf, freePort, startCli } from '../src/cli';
 
 describe('npm start on a fresh machine (embedded default)', () => {
   it('creates and migrates the SQLite file, serves every enabled plugin, prints how to get a token, stops on SIGTERM', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-start-'));
+    const machine = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-start-'));
+    // Not there yet: serve makes it.
+    const dataDir = path.join(machine, 'data');
     const port = await freePort();
     const env: Record<string, string> = { DATA_DIR: dataDir, PORT: String(port) };
     for (const name of ['DATABASE_URL', 'REDIS_URL', 'PLUGINS', 'APP_ENV']) env[name] = '';
@@ -21,6 +23,19 @@ describe('npm start on a fresh machine (embedded default)', () => {
       expect(output).to.contain('token:create');
       expect(output).to.contain(`Metrics:      http://127.0.0.1:${port}/metrics`);
       expect(fs.existsSync(path.join(dataDir, 'switchboard.sqlite'))).to.equal(true);
+      // What it made is its user's alone: the folder, the database (-wal and -shm while it runs), the keys.
+      const modeOf = (name: string) => (fs.statSync(path.join(dataDir, name)).mode & 0o777).toString(8);
+      expect(modeOf('.')).to.equal('700');
+      const files = [
+        'switchboard.sqlite',
+        'switchboard.sqlite-wal',
+        'switchboard.sqlite-shm',
+        'app.key',
+        'server-monitor.key',
+      ];
+      expect(Object.fromEntries(files.map((f) => [f, modeOf(f)]))).to.deep.equal(
+        Object.fromEntries(files.map((f) => [f, '600'])),
+      );
       const base = `http://127.0.0.1:${port}`;
       const ready = await request(base).get('/ready').expect(200);
       expect(ready.body.checks).to.deep.equal({ database: 'ok' });
@@ -41,7 +56,7 @@ describe('npm start on a fresh machine (embedded default)', () => {
     } finally {
       child.kill('SIGTERM');
       expect(await exitOf(child)).to.equal(0);
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(machine, { recursive: true, force: true });
     }
   });
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { makePrivateDir } from '../private-files';
 import type { AppConfig } from './types';
 
 const FILE = 'served-url.json';
@@ -11,7 +12,7 @@ const FILE = 'served-url.json';
  */
 export function recordServedUrl(config: AppConfig): void {
   try {
-    fs.mkdirSync(config.dataDir, { recursive: true });
+    makePrivateDir(config.dataDir);
     fs.writeFileSync(path.join(config.dataDir, FILE), `${JSON.stringify({ public_url: config.publicUrl })}\n`);
   } catch {
     // A read-only data folder: the other processes fall back to HOST:PORT, as before.

@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { loadOnFirstUse } from '../load-on-first-use';
+import { createPrivateFile, makePrivateDir } from '../private-files';
 
 const knexModule = loadOnFirstUse(() => require('knex') as typeof import('knex'));
 
@@ -36,7 +36,11 @@ export function createKnex(
   const log = knexLog(options.log);
   if (dialectOf(databaseUrl) === 'sqlite') {
     const filename = databaseUrl.slice('sqlite:'.length) || ':memory:';
-    if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
+    if (filename !== ':memory:') {
+      makePrivateDir(path.dirname(path.resolve(filename)));
+      // Made before SQLite opens it, which would create it 0644; its -wal and -shm take the main file's mode.
+      createPrivateFile(filename);
+    }
     return knexModule().knex({
       client: 'better-sqlite3',
       connection: { filename },

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { SendMailOptions, Transporter } from 'nodemailer';
 import type { DkimKey } from '../config/types';
 import { loadOnFirstUse } from '../load-on-first-use';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../private-files';
 
 const nodemailerModule = loadOnFirstUse(() => require('nodemailer') as typeof import('nodemailer'));
 
@@ -112,11 +113,11 @@ export function createMailer(options: MailerOptions): Mailer {
   return {
     async send(message) {
       const info = await transport().sendMail(withDkim(message, options.dkim ?? []));
-      await fs.mkdir(options.outboxDir, { recursive: true });
+      await fs.mkdir(options.outboxDir, { recursive: true, mode: PRIVATE_DIR_MODE });
       const file = `${new Date().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[^A-Za-z0-9@.-]/g, '')}.eml`;
       // Written whole under another name, then renamed: whoever reads the folder never sees half a mail.
       const partial = path.join(options.outboxDir, `.${file}.partial`);
-      await fs.writeFile(partial, info.message as Buffer);
+      await fs.writeFile(partial, info.message as Buffer, { mode: PRIVATE_FILE_MODE });
       await fs.rename(partial, path.join(options.outboxDir, file));
       return { messageId: info.messageId };
     },

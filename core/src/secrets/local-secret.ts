@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AppConfig } from '../config/types';
+import { makePrivateDir, PRIVATE_FILE_MODE } from '../private-files';
 
 /** Where a secret came from: its environment variable, or the file kept in the data folder. */
 export type LocalSecret =
@@ -46,9 +47,9 @@ export function localSecret(
  * of the same data folder linked its own first (then that one is used). False when it lost that race.
  */
 function createOnce(file: string, value: string): boolean {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  makePrivateDir(path.dirname(file));
   const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
-  fs.writeFileSync(temporary, value, { mode: 0o600, flag: 'wx' });
+  fs.writeFileSync(temporary, value, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
   try {
     fs.linkSync(temporary, file);
     return true;

@@ -1,20 +1,26 @@
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { toText, SERVICES } from '@switchboard/core';
+import { SecretBox, SERVICES, toText } from '@switchboard/core';
 
-/** Signs and checks the ids carried by links in mail (confirm, unsubscribe), with the install's secret. */
+/**
+ * Signs and checks the ids carried by links in mail (confirm, unsubscribe), with the install's secret: kept
+ * sealed with the application key (campaign 1.13), opened here.
+ */
 @injectable()
 export class LinkSigner {
   private secret?: Promise<string>;
 
-  constructor(@inject(SERVICES.Knex) private readonly knex: Knex) {}
+  constructor(
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SERVICES.SecretBox) private readonly secrets: SecretBox,
+  ) {}
 
   private key(): Promise<string> {
     this.secret ??= this.knex('campaign_settings')
-      .where({ name: 'link_signing_secret' })
+      .where({ name: 'sealed_link_signing_secret' })
       .first('value')
-      .then((row) => toText(row.value))
+      .then((row) => this.secrets.open(toText(row.value)))
       .catch((err) => {
         // A failed read is not remembered: the next link tries again.
         this.secret = undefined;

@@ -4,9 +4,10 @@ import { addUnsubscribedAt } from '../../../migrations/1.10/02-changelog-notices
 import { addConfirmedAt } from '../../../migrations/1.11/01-changelog-consent';
 import { addAskedAt } from '../../../migrations/1.11/02-changelog-asked-at';
 import { addEngagementSchema } from '../../../migrations/1.12/01-every-open-counted';
+import { addSealedSecret } from '../../../migrations/1.13/01-sealed-link-secret';
 import { up as createWebhookTables } from '../../../migrations/1.10/03-outbound-webhooks';
 import type { Server } from 'node:http';
-import type { AppConfig, Clock, Engine } from '@switchboard/core';
+import { type AppConfig, type Clock, type Engine, type SecretBox, SERVICES } from '@switchboard/core';
 import {
   ApiClient,
   apiClient,
@@ -84,6 +85,9 @@ export async function campaignAtVersion(
   }
   // Every open and click is counted and recorded (1.12).
   if (Number(version.split('.')[1]) < 12) await addEngagementSchema(engine.knex);
+  // The link-signing secret is read sealed (1.13); the plain one stays for the upgrade to seal.
+  if (Number(version.split('.')[1]) < 13)
+    await addSealedSecret(engine.knex, engine.container.resolve<SecretBox>(SERVICES.SecretBox));
   const tenant = await createTenant(engine);
   const server = engine.http().listen(0);
   return {
