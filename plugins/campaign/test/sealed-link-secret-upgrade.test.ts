@@ -17,7 +17,7 @@ const signedBy112 = (secret: string, ids: number[]) =>
 /**
  * Issue 26: the link-signing secret was kept in plain text, so whoever read the database could sign
  * unsubscribe and tracking links. 1.13 keeps it sealed with APP_KEY; the secret itself is the same, so a
- * link in a mail sent before the upgrade still works. A new install never writes it in plain text.
+ * link in a mail sent before the upgrade still works. A new install keeps only the sealed secret.
  */
 describeEachBackend('campaign: upgrading to 1.13 (link-signing secret sealed)', (backend) => {
   let at: { close(): Promise<void> } | undefined;

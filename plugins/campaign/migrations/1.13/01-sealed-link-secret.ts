@@ -9,8 +9,8 @@ const SEALED = 'sealed_link_signing_secret';
  * The secret that signs confirm, unsubscribe and tracking links (and derives changelog webhook secrets) is
  * kept sealed with the application key (issue 26), under a name of its own: a process of an older version
  * still running after the upgrade finds no secret and fails, rather than signing with the sealed text.
- * The plain secret is sealed as it is, so links signed before still verify; a new install's is made here,
- * sealed (1.0 no longer writes one). The rollback writes it back in plain text under its old name.
+ * The plain secret is sealed as it is (a new install's too, made by 1.0 in the same `migrate`), so links
+ * signed before still verify. The rollback writes it back in plain text under its old name.
  */
 export async function up(knex: Knex, context: MigrationContext): Promise<void> {
   await addSealedSecret(knex, context.secrets);
