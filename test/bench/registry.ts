@@ -2,6 +2,7 @@ import type { Benchmark } from '@switchboard/core/testing';
 import {
   analyticsBenchmark,
   audienceBenchmark,
+  embeddedLoadBenchmark,
   ingestBenchmark,
   sendBenchmark,
   webhooksBenchmark,
@@ -21,4 +22,5 @@ export const benchmarks: Record<string, Benchmark> = {
   analytics: analyticsBenchmark,
   webhooks: webhooksBenchmark,
   cli: cliBenchmark,
+  'embedded-load': embeddedLoadBenchmark,
 };

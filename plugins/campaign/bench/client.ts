@@ -52,6 +52,7 @@ export async function seed(
   to: number,
   row: (n: number) => object,
   log: (s: string) => void,
+  parallel = PARALLEL,
 ): Promise<number> {
   const bodies: Array<{ rows: number; json: string }> = [];
   for (let start = from; start < to; start += BATCH) {
@@ -71,6 +72,6 @@ export async function seed(
       if (done % 100_000 < BATCH) log(`  imported ${from + done}`);
     }
   };
-  await Promise.all(Array.from({ length: PARALLEL }, worker));
+  await Promise.all(Array.from({ length: parallel }, worker));
   return Math.round((to - from) / ((performance.now() - started) / 1000));
 }

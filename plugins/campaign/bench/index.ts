@@ -3,3 +3,4 @@ export { sendBenchmark } from './send';
 export { ingestBenchmark } from './ingest';
 export { analyticsBenchmark } from './analytics';
 export { webhooksBenchmark } from './webhooks';
+export { embeddedLoadBenchmark } from './embedded-load';
