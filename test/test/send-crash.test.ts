@@ -83,6 +83,8 @@ describe('sending survives a killed worker and an emptied Redis [mysql+redis]', 
     PLUGINS: 'campaign',
     DATA_DIR: backend!.dataDir,
     SMTP_URL: sink.url,
+    // Every process of an install opens the same sealed secrets (the link-signing secret among them).
+    APP_KEY: engine.config.env.APP_KEY,
   });
   const startWorker = () => {
     const worker = startCli(['worker'], workerEnv());
