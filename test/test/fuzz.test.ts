@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import type { Knex } from 'knex';
-import { listTables, type Engine, type RouteRecord } from '@switchboard/core';
+import type { Engine, RouteRecord } from '@switchboard/core';
 import { createTestEngine, createTenant, describeEachBackend, TestTenant } from '@switchboard/core/testing';
 import campaign from '@switchboard/plugin-campaign';
 import monitor from '@switchboard/plugin-server-monitor';
 import usersProjects from '@switchboard/plugin-users-projects';
+import { databaseState } from './support/database-state';
 import { BODY_JUNK, TEXT_JUNK, VALUE_JUNK } from './support/junk';
 import { routeKey, VALID_BODIES } from './support/request-integers';
 
@@ -36,6 +36,7 @@ describeEachBackend('fuzzing every route', (backend) => {
   let engine: Engine;
   let tenant: TestTenant;
   let app: ReturnType<Engine['http']>['callback'] extends () => infer A ? A : never;
+  let state: () => Promise<string>;
   const writes: string[] = [];
 
   before(async function () {
@@ -46,6 +47,7 @@ describeEachBackend('fuzzing every route', (backend) => {
     });
     tenant = await createTenant(engine);
     app = engine.http().callback();
+    state = databaseState(engine.knex);
     engine.knex.on('query', (query: { sql: string }) => {
       if (/^\s*(insert|update|delete|replace)\b/i.test(query.sql)) writes.push(query.sql);
     });
@@ -53,24 +55,6 @@ describeEachBackend('fuzzing every route', (backend) => {
   after(async () => {
     await engine?.close();
   });
-
-  /** Rows and the latest change of every table: what a refused request must leave as it was. */
-  const tables: Array<{ name: string; hasUpdatedAt: boolean }> = [];
-  async function databaseState(knex: Knex): Promise<string> {
-    if (!tables.length)
-      for (const name of await listTables(knex))
-        tables.push({ name, hasUpdatedAt: await knex.schema.hasColumn(name, 'updated_at') });
-    const rows = await knex.raw(
-      tables
-        .map(
-          (t) =>
-            `select '${t.name}' as t, count(*) as n, ${t.hasUpdatedAt ? 'max(updated_at)' : 'null'} as changed from ${t.name}`,
-        )
-        .join(' union all '),
-    );
-    const list = (Array.isArray(rows[0]) ? rows[0] : rows) as Array<{ t: string; n: unknown; changed: unknown }>;
-    return JSON.stringify(list.map((r) => [r.t, Number(r.n), String(r.changed ?? '')]));
-  }
 
   const pathOf = (route: RouteRecord, spoiled?: { name: string; text: string }) =>
     (route.group.options.prefix + route.path).replace(/:([a-z_]+)/g, (_, name: string) =>
@@ -118,7 +102,7 @@ describeEachBackend('fuzzing every route', (backend) => {
     const problems: string[] = [];
     let sent = 0;
     let written = 0;
-    let state = await databaseState(engine.knex);
+    let last = await state();
     for (const route of engine.registry.routes()) {
       if (route.path.includes('*')) continue; // the server monitor's catch-all: tests of its own
       for (const { what, path, body } of requestsOf(route)) {
@@ -136,9 +120,9 @@ describeEachBackend('fuzzing every route', (backend) => {
         }
         if (!res.wrote) continue;
         written += 1;
-        const now = await databaseState(engine.knex);
-        if (res.status >= 400 && now !== state) problems.push(`${where} changed the database`);
-        state = now;
+        const now = await state();
+        if (res.status >= 400 && now !== last) problems.push(`${where} changed the database`);
+        last = now;
       }
     }
     expect(problems.slice(0, 30), `${problems.length} problems`).to.deep.equal([]);
