@@ -92,6 +92,17 @@ describeEachBackend('HTTP envelopes and error mapping', (backend) => {
     expect(res.body.error.code).to.equal('BAD_REQUEST');
   });
 
+  it('drops a __proto__ member of a JSON body: no prototype is changed', async () => {
+    const res = await request(server)
+      .post('/api/probe/things')
+      .set(tenant.auth)
+      .set('Content-Type', 'application/json')
+      .send('{"email":"a@b.co","__proto__":{"polluted":true}}')
+      .expect(201);
+    expect(res.body.data).to.deep.equal({ email: 'a@b.co', count: 1 });
+    expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
+  });
+
   it('refuses a body over the limit with 413 and a non-JSON body with 415', async () => {
     const big = await request(server)
       .post('/api/probe/things')

@@ -1,7 +1,18 @@
 /** A command prints either a line for people or, with --json, one JSON object for scripts. */
 export function printResult(json: boolean | undefined, object: unknown, human: string): void {
-  process.stdout.write(json ? `${JSON.stringify(object)}\n` : `${human}\n`);
+  process.stdout.write(json ? `${JSON.stringify(object)}\n` : `${printable(human)}\n`);
 }
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text for a terminal: control characters other than newline and tab written as `\xNN`. Human lines hold
+ * what tenants and imported CSV files wrote (server titles, endpoints), and an escape sequence in them
+ * would otherwise drive the operator's terminal (rewrite the screen, set its title, plant a link).
+ */
+export const printable = (text: string): string =>
+  text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
 export class CliError extends Error {
   constructor(message: string) {

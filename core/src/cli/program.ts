@@ -8,6 +8,7 @@ import type { PluginContext } from '../plugin/types';
 import { registerMigrationCommands, registerProcessCommands, WithEngine } from './engine-commands';
 import { registerAuthCommands } from './auth-commands';
 import { knownResources } from '../auth/permissions';
+import { printable } from './output';
 
 export interface CliOptions extends EngineOptions {
   config?: LoadConfigOptions;
@@ -72,7 +73,7 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
     const message = (err as Error).message;
-    process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `Error: ${message}\n`);
+    process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `Error: ${printable(message)}\n`);
     return 1;
   }
 }

@@ -20,11 +20,13 @@ export function requestContext(logger: Logger, metrics: Metrics): Middleware {
       await next();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-      metrics.observe(ctx.method, route, ctx.status, seconds);
+      const matched = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
+      metrics.observe(ctx.method, matched ?? 'unmatched', ctx.status, seconds);
+      // The route's pattern, never the URL: paths and queries carry secrets (signed-link tokens, the
+      // server-monitor key, heartbeat tokens). An unmatched request logs its path without the query.
       if (logger.isLevelEnabled('debug'))
         ctx.state.log.debug(
-          { method: ctx.method, url: ctx.url, status: ctx.status, ms: Math.round(seconds * 1000) },
+          { method: ctx.method, route: matched ?? ctx.path, status: ctx.status, ms: Math.round(seconds * 1000) },
           'request',
         );
     }
