@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { loadOnFirstUse } from '../load-on-first-use';
 import { createPrivateFile, makePrivateDir } from '../private-files';
-import { yieldBeforeEachStatement } from './yielding-sqlite';
 
 const knexModule = loadOnFirstUse(() => require('knex') as typeof import('knex'));
 
@@ -42,7 +41,7 @@ export function createKnex(
       // Made before SQLite opens it, which would create it 0644; its -wal and -shm take the main file's mode.
       createPrivateFile(filename);
     }
-    const sqlite = knexModule().knex({
+    return knexModule().knex({
       client: 'better-sqlite3',
       connection: { filename },
       useNullAsDefault: true,
@@ -59,7 +58,6 @@ export function createKnex(
         },
       },
     });
-    return yieldBeforeEachStatement(sqlite);
   }
   const url = new URL(databaseUrl.replace(/^mariadb:/, 'mysql:'));
   return knexModule().knex({
