@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { loadOnFirstUse } from '../load-on-first-use';
 import { createPrivateFile, makePrivateDir } from '../private-files';
+import { yieldBeforeEachStatement } from './yielding-sqlite';
 
 const knexModule = loadOnFirstUse(() => require('knex') as typeof import('knex'));
 
@@ -41,7 +42,7 @@ export function createKnex(
       // Made before SQLite opens it, which would create it 0644; its -wal and -shm take the main file's mode.
       createPrivateFile(filename);
     }
-    return knexModule().knex({
+    const sqlite = knexModule().knex({
       client: 'better-sqlite3',
       connection: { filename },
       useNullAsDefault: true,
@@ -58,6 +59,7 @@ export function createKnex(
         },
       },
     });
+    return yieldBeforeEachStatement(sqlite);
   }
   const url = new URL(databaseUrl.replace(/^mariadb:/, 'mysql:'));
   return knexModule().knex({

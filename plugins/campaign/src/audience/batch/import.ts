@@ -18,6 +18,7 @@ import { SubscriberWriter, withProfile } from '../subscribers';
 import { insertSearchRows, replaceSearchRows, SearchSource } from '../search';
 import { updateProfiles } from '../subscribers';
 import { BatchCreate, BatchOutcome, BatchRow, batchRowSchema } from './schemas';
+import { inSqliteTurn } from './sqlite-turns';
 
 const CHUNK = 1000;
 const validateRow = compileValidator(batchRowSchema, 'body');
@@ -65,7 +66,11 @@ export class BatchImport {
     @inject(WebhookOutbox) private readonly webhooks: WebhookOutbox,
   ) {}
 
-  async run(orgId: number, input: BatchCreate): Promise<BatchResult> {
+  run(orgId: number, input: BatchCreate): Promise<BatchResult> {
+    return inSqliteTurn(this.knex, () => this.runNow(orgId, input));
+  }
+
+  private async runNow(orgId: number, input: BatchCreate): Promise<BatchResult> {
     await this.writer.assertListsExist(this.knex, orgId, input.lists ?? []);
     await ensureStatusCountRows(this.knex, orgId);
     const result: BatchResult = { created: 0, updated: 0, failed: 0, errors: [], unconfirmed: [] };
