@@ -50,18 +50,23 @@ export class PrivateMariaDb extends ServerProcess {
 
   static async start(database = 'switchboard'): Promise<PrivateMariaDb> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-faults-mariadb-'));
-    await promisify(execFile)(MARIADB_INSTALL_DB, [
-      ...baseArgs(dir),
-      '--auth-root-authentication-method=normal',
-      '--skip-test-db',
-    ]);
     const db = new PrivateMariaDb(dir, await privatePort());
-    await db.start();
-    const admin = createKnex(db.serverUrl(''));
     try {
-      await admin.raw(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-    } finally {
-      await admin.destroy();
+      await promisify(execFile)(MARIADB_INSTALL_DB, [
+        ...baseArgs(dir),
+        '--auth-root-authentication-method=normal',
+        '--skip-test-db',
+      ]);
+      await db.start();
+      const admin = createKnex(db.serverUrl(''));
+      try {
+        await admin.raw(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+      } finally {
+        await admin.destroy();
+      }
+    } catch (err) {
+      await db.dispose();
+      throw err;
     }
     return db;
   }

@@ -24,7 +24,12 @@ export class PrivateRedis extends ServerProcess {
   static async start(): Promise<PrivateRedis> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-faults-redis-'));
     const redis = new PrivateRedis(dir, await privatePort());
-    await redis.start();
+    try {
+      await redis.start();
+    } catch (err) {
+      await redis.dispose();
+      throw err;
+    }
     return redis;
   }
 
