@@ -9,3 +9,23 @@ export function isForeignKeyViolation(err: unknown): boolean {
   const e = err as { code?: string; errno?: number };
   return e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || e.code === 'ER_NO_REFERENCED_ROW_2' || e.errno === 1452;
 }
+
+/** MySQL/MariaDB codes of a server that is going away or takes no more connections. */
+const UNAVAILABLE_CODES = new Set([
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CONNECTION_KILLED',
+  'ER_CON_COUNT_ERROR',
+]);
+
+/**
+ * True when the database could not be reached, rather than refusing the statement: an error mysql2 marks
+ * fatal (connection refused, reset or timed out: the connection is unusable), the server shutting down,
+ * or no free connection in the pool in time (KnexTimeoutError). Node's socket codes alone (ECONNREFUSED)
+ * are not enough: an outbound HTTP call or SMTP send fails with them too.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; fatal?: boolean; name?: string } | null;
+  if (!e || typeof e !== 'object') return false;
+  return e.fatal === true || (e.code !== undefined && UNAVAILABLE_CODES.has(e.code)) || e.name === 'KnexTimeoutError';
+}

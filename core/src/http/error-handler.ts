@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { AppError, ErrorCode } from './errors';
+import { isDatabaseUnavailable } from '../db/errors';
 import { errorBody } from './envelope';
 import type { ApiGroup, ApiRegistry, RenderedError } from './api-registry';
 
@@ -12,9 +13,17 @@ const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
   415: 'UNSUPPORTED_MEDIA_TYPE',
 };
 
-/** Anything thrown becomes an AppError; an unexpected one is a 500 that hides its stack. */
+/**
+ * Anything thrown becomes an AppError; an unexpected one is a 500 that hides its stack. A database that
+ * cannot be reached is a 503, logged in one line: nothing is wrong with the request, and an outage would
+ * otherwise write a stack per request.
+ */
 export function asAppError(err: unknown, log: Logger): AppError {
   if (err instanceof AppError) return err;
+  if (isDatabaseUnavailable(err)) {
+    log.warn({ code: (err as { code?: string }).code }, `database unavailable: ${(err as Error).message}`);
+    return new AppError('SERVICE_UNAVAILABLE', 'The database cannot be reached: send the request again shortly');
+  }
   const status = (err as { status?: number }).status;
   const expose = (err as { expose?: boolean }).expose;
   if (status && HTTP_STATUS_CODES[status] && expose !== false) {

@@ -96,7 +96,7 @@ export function buildOpenApi(registry: ApiRegistry, info: { version: string; ser
         'Email campaigns, server monitoring and a users/projects API. Unknown members of request bodies and ' +
         'queries are ignored. Besides the statuses each operation lists, any route may answer 500 ' +
         '(INTERNAL_ERROR: a bug, logged with the request id), 503 (SERVICE_UNAVAILABLE: the process is ' +
-        'shutting down; send again) and 405 with Allow (a method the path does not take).',
+        'shutting down or the database cannot be reached; send again) and 405 with Allow (a method the path does not take).',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: info.serverUrl }],

@@ -1,0 +1,30 @@
+import { expect } from 'chai';
+import pino from 'pino';
+import { isDatabaseUnavailable } from '../src/db/errors';
+import { asAppError } from '../src/http/error-handler';
+
+/** mysql2's errors as it raises them: a network error on the connection is marked fatal. */
+const mysqlError = (code: string, fatal = false) => Object.assign(new Error(code), { code, fatal });
+
+describe('a database that cannot be reached answers 503', () => {
+  const log = pino({ level: 'silent' });
+
+  it('connection refused or lost, the server shutting down, or no connection in time: 503', () => {
+    for (const err of [
+      mysqlError('ECONNREFUSED', true),
+      mysqlError('PROTOCOL_CONNECTION_LOST', true),
+      mysqlError('ER_SERVER_SHUTDOWN'),
+      Object.assign(new Error('Knex: Timeout acquiring a connection'), { name: 'KnexTimeoutError' }),
+    ]) {
+      expect(isDatabaseUnavailable(err), err.message).to.equal(true);
+      expect(asAppError(err, log)).to.include({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    }
+  });
+
+  it('a refused statement, or a socket error that is not the database connection: still 500', () => {
+    for (const err of [mysqlError('ER_PARSE_ERROR'), mysqlError('ECONNREFUSED'), new Error('boom'), null]) {
+      expect(isDatabaseUnavailable(err)).to.equal(false);
+      expect(asAppError(err ?? {}, log).status).to.equal(500);
+    }
+  });
+});
