@@ -114,6 +114,7 @@ describeEachBackend('shutdown under load on keep-alive connections', (backend) =
     const [head, body] = received.split('\r\n\r\n');
     expect(head).to.match(/^HTTP\/1\.1 503 /);
     expect(head).to.match(/\r\nconnection: close\r\n/i);
+    expect(head).to.match(/\r\nretry-after: 2\r\n/i);
     expect(JSON.parse(body)).to.deep.equal({
       success: false,
       error: { code: 'SERVICE_UNAVAILABLE', message: 'The server is shutting down: send the request again' },

@@ -178,6 +178,7 @@ describe('faults: the database stops for 20 s [private mariadb+redis]', function
         for (const a of during) {
           expect(a.status, `request ${a.key} during the outage`).to.equal(503);
           expect(a.code).to.equal('SERVICE_UNAVAILABLE');
+          expect(a.retryAfter, 'a hint of when to send again').to.equal('2');
           expect(a.ms).to.be.below(ANSWER_BOUND_MS);
         }
         // Around the stop and the start a request may still succeed or already fail; none hangs or is a 500.

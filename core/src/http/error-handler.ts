@@ -38,6 +38,9 @@ export const standardRender = (err: AppError): RenderedError => ({
   body: errorBody(err.code, err.message, err.details, err.extra),
 });
 
+/** The Retry-After of a 503, in seconds. */
+export const SERVICE_UNAVAILABLE_RETRY_S = 2;
+
 /** One error mapping for the whole engine; a group with its own error shape renders it. */
 export function errorHandler(logger: Logger, registry: ApiRegistry): Middleware {
   return async (ctx, next) => {
@@ -52,6 +55,9 @@ export function errorHandler(logger: Logger, registry: ApiRegistry): Middleware 
       ctx.status = rendered.status;
       ctx.body = rendered.body;
       if (appError.code === 'RATE_LIMIT_EXCEEDED') ctx.set('Retry-After', String(appError.extra?.retry_after));
+      // Shutting down (another process answers) or the database out of reach (back in seconds, or later):
+      // a short hint, so clients retry soon without hammering.
+      if (appError.code === 'SERVICE_UNAVAILABLE') ctx.set('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_S));
     }
   };
 }

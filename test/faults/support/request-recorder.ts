@@ -7,6 +7,8 @@ export interface Answer {
   status: number;
   /** The error envelope's code, when the answer was one. */
   code?: string;
+  /** The Retry-After header, when the answer had one. */
+  retryAfter?: string;
 }
 
 export type Send = (key: string, signal: AbortSignal) => Promise<Response>;
@@ -37,6 +39,7 @@ export class RequestRecorder {
       try {
         const res = await this.send(key, AbortSignal.timeout(this.patienceMs));
         answer.status = res.status;
+        answer.retryAfter = res.headers.get('retry-after') ?? undefined;
         const body = (await res.json().catch(() => null)) as { error?: { code?: string } } | null;
         answer.code = body?.error?.code;
       } catch {
