@@ -13,6 +13,7 @@ import {
   SERVICES,
   toInt,
   toIso,
+  transactionWithRetry,
   validationError,
   whereContains,
 } from '@switchboard/core';
@@ -184,7 +185,11 @@ export class ServersService {
     if (paused && current.state !== 'paused') Object.assign(row, { state: 'paused', paused_at: now });
     else if (!paused && (current.state === 'paused' || moved))
       Object.assign(row, { state: 'pending', paused_at: null });
-    await this.knex('monitor_servers').where({ organization_id: orgId, id }).update(row);
+    // The check worker writes servers' rows all the time: InnoDB may pick this update as a deadlock's
+    // victim (Schemathesis met one), and asks for it to be run again.
+    await transactionWithRetry(this.knex, (trx) =>
+      trx('monitor_servers').where({ organization_id: orgId, id }).update(row),
+    );
     return this.row(orgId, id);
   }
 
@@ -204,7 +209,7 @@ export class ServersService {
 
   /** With its check results, logs, heartbeats and certificate (the tables' cascades). */
   async remove(orgId: number, id: number): Promise<void> {
-    await deleteOwnedRow(this.knex, 'monitor_servers', orgId, id, 'Server');
+    await transactionWithRetry(this.knex, (trx) => deleteOwnedRow(trx, 'monitor_servers', orgId, id, 'Server'));
   }
 
   /** Its kept check results, newest first. */
