@@ -1,6 +1,7 @@
 import { execFile, spawn, ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import net from 'node:net';
+import type { TestBackend } from '@switchboard/core/testing';
 
 export const repoRoot = path.resolve(__dirname, '../../..');
 export const binPath = path.join(repoRoot, 'bin/switchboard.js');
@@ -9,6 +10,22 @@ export interface CliRun {
   code: number;
   stdout: string;
   stderr: string;
+}
+
+/** The environment of a CLI process on the test's backend (its database, Redis prefix and data folder). */
+export function cliEnv(
+  backend: TestBackend,
+  plugins: string,
+  more: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    DATABASE_URL: backend.databaseUrl,
+    REDIS_PREFIX: backend.redisPrefix,
+    ...(backend.redisUrl ? { REDIS_URL: backend.redisUrl } : {}),
+    PLUGINS: plugins,
+    DATA_DIR: backend.dataDir,
+    ...more,
+  };
 }
 
 /** Runs `switchboard ARGS` as a real process, the way an operator or script would. */

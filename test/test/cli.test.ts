@@ -6,16 +6,10 @@ import { describeEachBackend, waitFor } from '@switchboard/core/testing';
 import campaign from '@switchboard/plugin-campaign';
 import { ApiClient, apiClient, createTenant, createTestEngine, TestTenant } from '@switchboard/core/testing';
 import type { Engine } from '@switchboard/core';
-import { exitOf, freePort, runCli, runJson, startCli } from '../src/cli';
+import { cliEnv, exitOf, freePort, runCli, runJson, startCli } from '../src/cli';
 
 describeEachBackend('switchboard CLI', (backend) => {
-  const env = () => ({
-    DATABASE_URL: backend().databaseUrl,
-    REDIS_PREFIX: backend().redisPrefix,
-    ...(backend().redisUrl ? { REDIS_URL: backend().redisUrl! } : {}),
-    PLUGINS: 'users-projects',
-    DATA_DIR: backend().dataDir,
-  });
+  const env = () => cliEnv(backend(), 'users-projects');
   const campaignEnv = () => ({ ...env(), PLUGINS: 'campaign' });
 
   /** An engine with the campaign plugin and a tenant, beside the CLI processes of a test. */

@@ -7,7 +7,7 @@ import { createTestEngine, describeEachBackend } from '@switchboard/core/testing
 import campaign from '@switchboard/plugin-campaign';
 import monitor from '@switchboard/plugin-server-monitor';
 import usersProjects from '@switchboard/plugin-users-projects';
-import { runCli, runJson } from '../src/cli';
+import { cliEnv, runCli, runJson } from '../src/cli';
 
 const KEY = 'csv-output-key-0123456789';
 /** Cells a spreadsheet would run (OWASP CSV injection), and a terminal escape sequence. */
@@ -31,14 +31,7 @@ describeEachBackend('imported CSV cells on the way out', (backend) => {
   let dir: string;
   before(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'csv-output-'))));
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const env = () => ({
-    DATABASE_URL: backend().databaseUrl,
-    REDIS_PREFIX: backend().redisPrefix,
-    ...(backend().redisUrl ? { REDIS_URL: backend().redisUrl! } : {}),
-    PLUGINS: 'users-projects,server-monitor',
-    DATA_DIR: backend().dataDir,
-    SERVER_MONITOR_API_KEY: KEY,
-  });
+  const env = () => cliEnv(backend(), 'users-projects,server-monitor', { SERVER_MONITOR_API_KEY: KEY });
 
   it('serves no CSV anywhere, and lists imported titles with control characters escaped', async () => {
     const engine = await createTestEngine(backend(), { plugins: [usersProjects, campaign, monitor] });

@@ -8,7 +8,7 @@ import { createKnex } from '@switchboard/core';
 import { describeEachBackend, waitFor } from '@switchboard/core/testing';
 import { Farm, httpFarm } from '@switchboard/plugin-server-monitor/dist/src/shared/tests/farm';
 import { smsStub, SmsStub } from '@switchboard/plugin-server-monitor/dist/src/shared/tests/sms-stub';
-import { exitOf, freePort, runCli, runJson, startCli } from '../src/cli';
+import { cliEnv, exitOf, freePort, runCli, runJson, startCli } from '../src/cli';
 
 const KEY = 'cli-monitor-key-0123456789';
 
@@ -29,14 +29,7 @@ describeEachBackend('server-monitor from the command line', (backend) => {
     await Promise.all([farm?.close(), sms?.close()]);
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  const env = () => ({
-    DATABASE_URL: backend().databaseUrl,
-    REDIS_PREFIX: backend().redisPrefix,
-    ...(backend().redisUrl ? { REDIS_URL: backend().redisUrl! } : {}),
-    PLUGINS: 'users-projects,server-monitor',
-    DATA_DIR: backend().dataDir,
-    SERVER_MONITOR_API_KEY: KEY,
-  });
+  const env = () => cliEnv(backend(), 'users-projects,server-monitor', { SERVER_MONITOR_API_KEY: KEY });
   const csv = (name: string, text: string) => {
     const file = path.join(dir, name);
     fs.writeFileSync(file, text);

@@ -7,7 +7,7 @@ import request from 'supertest';
 import { createKnex } from '@switchboard/core';
 import { describeEachBackend, waitFor } from '@switchboard/core/testing';
 import { Farm, httpFarm } from '@switchboard/plugin-server-monitor/dist/src/shared/tests/farm';
-import { exitOf, freePort, runCli, runJson, startCli } from '../src/cli';
+import { cliEnv, exitOf, freePort, runCli, runJson, startCli } from '../src/cli';
 
 const KEY = 'cli-servers-key-0123456789';
 
@@ -27,14 +27,8 @@ describeEachBackend('server-monitor servers from the command line', (backend) =>
     await farm?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
-  const env = () => ({
-    DATABASE_URL: backend().databaseUrl,
-    REDIS_PREFIX: backend().redisPrefix,
-    ...(backend().redisUrl ? { REDIS_URL: backend().redisUrl! } : {}),
-    PLUGINS: 'users-projects,server-monitor',
-    DATA_DIR: dataDir,
-    SERVER_MONITOR_API_KEY: KEY,
-  });
+  const env = () =>
+    cliEnv(backend(), 'users-projects,server-monitor', { DATA_DIR: dataDir, SERVER_MONITOR_API_KEY: KEY });
 
   it('adds servers, lists what is down (longest first), prints ping URLs of the running serve, removes', async () => {
     await runJson(['migrate'], env());

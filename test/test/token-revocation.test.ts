@@ -1,15 +1,9 @@
 import { expect } from 'chai';
 import { describeEachBackend, waitFor } from '@switchboard/core/testing';
-import { exitOf, freePort, runCli, runJson, startCli } from '../src/cli';
+import { cliEnv, exitOf, freePort, runCli, runJson, startCli } from '../src/cli';
 
 describeEachBackend('switchboard token:revoke while serve runs', (backend) => {
-  const env = () => ({
-    DATABASE_URL: backend().databaseUrl,
-    REDIS_PREFIX: backend().redisPrefix,
-    ...(backend().redisUrl ? { REDIS_URL: backend().redisUrl! } : {}),
-    PLUGINS: 'users-projects',
-    DATA_DIR: backend().dataDir,
-  });
+  const env = () => cliEnv(backend(), 'users-projects');
   let base: string;
   let server: ReturnType<typeof startCli>;
   let orgId: number;

@@ -39,7 +39,7 @@ export const standardRender = (err: AppError): RenderedError => ({
 });
 
 /** The Retry-After of a 503, in seconds. */
-export const SERVICE_UNAVAILABLE_RETRY_S = 2;
+const SERVICE_UNAVAILABLE_RETRY_S = 2;
 
 /** One error mapping for the whole engine; a group with its own error shape renders it. */
 export function errorHandler(logger: Logger, registry: ApiRegistry): Middleware {
