@@ -1,6 +1,6 @@
 import { execFile, spawn, ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import net from 'node:net';
+import { privatePort } from './private-port';
 import type { TestBackend } from '@switchboard/core/testing';
 
 export const repoRoot = path.resolve(__dirname, '../../..');
@@ -57,16 +57,11 @@ export function startCli(args: string[], env: Record<string, string>): ChildProc
   });
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
+/**
+ * A port for a process a test starts: below the ephemeral range, so that no server another test file
+ * opens on port 0 at the same time (mocha runs two at once) is given it before the process binds it.
+ */
+export const freePort = privatePort;
 
 export function exitOf(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {

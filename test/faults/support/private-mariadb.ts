@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createKnex } from '@switchboard/core';
-import { privatePort } from './private-port';
+import { privatePort } from '../../src/private-port';
 import { portAnswers, ServerProcess } from './server-process';
 
 export const MARIADBD = '/usr/sbin/mariadbd';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { privatePort } from './private-port';
+import { privatePort } from '../../src/private-port';
 import { ServerProcess } from './server-process';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
