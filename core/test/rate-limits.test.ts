@@ -55,6 +55,16 @@ describeEachBackend('rate limits', (backend) => {
     expect(statuses).to.deep.equal([401, 401, 401, 429]);
   });
 
+  it('gives back the point of a request the engine failed: a client retrying through an outage keeps its allowance', async () => {
+    const tenant = await createTenant(engine);
+    for (let i = 0; i < 8; i++) {
+      const res = await request(server).get('/api/probe/database-gone').set(tenant.auth).expect(503);
+      expect(res.body.error.code).to.equal('SERVICE_UNAVAILABLE');
+    }
+    const after = await request(server).get('/api/probe/things/1').set(tenant.auth).expect(200);
+    expect(after.headers['x-ratelimit-remaining']).to.equal('4');
+  });
+
   it('keeps separate counts per token', async () => {
     const a = await createTenant(engine);
     const b = await createTenant(engine);

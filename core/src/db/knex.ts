@@ -19,10 +19,16 @@ export interface KnexLog {
   error(message: string): void;
 }
 
-/** Routes knex's own warnings (e.g. "Can't take lock") to the engine's logger. */
+/**
+ * Routes knex's own warnings (e.g. "Can't take lock") to the engine's logger. A connection it could not
+ * open is left out: the query that wanted it fails, and its caller reports that (a request's 503, a job's
+ * retry); knex's line would repeat it once per query while the database is down.
+ */
 const knexLog = (log?: KnexLog) =>
   log && {
-    warn: (m: unknown) => log.warn(String(m)),
+    warn: (m: unknown) => {
+      if (!String(m).startsWith('Acquire connection error')) log.warn(String(m));
+    },
     error: (m: unknown) => log.error(String(m)),
     deprecate: () => undefined,
     debug: () => undefined,

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { AppError, ErrorCode } from './errors';
 import { isDatabaseUnavailable } from '../db/errors';
 import { errorBody } from './envelope';
+import { RepeatedWarning } from '../repeated-warning';
 import type { ApiGroup, ApiRegistry, RenderedError } from './api-registry';
 
 const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
@@ -15,13 +16,16 @@ const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
 
 /**
  * Anything thrown becomes an AppError; an unexpected one is a 500 that hides its stack. A database that
- * cannot be reached is a 503, logged in one line: nothing is wrong with the request, and an outage would
- * otherwise write a stack per request.
+ * cannot be reached is a 503, logged in one line (once per `unavailable` interval when given): nothing is
+ * wrong with the request, and an outage would otherwise write a stack per request.
  */
-export function asAppError(err: unknown, log: Logger): AppError {
+export function asAppError(err: unknown, log: Logger, unavailable?: RepeatedWarning): AppError {
   if (err instanceof AppError) return err;
   if (isDatabaseUnavailable(err)) {
-    log.warn({ code: (err as { code?: string }).code }, `database unavailable: ${(err as Error).message}`);
+    const fields = { code: (err as { code?: string }).code };
+    const message = `database unavailable: ${(err as Error).message}`;
+    if (unavailable) unavailable.warn(log, fields, message);
+    else log.warn(fields, message);
     return new AppError('SERVICE_UNAVAILABLE', 'The database cannot be reached: send the request again shortly');
   }
   const status = (err as { status?: number }).status;
@@ -43,12 +47,14 @@ const SERVICE_UNAVAILABLE_RETRY_S = 2;
 
 /** One error mapping for the whole engine; a group with its own error shape renders it. */
 export function errorHandler(logger: Logger, registry: ApiRegistry): Middleware {
+  // Every request meets an outage: one line per 10 s says it, with the count of requests it failed.
+  const unavailable = new RepeatedWarning(10_000);
   return async (ctx, next) => {
     try {
       await next();
       if (ctx.body === undefined) throwUnanswered(ctx);
     } catch (err) {
-      const appError = asAppError(err, ctx.state.log ?? logger);
+      const appError = asAppError(err, ctx.state.log ?? logger, unavailable);
       // The guard names the group; an error raised before it (shutting down) finds it by path.
       const group = (ctx.state.group as ApiGroup | undefined) ?? registry.groupFor(ctx.path);
       const rendered = (group?.options.renderError ?? standardRender)(appError);

@@ -3,6 +3,7 @@ import type { ApiRegistry } from './api-registry';
 import type { ApiTokenService } from '../auth/api-tokens';
 import type { RateLimits } from './rate-limits';
 import { AppError } from './errors';
+import { isDatabaseUnavailable } from '../db/errors';
 
 const bearer = (header: string): string | undefined => {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -13,7 +14,8 @@ const bearer = (header: string): string | undefined => {
  * For every request under a group's prefix (matched route or not): identify the token without
  * refusing yet, count the request, and set the X-RateLimit-* headers before anything can fail. A group
  * counting refusals only counts a request once its route refused it, one counting access refusals only once its
- * route refused its credentials (see ApiGroupOptions.rateLimitCounts).
+ * route refused its credentials (see ApiGroupOptions.rateLimitCounts). A request the engine failed (5xx) is
+ * not counted: a client retrying through a database outage keeps its allowance.
  */
 export function groupGuard(registry: ApiRegistry, tokens: ApiTokenService, rateLimits: RateLimits): Middleware {
   return async (ctx, next) => {
@@ -44,11 +46,17 @@ export function groupGuard(registry: ApiRegistry, tokens: ApiTokenService, rateL
           retry_after: state.retryAfter,
         });
       }
+      return state;
     };
     const counts = group.options.rateLimitCounts ?? 'all';
     if (counts === 'all') {
-      await count();
-      return next();
+      const counted = await count();
+      try {
+        return await next();
+      } catch (err) {
+        if (isEngineFailure(statusOf(err))) await counted.giveBack().catch(() => undefined);
+        throw err;
+      }
     }
     const counted = counts === 'refusals' ? isRefusal : isAccessRefusal;
     try {
@@ -61,13 +69,16 @@ export function groupGuard(registry: ApiRegistry, tokens: ApiTokenService, rateL
   };
 }
 
-const isRefusal = (status: number) => status >= 400;
+/** The engine, not the client, failed the request (its database out of reach): never the client's to pay for. */
+const isEngineFailure = (status: number) => status >= 500;
+const isRefusal = (status: number) => status >= 400 && !isEngineFailure(status);
 /** The request's credentials refused (a token, a key): what guessing them meets. */
 const isAccessRefusal = (status: number) => status === 401 || status === 403;
 
 /** The status a thrown error is answered with (the error handler's: anything unknown is a 500). */
 function statusOf(err: unknown): number {
   if (err instanceof AppError) return err.status;
+  if (isDatabaseUnavailable(err)) return 503;
   const status = (err as { status?: unknown }).status;
   return typeof status === 'number' && status >= 400 ? status : 500;
 }

@@ -12,6 +12,12 @@ export interface LimitState {
   retryAfter?: number;
 }
 
+/** A counted request: its state, and a way to give its point back. */
+export interface Consumed extends LimitState {
+  /** Uncounts the request (a 503: the engine, not the client, failed it). */
+  giveBack(): Promise<void>;
+}
+
 /**
  * Counts requests against a plugin's policy: per token (overall and per method), or per client
  * address for requests without a valid token. In Redis when REDIS_URL is set, so every API
@@ -31,7 +37,7 @@ export class RateLimits {
     method: string,
     auth: AuthContext | null,
     address: string,
-  ): Promise<LimitState> {
+  ): Promise<Consumed> {
     const buckets: Array<{ name: string; points: number; key: string }> = [];
     if (auth) {
       const multiplier = this.multiplier(auth);
@@ -42,13 +48,16 @@ export class RateLimits {
     } else {
       buckets.push({ name: 'anon', points: policy.perAddress * this.config.rateLimitScale, key: `a${address}` });
     }
-    const states = await Promise.all(
-      buckets.map((b) =>
-        this.consumeOne(this.limiter(pluginId, b.name, Math.max(1, Math.floor(b.points)), policy.windowSeconds), b.key),
-      ),
-    );
+    const counted = buckets.map((b) => ({
+      limiter: this.limiter(pluginId, b.name, Math.max(1, Math.floor(b.points)), policy.windowSeconds),
+      key: b.key,
+    }));
+    const states = await Promise.all(counted.map((c) => this.consumeOne(c.limiter, c.key)));
+    const giveBack = async () => {
+      await Promise.all(counted.map((c) => c.limiter.reward(c.key, 1)));
+    };
     // The headers describe the bucket closest to its limit; a rejection wins over any success.
-    return states.reduce((worst, s) =>
+    const worst = states.reduce((worst, s) =>
       (s.retryAfter !== undefined) !== (worst.retryAfter !== undefined)
         ? s.retryAfter !== undefined
           ? s
@@ -57,6 +66,7 @@ export class RateLimits {
           ? s
           : worst,
     );
+    return { ...worst, giveBack };
   }
 
   private multiplier(auth: AuthContext): number {

@@ -42,6 +42,9 @@ export const probePlugin = definePlugin({
       .get('/boom', { summary: 'a bug', permission: 'things:read', response: {} }, async () => {
         throw new Error('secret internal detail');
       })
+      .get('/database-gone', { summary: 'the database out of reach', permission: 'things:read', response: {} }, () => {
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3306'), { code: 'ECONNREFUSED', fatal: true });
+      })
       .get('/slow', { summary: 'a slow request', permission: 'things:read', response: {} }, async () => {
         await new Promise((resolve) => setTimeout(resolve, 300));
         return successBody({ slow: true }, ctx.config.version);
