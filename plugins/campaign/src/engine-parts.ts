@@ -11,7 +11,7 @@ import { messageDefaultsRoutes } from './content/message-defaults';
 import { scheduleRoutes } from './schedules';
 import { changelogRoutes, changelogUnsubscribeRoutes } from './changelog';
 import { changelogNoticesTask, processChangelogNotices } from './changelog';
-import { processConfirmationMails } from './audience/double-opt-in';
+import { confirmationSweepTask, processConfirmationMails } from './audience/double-opt-in';
 import { sendingRoutes } from './sending';
 import { unsubscribeRoutes } from './sending';
 import { trackingRoutes } from './sending';
@@ -80,6 +80,7 @@ export function jobs(queues: JobQueues, ctx: PluginContext): void {
 
 export const recurring = (ctx: PluginContext): RecurringTask[] => [
   sendWatchdogTask(ctx),
+  confirmationSweepTask(ctx),
   searchCompactionTask(ctx),
   changelogNoticesTask(ctx),
   webhookDeliveriesTask(ctx),

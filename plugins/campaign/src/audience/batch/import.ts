@@ -13,6 +13,7 @@ import { applyListDeltas, insertMemberships, Membership } from '../lists';
 import { adjustStatusCounts, ensureStatusCountRows } from '../subscribers';
 import { subscriberCreated, WebhookOutbox } from '../../webhooks';
 import { normalizeEmail } from '../../shared/email';
+import { recordConfirmationsDue } from '../../shared/confirmation-job';
 import { profileColumns } from '../subscribers';
 import { SubscriberWriter, withProfile } from '../subscribers';
 import { insertSearchRows, replaceSearchRows, SearchSource } from '../search';
@@ -250,6 +251,8 @@ export class BatchImport {
       // Counters last: their rows are shared by every concurrent import and stay locked until commit.
       await adjustStatusCounts(trx, orgId, { [status]: fresh.length }, { kind: 'created', at: now });
       await applyListDeltas(trx, deltas);
+
+      if (status === 'unconfirmed') await recordConfirmationsDue(trx, orgId, freshIds, now);
 
       result.created += fresh.length;
       result.updated += updates.length;

@@ -25,7 +25,7 @@ export class ConfirmationMails {
     const subscriber = await this.knex('subscribers')
       .where({ id: job.subscriberId, organization_id: job.organizationId, status: 'unconfirmed' })
       .first('email', 'first_name');
-    if (!subscriber) return;
+    if (!subscriber) return this.done(job.subscriberId);
     const sender = await this.senders.defaultFor(job.organizationId);
     const token = await this.signer.sign('confirm', [job.organizationId, job.subscriberId]);
     const link = `${this.config.publicUrl}${CONFIRM_PATH}?token=${encodeURIComponent(token)}`;
@@ -37,6 +37,12 @@ export class ConfirmationMails {
       text: `Hello${subscriber.first_name ? ` ${subscriber.first_name}` : ''},\n\nplease confirm your subscription by opening this link:\n${link}\n\nIf you did not ask for it, ignore this mail.\n`,
       html: `<p>Hello${subscriber.first_name ? ` ${escapeHtml(subscriber.first_name)}` : ''},</p><p>please <a href="${link}">confirm your subscription</a>.</p><p>If you did not ask for it, ignore this mail.</p>`,
     });
+    await this.done(job.subscriberId);
+  }
+
+  /** Sent, or no longer wanted: the sweep forgets it (a crash before this sends it once more). */
+  private async done(subscriberId: number): Promise<void> {
+    await this.knex('confirmation_mails_due').where({ subscriber_id: subscriberId }).delete();
   }
 
   /** The address a confirmation link is for, and its status now; a link not valid is a 404. */

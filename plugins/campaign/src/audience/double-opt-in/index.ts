@@ -1,2 +1,2 @@
-export { processConfirmationMails } from './jobs';
+export { confirmationSweepTask, processConfirmationMails } from './jobs';
 export { confirmRoutes } from './routes';

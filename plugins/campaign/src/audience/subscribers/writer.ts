@@ -26,6 +26,7 @@ import { subscriberCreated, WebhookOutbox } from '../../webhooks';
 import { forgetEngagement } from '../../daily-figures';
 import { updateProfiles } from './profile-updates';
 import { normalizeEmail } from '../../shared/email';
+import { recordConfirmationsDue } from '../../shared/confirmation-job';
 import { profileColumns } from './rows';
 import { deleteSearchRows, insertSearchRows, replaceSearchRows, SEARCH_SOURCE_COLUMNS, SearchSource } from '../search';
 import type { CreatedSubscriber, NewSubscriber, SubscriberProfile } from './schemas';
@@ -77,6 +78,7 @@ export class SubscriberWriter {
           { id, email, status, first_name: input.first_name, last_name: input.last_name, meta_data: input.meta_data },
         ]);
         await adjustStatusCounts(trx, orgId, { [status]: 1 }, { kind: 'created', at: now });
+        if (status === 'unconfirmed') await recordConfirmationsDue(trx, orgId, [id], now);
         for (const listId of input.lists ?? []) await addMemberships(trx, orgId, listId, [{ id, status }], now);
         await this.webhooks.emit(trx, orgId, [subscriberCreated({ id, email, status }, now)]);
         return { id, email, status };

@@ -5,6 +5,7 @@ import { addConfirmedAt } from '../../../migrations/1.11/01-changelog-consent';
 import { addAskedAt } from '../../../migrations/1.11/02-changelog-asked-at';
 import { addEngagementSchema } from '../../../migrations/1.12/01-every-open-counted';
 import { addSealedSecret } from '../../../migrations/1.13/01-sealed-link-secret';
+import { createConfirmationMailsDue } from '../../../migrations/1.14/01-confirmation-mails-due';
 import { up as createWebhookTables } from '../../../migrations/1.10/03-outbound-webhooks';
 import type { Server } from 'node:http';
 import { type AppConfig, type Clock, type Engine, type SecretBox, SERVICES } from '@switchboard/core';
@@ -88,6 +89,8 @@ export async function campaignAtVersion(
   // The link-signing secret is read sealed (1.13); the plain one stays for the upgrade to seal.
   if (Number(version.split('.')[1]) < 13)
     await addSealedSecret(engine.knex, engine.container.resolve<SecretBox>(SERVICES.SecretBox));
+  // Unconfirmed subscribers are recorded with their confirmation mail due (1.14).
+  if (Number(version.split('.')[1]) < 14) await createConfirmationMailsDue(engine.knex);
   const tenant = await createTenant(engine);
   const server = engine.http().listen(0);
   return {

@@ -3,7 +3,9 @@ import path from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
 import { describeEachBackend, waitFor } from '@switchboard/core/testing';
-import { campaignFixture, CampaignFixture } from '../../../shared/tests/support';
+import { campaignContainer, campaignFixture, CampaignFixture } from '../../../shared/tests/support';
+import { SubscriberWriter } from '../../subscribers';
+import { ConfirmationSweep } from '../confirmation-sweep';
 
 describeEachBackend('campaign: double opt-in', (backend) => {
   let f: CampaignFixture;
@@ -97,5 +99,28 @@ describeEachBackend('campaign: double opt-in', (backend) => {
     await request(f.server)
       .post(link)
       .expect(200, /Subscription confirmed/);
+  });
+
+  it('queues again a confirmation mail whose job was lost, from the row recorded with the subscriber', async () => {
+    const due = () => f.engine.knex('confirmation_mails_due').count({ n: '*' }).first();
+    const sweep = campaignContainer(f.engine).resolve(ConfirmationSweep);
+    // Through the API: the job is queued, the mail sent, and the row forgotten.
+    const before = outbox().length;
+    await f.api().post('/subscribers', { email: 'queued@example.com', confirmed: false }).expect(201);
+    await waitFor(() => outbox().length === before + 1, 10_000);
+    await waitFor(async () => Number((await due())!.n) === 0, 10_000);
+
+    // Committed, but its job never queued (the process stopped, Redis came back empty): only the row is left.
+    const writer = campaignContainer(f.engine).resolve(SubscriberWriter);
+    const lost = await writer.create(f.tenant.organizationId, { email: 'lost@example.com', confirmed: false });
+    expect(Number((await due())!.n)).to.equal(1);
+    const now = new Date();
+    expect(await sweep.run(now), 'a job queued a moment ago is left to its worker').to.equal(0);
+    expect(await sweep.run(new Date(now.getTime() + 2 * 60_000 + 1000))).to.equal(1);
+    await waitFor(() => outbox().length === before + 2, 10_000);
+    expect(confirmationLink('lost@example.com')).to.match(/confirm\?token=/);
+    await waitFor(async () => Number((await due())!.n) === 0, 10_000);
+    expect(await sweep.run(new Date(now.getTime() + 10 * 60_000))).to.equal(0);
+    expect((await f.api().get(`/subscribers/${lost.id}`).expect(200)).body.data.status).to.equal('unconfirmed');
   });
 });
