@@ -1,6 +1,7 @@
 import BeeQueue from 'bee-queue';
 import { assertJobId } from './types';
 import { QueueRegistry } from './queue-registry';
+import { loadOnFirstUse } from '../load-on-first-use';
 import type { AddJobOptions, JobHandler, JobQueue, QueueCounts, QueueLogger } from './types';
 
 /** Stored job payload: the data plus the retries it started with, to tell the attempt number. */
@@ -34,6 +35,26 @@ export function beeRedisOptions(redisUrl: string): Record<string, unknown> {
     // node-redis 3 otherwise waits longer and longer between reconnects (x1.7 each time).
     retry_strategy: ({ attempt }: { attempt: number }) => Math.min(attempt * 250, 5000),
   };
+}
+
+/** bee-queue's Lua scripts, which it loads into Redis once, when it connects (bee-queue/lib/lua). */
+const beeLua = loadOnFirstUse(() => require('bee-queue/lib/lua') as { buildCache(client: unknown): Promise<unknown> });
+
+/**
+ * bee-queue loads its Lua scripts into Redis once and then calls them by hash (EVALSHA). A Redis that
+ * restarts has none: every add, take and stall check would fail with NOSCRIPT from then on. node-redis
+ * emits 'ready' on each reconnection; the scripts are loaded again there.
+ */
+function reloadScriptsOnReconnect(queue: BeeQueue<any>, name: string, log?: QueueLogger): void {
+  const client = (queue as unknown as { client: NodeJS.EventEmitter }).client;
+  client.on('ready', () => {
+    beeLua()
+      .buildCache(client)
+      .then(
+        () => log?.warn({ queue: name }, 'Redis reconnected: queue scripts loaded again'),
+        (err: unknown) => log?.error({ queue: name, err }, 'queue scripts not loaded again'),
+      );
+  });
 }
 
 /**
@@ -76,6 +97,10 @@ export class BeeJobQueue<T = unknown> implements JobQueue<T> {
     // bee-queue also emits 'failed' before each retry; only the last one has the status failed.
     queue.on('failed', (job, err) => job.status === 'failed' && log?.error(fields(job, err), 'job failed for good'));
     queue.on('stalled', (jobId) => log?.warn({ queue: this.name, jobId }, 'job stalled; queued again'));
+    void queue.ready().then(
+      () => reloadScriptsOnReconnect(queue, this.name, log),
+      () => undefined,
+    );
     return queue;
   }
 

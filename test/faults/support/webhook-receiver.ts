@@ -27,6 +27,11 @@ export class WebhookReceiver {
     return new WebhookReceiver(taken, server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
   }
 
+  /** Webhook-ids taken more than once. */
+  get twice(): number {
+    return [...this.taken.values()].filter((n) => n > 1).length;
+  }
+
   /** POSTs taken in all. */
   count(): number {
     return [...this.taken.values()].reduce((a, b) => a + b, 0);
