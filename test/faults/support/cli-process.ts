@@ -1,0 +1,85 @@
+import { waitFor } from '@switchboard/core/testing';
+import { exitOf, freePort, startCli } from '../../src/cli';
+
+/** A JSON log line's pino level at or above which it counts as an error (50 error, 60 fatal). */
+const ERROR_LEVEL = 50;
+
+/**
+ * One long-running `switchboard` process (`serve`, `worker`, `scheduler`) started as an operator would,
+ * its log lines kept with the time each arrived. Ended with SIGKILL by `dispose()`.
+ */
+export class CliProcess {
+  private child: ReturnType<typeof startCli> | null = null;
+  /** Log lines written by the process, with the time each arrived. */
+  readonly logLines: Array<{ at: number; line: string }> = [];
+  /** `http://127.0.0.1:PORT` of a `serve` process. */
+  base = '';
+
+  constructor(
+    readonly name: string,
+    private readonly args: string[],
+    private readonly env: Record<string, string>,
+  ) {}
+
+  /** Starts the process; a `serve` is started once its /health answers. */
+  async start(): Promise<void> {
+    const serves = this.args[0] === 'serve';
+    const port = serves ? await freePort() : 0;
+    const child = startCli(this.args, serves ? { ...this.env, PORT: String(port) } : this.env);
+    this.child = child;
+    for (const stream of [child.stdout!, child.stderr!]) {
+      stream.setEncoding('utf8');
+      let partial = '';
+      stream.on('data', (chunk: string) => {
+        const lines = (partial + chunk).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) if (line) this.logLines.push({ at: Date.now(), line });
+      });
+    }
+    if (!serves) return;
+    this.base = `http://127.0.0.1:${port}`;
+    await waitFor(
+      async () => {
+        if (!this.alive) throw new Error(`${this.name} exited while starting:\n${this.logTail()}`);
+        return (await fetch(`${this.base}/health`).catch(() => null))?.ok === true;
+      },
+      60_000,
+      100,
+    );
+  }
+
+  get alive(): boolean {
+    return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Lines whose message contains `text`. */
+  linesWith(text: string): string[] {
+    return this.logLines.map((l) => l.line).filter((line) => line.includes(text));
+  }
+
+  /** Lines logged at error level or above. */
+  errorLines(): string[] {
+    return this.logLines
+      .map((l) => l.line)
+      .filter((line) => {
+        try {
+          return Number((JSON.parse(line) as { level?: unknown }).level) >= ERROR_LEVEL;
+        } catch {
+          return false;
+        }
+      });
+  }
+
+  logTail(lines = 30): string {
+    return this.logLines
+      .slice(-lines)
+      .map((l) => l.line)
+      .join('\n');
+  }
+
+  async dispose(): Promise<void> {
+    if (!this.child) return;
+    this.child.kill('SIGKILL');
+    await exitOf(this.child);
+  }
+}
