@@ -11,7 +11,7 @@ import { PrivateMariaDb } from './support/private-mariadb';
 import { PrivateRedis } from './support/private-redis';
 import { ScaleOut } from './support/scale-out';
 import { RoundRobinClient } from './support/round-robin-client';
-import { burst, BurstAnswer } from './support/burst';
+import { PerToken, rateLimitPhases, RatePhase } from './support/rate-limit-phases';
 import { HitFarm } from './support/hit-farm';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { logSummary } from './support/log-summary';
@@ -41,10 +41,7 @@ const WEBHOOK_EVENTS = ['subscriber.created', 'sent', 'message.sent'];
 const MONITOR_KEY = crypto.randomBytes(24).toString('hex');
 
 const shipped = JSON.parse(fs.readFileSync(path.join(repoRoot, 'config/switchboard.json'), 'utf8'));
-const campaignLimits = shipped.plugins.campaign.rateLimits as {
-  windowSeconds: number;
-  perToken: { overall: number; GET: number; POST: number; DELETE: number };
-};
+const campaignLimits = shipped.plugins.campaign.rateLimits as { windowSeconds: number; perToken: PerToken };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const isOk = (status: number) => status >= 200 && status < 300;
@@ -64,24 +61,14 @@ const started = <T>(run: () => Promise<T>): Promise<T> => {
   return promise;
 };
 
-interface RatePhase {
-  method: string;
-  sent: number;
-  /** What the limit lets through: the method's bucket, or what the overall bucket has left. */
-  accepted: number;
-  /** The bucket the headers report. */
-  limit: number;
-  /** When the reported bucket's window began (its first request). */
-  windowStart: number;
-  answers: BurstAnswer[];
-}
-
 /**
  * The scale-out topology on one machine under load (issue 26): two `serve --no-worker --no-scheduler`
  * API processes, two `worker` processes and two `scheduler` processes (one active by its lock) on a
- * MariaDB and a Redis of the test's own. Everything below runs at the same time, and each test then
- * checks its part: rate limits exact across API processes, each schedule run fired once, a campaign
- * sent once per recipient, each monitor check once per round, each webhook event delivered once.
+ * MariaDB and a Redis of the test's own. Everything below runs at the same time, under a background load
+ * of API requests (one in four creates a subscriber, so a webhook event) spread over both API processes,
+ * and each test then checks its part: rate limits exact across API processes, each schedule run fired
+ * once, a campaign sent once per recipient, each monitor check once per round (with the spec's trigger
+ * called on both API processes as the scheduler dispatches), each webhook event delivered once.
  */
 describe('faults: scale-out, 2 API + 2 worker + 2 scheduler processes under load [private mariadb+redis]', function () {
   let db: PrivateMariaDb;
@@ -173,7 +160,7 @@ describe('faults: scale-out, 2 API + 2 worker + 2 scheduler processes under load
       30_000,
       BACKGROUND_CLIENTS,
     );
-    rateRun = started(hitRateLimits);
+    rateRun = started(() => rateLimitPhases(limited, campaignLimits.perToken, LIMIT_CONCURRENCY));
     campaignRun = started(sendCampaign);
     scheduleRun = started(runSchedules);
     monitorRun = started(watchRounds);
@@ -225,54 +212,6 @@ describe('faults: scale-out, 2 API + 2 worker + 2 scheduler processes under load
         from_email: 'a@acme.test',
       })
     ).id as number;
-
-  /**
-   * One token of a free organization, its requests alternating between the two API processes: for each
-   * bucket of the shipped campaign policy, more requests than it allows. GET, POST and DELETE each have
-   * their own bucket; PUT has only the overall one, which every earlier request counted, refused or not.
-   */
-  async function hitRateLimits(): Promise<RatePhase[]> {
-    const { perToken } = campaignLimits;
-    const phases: RatePhase[] = [];
-    const created: number[] = [];
-    const run = async (
-      method: string,
-      sent: number,
-      accepted: number,
-      limit: number,
-      request: (i: number) => { route: string; body?: unknown },
-      windowStart?: number,
-    ) => {
-      const startedAt = Date.now();
-      const answers = await burst(limited, sent, LIMIT_CONCURRENCY, (i) => ({ method, ...request(i) }));
-      phases.push({ method, sent, accepted, limit, windowStart: windowStart ?? startedAt, answers });
-      return answers;
-    };
-    await run('GET', perToken.GET + 100, perToken.GET, perToken.GET, () => ({ route: '/lists' }));
-    const posts = await run('POST', perToken.POST + 50, perToken.POST, perToken.POST, (i) => ({
-      route: '/lists',
-      body: { name: `Limited ${i}`, code: `limited-${i}` },
-    }));
-    created.push(...posts.filter((a) => isOk(a.status)).map((a) => a.body.data.id as number));
-    created.sort((a, b) => a - b);
-    // Lists that the DELETEs never touch, for the PUTs.
-    const deletable = created.slice(0, perToken.DELETE + 10);
-    const kept = created.slice(perToken.DELETE + 10);
-    await run('DELETE', deletable.length, perToken.DELETE, perToken.DELETE, (i) => ({
-      route: `/lists/${deletable[i]}`,
-    }));
-    const counted = phases.reduce((n, p) => n + p.sent, 0);
-    const left = perToken.overall - counted;
-    await run(
-      'PUT',
-      left + 60,
-      left,
-      perToken.overall,
-      (i) => ({ route: `/lists/${kept[i % kept.length]}`, body: { name: `Renamed ${i}` } }),
-      phases[0].windowStart,
-    );
-    return phases;
-  }
 
   /**
    * A campaign to RECIPIENTS subscribers sent at `firstDue` (a pending send the watchdog starts), as the
