@@ -11,7 +11,7 @@ import { PrivateMariaDb } from './support/private-mariadb';
 import { PrivateRedis } from './support/private-redis';
 import { ScaleOut } from './support/scale-out';
 import { RoundRobinClient } from './support/round-robin-client';
-import { PerToken, rateLimitPhases, RatePhase } from './support/rate-limit-phases';
+import { campaignPhases, consecutiveWindows, Policy, RatePhase } from './support/rate-limit-phases';
 import { HitFarm } from './support/hit-farm';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { logSummary } from './support/log-summary';
@@ -41,7 +41,8 @@ const WEBHOOK_EVENTS = ['subscriber.created', 'sent', 'message.sent'];
 const MONITOR_KEY = crypto.randomBytes(24).toString('hex');
 
 const shipped = JSON.parse(fs.readFileSync(path.join(repoRoot, 'config/switchboard.json'), 'utf8'));
-const campaignLimits = shipped.plugins.campaign.rateLimits as { windowSeconds: number; perToken: PerToken };
+const campaignPolicy = shipped.plugins.campaign.rateLimits as Policy;
+const usersPolicy = shipped.plugins['users-projects'].rateLimits as Policy;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const isOk = (status: number) => status >= 200 && status < 300;
@@ -87,6 +88,7 @@ describe('faults: scale-out, 2 API + 2 worker + 2 scheduler processes under load
   let firstDue: number;
   const servers = Array.from({ length: SERVERS }, (_, i) => `s${i}`);
   let rateRun: Promise<RatePhase[]>;
+  let windowRun: Promise<RatePhase[]>;
   let campaignRun: Promise<Awaited<ReturnType<typeof sendCampaign>>>;
   let scheduleRun: Promise<Awaited<ReturnType<typeof runSchedules>>>;
   let monitorRun: Promise<Awaited<ReturnType<typeof watchRounds>>>;
@@ -160,7 +162,11 @@ describe('faults: scale-out, 2 API + 2 worker + 2 scheduler processes under load
       30_000,
       BACKGROUND_CLIENTS,
     );
-    rateRun = started(() => rateLimitPhases(limited, campaignLimits.perToken, LIMIT_CONCURRENCY));
+    const anonymous = new RoundRobinClient(bases, 'sb_not-a-token', '/api/campaign');
+    rateRun = started(() => campaignPhases(limited, anonymous, campaignPolicy, LIMIT_CONCURRENCY));
+    // users-projects counts per minute: a window boundary inside the test.
+    const limitedUsers = new RoundRobinClient(bases, limitedToken, '/api/v1');
+    windowRun = started(() => consecutiveWindows(limitedUsers, usersPolicy, LIMIT_CONCURRENCY, '/users'));
     campaignRun = started(sendCampaign);
     scheduleRun = started(runSchedules);
     monitorRun = started(watchRounds);
@@ -175,7 +181,7 @@ describe('faults: scale-out, 2 API + 2 worker + 2 scheduler processes under load
     // The scenarios still running end first (each has its own deadline).
     this.timeout(300_000);
     await background?.stop();
-    await Promise.allSettled([rateRun, campaignRun, scheduleRun, monitorRun, backgroundRun, webhookRun]);
+    await Promise.allSettled([rateRun, windowRun, campaignRun, scheduleRun, monitorRun, backgroundRun, webhookRun]);
     await topology?.dispose();
     await knex?.destroy();
     await Promise.all([...sinks.map((sink) => sink.close()), farm?.close(), receiver?.close()]);
@@ -382,67 +388,79 @@ describe('faults: scale-out, 2 API + 2 worker + 2 scheduler processes under load
     }));
   }
 
-  it('rate limits are exact across the two API processes: one token, each bucket of the shipped policy', async () => {
+  /** What a phase's answers add up to, and how its 429s look. */
+  const phaseFigures = (p: RatePhase) => {
+    const passed = p.answers.filter((a) => p.passed(a.status));
+    const refused = p.answers.filter((a) => a.status === 429);
+    const resets = p.answers.map((a) => a.reset);
+    const retryAfter = refused.map((a) => a.body.error?.retry_after as number);
+    return {
+      phase: p.name,
+      sent: p.sent,
+      limit_reported: p.limit,
+      expected_through: p.passes,
+      through: passed.length,
+      refused_429: refused.length,
+      other: p.answers.length - passed.length - refused.length,
+      through_by_api: topology.apis.map((_, i) => passed.filter((a) => a.via === i).length),
+      window_end_after_start_s: Math.max(...resets) - Math.round(p.windowStart / 1000),
+      reset_spread_s: Math.max(...resets) - Math.min(...resets),
+      retry_after_s: refused.length ? [Math.min(...retryAfter), Math.max(...retryAfter)] : [],
+    };
+  };
+  /** Exactly the limit through, whichever process answered; the rest 429 in the error envelope. */
+  const expectExact = (p: RatePhase) => {
+    const passed = p.answers.filter((a) => p.passed(a.status));
+    const refused = p.answers.filter((a) => a.status === 429);
+    expect(passed.length, `${p.name}: let through`).to.equal(p.passes);
+    expect(refused.length, `${p.name}: refused`).to.equal(p.sent - p.passes);
+    // Each count was taken once, whichever process took it: every remaining value exactly once.
+    expect(
+      passed.map((a) => a.remaining).sort((a, b) => a - b),
+      `${p.name}: X-RateLimit-Remaining of the requests let through`,
+    ).to.deep.equal(Array.from({ length: p.passes }, (_, i) => i));
+    for (const [i] of topology.apis.entries())
+      expect(passed.filter((a) => a.via === i).length, `${p.name}: let through by API ${i + 1}`).to.be.above(0);
+    for (const a of p.answers) expect(a.limit, `${p.name}: X-RateLimit-Limit`).to.equal(p.limit);
+    // One window: it began with the bucket's first request and lasts the policy's window.
+    const resets = p.answers.map((a) => a.reset);
+    expect(Math.max(...resets) - Math.min(...resets), `${p.name}: X-RateLimit-Reset spread`).to.be.at.most(1);
+    expect(Math.abs(resets[0] - p.windowStart / 1000 - p.windowSeconds), `${p.name}: window end`).to.be.below(3);
+    for (const a of refused) {
+      expect(a.body.success).to.equal(false);
+      expect(a.body.error.code).to.equal('RATE_LIMIT_EXCEEDED');
+      expect(a.body.error.message).to.be.a('string');
+      expect(Number.isInteger(a.body.error.retry_after), 'retry_after an integer').to.equal(true);
+      expect(a.body.error.retry_after).to.be.within(1, p.windowSeconds);
+      expect(a.retryAfter, 'Retry-After header').to.equal(String(a.body.error.retry_after));
+      expect(a.remaining).to.equal(0);
+    }
+  };
+
+  it('campaign rate limits are exact across the two API processes: each bucket of the shipped policy', async () => {
     // The shipped policy is the spec's (campaign-api.md, 8. Limits): 1000 an hour, GET 500, POST 100, DELETE 50.
-    expect(campaignLimits).to.deep.include({
+    expect(campaignPolicy).to.deep.include({
       windowSeconds: 3600,
       perToken: { overall: 1000, GET: 500, POST: 100, DELETE: 50 },
     });
     const phases = await rateRun;
-    const figures = phases.map((p) => {
-      const accepted = p.answers.filter((a) => isOk(a.status));
-      const refused = p.answers.filter((a) => a.status === 429);
-      const resets = p.answers.map((a) => a.reset);
-      return {
-        method: p.method,
-        sent: p.sent,
-        limit_reported: p.limit,
-        expected_accepted: p.accepted,
-        accepted: accepted.length,
-        refused_429: refused.length,
-        other: p.answers.length - accepted.length - refused.length,
-        accepted_by_api: topology.apis.map((_, i) => accepted.filter((a) => a.via === i).length),
-        window_end_after_start_s: Math.max(...resets) - Math.round(p.windowStart / 1000),
-        reset_spread_s: Math.max(...resets) - Math.min(...resets),
-        retry_after_s: refused.length
-          ? [
-              Math.min(...refused.map((a) => a.body.error?.retry_after)),
-              Math.max(...refused.map((a) => a.body.error?.retry_after)),
-            ]
-          : [],
-      };
-    });
     console.log(
-      `      figures ${JSON.stringify({ scenario: 'rate limits', window_s: campaignLimits.windowSeconds, phases: figures })}`,
+      `      figures ${JSON.stringify({ scenario: 'campaign rate limits', phases: phases.map(phaseFigures) })}`,
     );
+    for (const p of phases) expectExact(p);
+  }).timeout(300_000);
 
-    for (const p of phases) {
-      const accepted = p.answers.filter((a) => isOk(a.status));
-      const refused = p.answers.filter((a) => a.status === 429);
-      expect(accepted.length, `${p.method}: accepted`).to.equal(p.accepted);
-      expect(refused.length, `${p.method}: refused`).to.equal(p.sent - p.accepted);
-      // Each count was taken once, whichever process took it: every remaining value exactly once.
-      expect(
-        accepted.map((a) => a.remaining).sort((a, b) => a - b),
-        `${p.method}: X-RateLimit-Remaining of the accepted requests`,
-      ).to.deep.equal(Array.from({ length: p.accepted }, (_, i) => i));
-      for (const [i] of topology.apis.entries())
-        expect(accepted.filter((a) => a.via === i).length, `${p.method}: accepted by API ${i + 1}`).to.be.above(0);
-      for (const a of p.answers) expect(a.limit, `${p.method}: X-RateLimit-Limit`).to.equal(p.limit);
-      // One window: it began with the bucket's first request and lasts the policy's window.
-      const resets = p.answers.map((a) => a.reset);
-      expect(Math.max(...resets) - Math.min(...resets), `${p.method}: X-RateLimit-Reset spread`).to.be.at.most(1);
-      expect(Math.abs(resets[0] - p.windowStart / 1000 - campaignLimits.windowSeconds)).to.be.below(3);
-      for (const a of refused) {
-        expect(a.body.success).to.equal(false);
-        expect(a.body.error.code).to.equal('RATE_LIMIT_EXCEEDED');
-        expect(a.body.error.message).to.be.a('string');
-        expect(Number.isInteger(a.body.error.retry_after), 'retry_after an integer').to.equal(true);
-        expect(a.body.error.retry_after).to.be.within(1, campaignLimits.windowSeconds);
-        expect(a.retryAfter, 'Retry-After header').to.equal(String(a.body.error.retry_after));
-        expect(a.remaining).to.equal(0);
-      }
-    }
+  it('a per-minute limit (users-projects) across the two API processes: the full limit again in the next window', async () => {
+    // users-projects-api.md, 8. Limits: 100 requests per minute for a token.
+    expect(usersPolicy).to.deep.include({ windowSeconds: 60, perToken: { overall: 100 } });
+    const [first, second] = await windowRun;
+    console.log(
+      `      figures ${JSON.stringify({ scenario: 'rate limit windows', phases: [first, second].map(phaseFigures) })}`,
+    );
+    expectExact(first);
+    expectExact(second);
+    const firstEnd = Math.max(...first.answers.map((a) => a.reset));
+    expect(second.windowStart / 1000, 'the second window began after the first ended').to.be.at.least(firstEnd - 1);
   }).timeout(300_000);
 
   it(`a campaign to ${RECIPIENTS} recipients is sent once per recipient by the two workers`, async () => {
