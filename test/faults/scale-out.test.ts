@@ -10,6 +10,7 @@ import { repoRoot } from '../src/cli';
 import { PrivateMariaDb } from './support/private-mariadb';
 import { PrivateRedis } from './support/private-redis';
 import { ScaleOut } from './support/scale-out';
+import type { CliProcess } from './support/cli-process';
 import { RoundRobinClient } from './support/round-robin-client';
 import { campaignPhases, consecutiveWindows, Policy, RatePhase } from './support/rate-limit-phases';
 import { HitFarm } from './support/hit-farm';
@@ -39,6 +40,12 @@ const SCHEDULE_SETTLE_MS = 15_000;
 const SCHEDULE_ZONE = 'Africa/Abidjan';
 const WEBHOOK_EVENTS = ['subscriber.created', 'sent', 'message.sent'];
 const MONITOR_KEY = crypto.randomBytes(24).toString('hex');
+/**
+ * The active scheduler is stopped (SIGTERM) this long after the first due minute: the standby runs the
+ * second minute's schedules (and dispatches its monitor round, unless the spec's trigger is first).
+ */
+const HANDOVER_AFTER_DUE_MS = 20_000;
+const ACTIVE_LINE = 'scheduler is now the active one';
 
 const shipped = JSON.parse(fs.readFileSync(path.join(repoRoot, 'config/switchboard.json'), 'utf8'));
 const campaignPolicy = shipped.plugins.campaign.rateLimits as Policy;
@@ -69,7 +76,8 @@ const started = <T>(run: () => Promise<T>): Promise<T> => {
  * of API requests (one in four creates a subscriber, so a webhook event) spread over both API processes,
  * and each test then checks its part: rate limits exact across API processes, each schedule run fired
  * once, a campaign sent once per recipient, each monitor check once per round (with the spec's trigger
- * called on both API processes as the scheduler dispatches), each webhook event delivered once.
+ * called on both API processes as the scheduler dispatches), each webhook event delivered once. Between
+ * the first due minute and the second, the active scheduler is stopped (SIGTERM): the standby takes over.
  */
 describe('faults: scale-out, 2 API + 2 worker + 2 scheduler processes under load [private mariadb+redis]', function () {
   let db: PrivateMariaDb;
@@ -94,6 +102,7 @@ describe('faults: scale-out, 2 API + 2 worker + 2 scheduler processes under load
   let monitorRun: Promise<Awaited<ReturnType<typeof watchRounds>>>;
   let webhookRun: Promise<Awaited<ReturnType<typeof awaitDeliveries>>>;
   let backgroundRun: Promise<number>;
+  let handoverRun: Promise<{ stopped: CliProcess; code: number | null; at: number }>;
 
   before(async function () {
     this.timeout(240_000);
@@ -176,12 +185,28 @@ describe('faults: scale-out, 2 API + 2 worker + 2 scheduler processes under load
       return (await background.stop()).length;
     });
     webhookRun = started(awaitDeliveries);
+    handoverRun = started(async () => {
+      await sleep(Math.max(0, firstDue + HANDOVER_AFTER_DUE_MS - Date.now()));
+      const active = topology.schedulers.find((s) => s.linesWith(ACTIVE_LINE).length > 0);
+      if (!active) throw new Error('no scheduler became the active one');
+      const at = Date.now();
+      return { stopped: active, code: await active.stop(), at };
+    });
   });
   after(async function () {
     // The scenarios still running end first (each has its own deadline).
     this.timeout(300_000);
     await background?.stop();
-    await Promise.allSettled([rateRun, windowRun, campaignRun, scheduleRun, monitorRun, backgroundRun, webhookRun]);
+    await Promise.allSettled([
+      handoverRun,
+      rateRun,
+      windowRun,
+      campaignRun,
+      scheduleRun,
+      monitorRun,
+      backgroundRun,
+      webhookRun,
+    ]);
     await topology?.dispose();
     await knex?.destroy();
     await Promise.all([...sinks.map((sink) => sink.close()), farm?.close(), receiver?.close()]);
@@ -568,7 +593,7 @@ describe('faults: scale-out, 2 API + 2 worker + 2 scheduler processes under load
     expect(receiver.duplicated(), 'webhook-ids taken twice').to.deep.equal([]);
   }).timeout(600_000);
 
-  it('every process still runs, one scheduler is the active one, none logged an error', async () => {
+  it('every process runs, the active scheduler stopped cleanly and the standby took over, none logged an error', async () => {
     const answers = await backgroundRun.then(() => background.answers);
     const statuses = tally(answers, (a) => String(a.status));
     const spanMs = Math.max(...answers.map((a) => a.startedAt + a.ms)) - Math.min(...answers.map((a) => a.startedAt));
@@ -604,11 +629,26 @@ describe('faults: scale-out, 2 API + 2 worker + 2 scheduler processes under load
       ]),
     );
     console.log(`      figures ${JSON.stringify({ scenario: 'processes', ...figures })}`);
+    const handover = await handoverRun;
+    const standby = topology.schedulers.filter((s) => s !== handover.stopped);
+    const tookOver = Math.min(...standby.flatMap((s) => s.linesWith(ACTIVE_LINE).map((l) => l.at)));
+    console.log(
+      `      figures ${JSON.stringify({
+        scenario: 'scheduler handover',
+        stopped: handover.stopped.name,
+        exit_code: handover.code,
+        standby_active_after_ms: tookOver - handover.at,
+      })}`,
+    );
     for (const p of topology.processes) {
-      expect(p.alive, `${p.name} runs`).to.equal(true);
+      if (p !== handover.stopped) expect(p.alive, `${p.name} runs`).to.equal(true);
       expect(p.errorLines(), `${p.name} error lines`).to.deep.equal([]);
     }
-    const active = topology.schedulers.filter((s) => s.linesWith('scheduler is now the active one').length > 0);
-    expect(active.length, 'schedulers that became the active one').to.equal(1);
+    expect(handover.code, 'the stopped scheduler exit code').to.equal(0);
+    // One active at a time: the first until it stopped, then the standby, each once.
+    for (const s of topology.schedulers) expect(s.linesWith(ACTIVE_LINE).length, `${s.name} became active`).to.equal(1);
+    expect(tookOver, 'the standby became active after the stop').to.be.at.least(handover.at);
+    // A clean stop hands the leader lock over at once: the standby's next tick takes it.
+    expect(tookOver - handover.at).to.be.below(5_000);
   });
 });

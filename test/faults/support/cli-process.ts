@@ -48,13 +48,21 @@ export class CliProcess {
     );
   }
 
+  /** A clean shutdown (SIGTERM, as an operator's service manager sends): the exit code. */
+  async stop(): Promise<number | null> {
+    if (!this.child) return null;
+    const exited = exitOf(this.child);
+    this.child.kill('SIGTERM');
+    return exited;
+  }
+
   get alive(): boolean {
     return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** Lines whose message contains `text`. */
-  linesWith(text: string): string[] {
-    return this.logLines.map((l) => l.line).filter((line) => line.includes(text));
+  /** Lines that contain `text`, with the time each arrived. */
+  linesWith(text: string): Array<{ at: number; line: string }> {
+    return this.logLines.filter((l) => l.line.includes(text));
   }
 
   /** Lines logged at error level or above. */
