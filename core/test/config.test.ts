@@ -44,13 +44,14 @@ describe('configuration', () => {
     ]);
   });
 
-  it('reads the mail section: pool size, throttle and DKIM keys read from their files', () => {
+  it('reads the mail section: pool size, throttle, time limit and DKIM keys read from their files', () => {
     const keyFile = tmp('-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----\n');
     const file = tmp(
       JSON.stringify({
         mail: {
           maxConnections: 12,
           messagesPerSecond: 50,
+          sendTimeoutMs: 20_000,
           dkim: [{ domain: 'Acme.Test', selector: 's1', privateKeyFile: keyFile }],
         },
       }),
@@ -58,6 +59,7 @@ describe('configuration', () => {
     const config = loadConfig({ env: {}, file });
     expect(config.mail.maxConnections).to.equal(12);
     expect(config.mail.messagesPerSecond).to.equal(50);
+    expect(config.mail.sendTimeoutMs).to.equal(20_000);
     expect(config.mail.dkim).to.deep.equal([
       { domain: 'acme.test', selector: 's1', privateKey: fs.readFileSync(keyFile, 'utf8') },
     ]);
@@ -70,6 +72,10 @@ describe('configuration', () => {
     expect(() => loadConfig({ env: {}, file: tmp('{"mail": {"maxConnections": 0}}') })).to.throw(
       ConfigError,
       'maxConnections',
+    );
+    expect(() => loadConfig({ env: {}, file: tmp('{"mail": {"sendTimeoutMs": 0}}') })).to.throw(
+      ConfigError,
+      'sendTimeoutMs',
     );
   });
 

@@ -2,8 +2,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { createMailer, relayIdOf } from '../src/mail/mailer';
+import {
+  createMailer,
+  DEFAULT_SEND_TIMEOUT_MS,
+  isPermanentMailError,
+  relayIdOf,
+  SMTP_TIMEOUTS,
+} from '../src/mail/mailer';
 import { smtpSink } from '../src/testing/smtp-sink';
+import { stallingSmtp } from '../src/testing/stalling-smtp';
+import { waitFor } from '../src/testing/wait';
 
 describe('mailer without SMTP_URL', () => {
   it('writes each mail as an .eml file in the outbox folder', async () => {
@@ -63,5 +71,39 @@ describe('mailer over SMTP', () => {
     expect(relayIdOf('250 Great success')).to.equal(undefined);
     expect(relayIdOf('250 OK: message queued')).to.equal(undefined);
     expect(relayIdOf('')).to.equal(undefined);
+  });
+});
+
+describe('mailer over SMTP that hangs', () => {
+  for (const kind of ['no-greeting', 'silent', 'trickle'] as const) {
+    it(`gives up on a relay that ${kind === 'trickle' ? 'answers a byte at a time' : `is ${kind}`} at its time limit`, async () => {
+      const relay = await stallingSmtp({ kinds: [kind], trickleEveryMs: 100 });
+      const mailer = createMailer({ smtpUrl: relay.url, outboxDir: os.tmpdir(), sendTimeoutMs: 1000 });
+      const started = Date.now();
+      try {
+        const failure = await mailer
+          .send({ from: 'news@example.com', to: 'ada@example.com', subject: 'S', text: 'T' })
+          .then(
+            () => null,
+            (err: Error) => err,
+          );
+        expect(failure, 'the send fails').to.be.instanceOf(Error);
+        expect(Date.now() - started).to.be.within(900, 3000);
+        // Transient: the mail is tried again later, not failed for good.
+        expect(isPermanentMailError(failure)).to.equal(false);
+        // Closed too: at once, or after nodemailer's 5 s wait for the server to close its side.
+        await waitFor(() => relay.connections.every((c) => c.closedAt !== null), 7000);
+      } finally {
+        mailer.close();
+        await relay.close();
+      }
+    }).timeout(10_000);
+  }
+
+  it('has time limits well below nodemailer defaults (2 minutes to connect, 10 of silence)', () => {
+    expect(SMTP_TIMEOUTS.connectionTimeout).to.be.at.most(10_000);
+    expect(SMTP_TIMEOUTS.greetingTimeout).to.be.at.most(10_000);
+    expect(SMTP_TIMEOUTS.socketTimeout).to.be.at.most(30_000);
+    expect(DEFAULT_SEND_TIMEOUT_MS).to.be.at.most(60_000);
   });
 });

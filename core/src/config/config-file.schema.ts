@@ -49,6 +49,7 @@ export const configFileSchema = {
       properties: {
         maxConnections: { type: 'integer', minimum: 1, maximum: 1000 },
         messagesPerSecond: { type: 'number', exclusiveMinimum: 0 },
+        sendTimeoutMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
         dkim: {
           type: 'array',
           items: {
@@ -91,6 +92,7 @@ export interface ConfigFile {
   mail?: {
     maxConnections?: number;
     messagesPerSecond?: number;
+    sendTimeoutMs?: number;
     dkim?: Array<{ domain: string; selector: string; privateKeyFile: string }>;
   };
   http?: { bodyLimit?: string; trustedProxies?: string[]; tokenCacheSeconds?: number; shutdownTimeoutMs?: number };

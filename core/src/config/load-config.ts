@@ -127,7 +127,12 @@ function mailConfig(file: ConfigFile): MailConfig {
       );
     }
   });
-  return { maxConnections: file.mail?.maxConnections ?? 5, messagesPerSecond: file.mail?.messagesPerSecond, dkim };
+  return {
+    maxConnections: file.mail?.maxConnections ?? 5,
+    messagesPerSecond: file.mail?.messagesPerSecond,
+    sendTimeoutMs: file.mail?.sendTimeoutMs,
+    dkim,
+  };
 }
 
 function readOwnVersion(): string {

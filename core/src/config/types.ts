@@ -25,6 +25,8 @@ export interface MailConfig {
   maxConnections: number;
   messagesPerSecond?: number;
   dkim: DkimKey[];
+  /** One mail's whole hand-over to SMTP at most (the mailer's default when absent). */
+  sendTimeoutMs?: number;
 }
 
 export type AppEnv = 'local' | 'staging' | 'production';

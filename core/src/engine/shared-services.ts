@@ -59,6 +59,7 @@ export async function createRootContainer(
       outboxDir: config.outboxDir,
       maxConnections: config.mail.maxConnections,
       messagesPerSecond: config.mail.messagesPerSecond,
+      sendTimeoutMs: config.mail.sendTimeoutMs,
       dkim: config.mail.dkim,
     }),
   });

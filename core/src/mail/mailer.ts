@@ -39,7 +39,17 @@ export interface MailerOptions {
   messagesPerSecond?: number;
   /** Keys that sign the mail of their From domain (DKIM). */
   dkim?: DkimKey[];
+  /** One mail's whole hand-over to SMTP, its wait for a pool connection included (default 60 s). */
+  sendTimeoutMs?: number;
 }
+
+/**
+ * SMTP time limits, below nodemailer's own (2 minutes to connect, 10 minutes of silence): a relay that
+ * accepts the connection and then says nothing would hold a send's claim and the mail jobs that long.
+ * Options on SMTP_URL's query still win (`?socketTimeout=120000`).
+ */
+export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
+export const DEFAULT_SEND_TIMEOUT_MS = 60_000;
 
 const PRINTABLE_LINE = /^[\x20-\x7e]{0,900}$/;
 
@@ -101,9 +111,12 @@ export function createMailer(options: MailerOptions): Mailer {
   const transport = () => (made ??= createTransport(options));
   const close = () => made?.close();
   if (options.smtpUrl) {
+    const sendTimeoutMs = options.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
     return {
       async send(message) {
-        const info = await transport().sendMail(withDkim(message, options.dkim ?? []));
+        // The time limits above end a silent server; this ends one that answers a byte at a time.
+        const signal = AbortSignal.timeout(sendTimeoutMs);
+        const info = await transport().sendMail({ ...withDkim(message, options.dkim ?? []), signal });
         const relayId = relayIdOf(String(info.response ?? ''));
         return relayId ? { messageId: info.messageId, relayId } : { messageId: info.messageId };
       },
@@ -129,6 +142,7 @@ function createTransport(options: MailerOptions): Transporter {
   const nodemailer = nodemailerModule();
   if (!options.smtpUrl) return nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return nodemailer.createTransport({
+    ...SMTP_TIMEOUTS,
     url: options.smtpUrl,
     pool: true,
     maxConnections: options.maxConnections ?? 5,

@@ -6,4 +6,5 @@ export * from './bench';
 export * from './api-client';
 export * from './recording-logger';
 export * from './smtp-sink';
+export * from './stalling-smtp';
 export * from './process-stats';

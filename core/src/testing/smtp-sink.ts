@@ -29,6 +29,8 @@ export interface SmtpSinkOptions {
   delayMs?: number;
   /** The text of the 250 answer to a mail (a relay's "Ok: queued as <id>"); default "OK: message queued". */
   answer?(raw: string): string;
+  /** Default: any free port (a test that stood another server on a port gives that port). */
+  port?: number;
 }
 
 /** An in-test SMTP server on loopback that takes every mail (no auth, no TLS) and keeps it. */
@@ -73,7 +75,7 @@ export async function smtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink 
   });
   // A client that goes away mid-conversation (a killed worker) is not the sink's failure.
   server.on('error', () => undefined);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', () => resolve()));
   sink.url = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
   return sink;
 }

@@ -29,6 +29,11 @@ export class ServeProcess {
     this.token = (await runJson(args, this.fullEnv)).token;
   }
 
+  /** An operator's `--json` command on this process's database, Redis and data folder. */
+  cli<T = any>(args: string[]): Promise<T> {
+    return runJson<T>(args, this.fullEnv);
+  }
+
   async start(): Promise<void> {
     const port = await freePort();
     const child = startCli(['serve'], { ...this.fullEnv, PORT: String(port) });

@@ -13,6 +13,11 @@ const LOCK = 'campaign.webhook-deliveries';
 const LOCK_MS = 15_000;
 /** A try ends within its time limit; its outcome is written moments later. */
 const LEASE_MARGIN_MS = 5_000;
+/** While tries are in flight, deliveries that came due meanwhile are looked for this often. */
+const LOOK_AGAIN_MS = 250;
+
+const isAnswered = (tried: Tried) =>
+  tried.outcome.status !== null && tried.outcome.status >= 200 && tried.outcome.status < 300;
 
 interface Due {
   id: number;
@@ -32,6 +37,9 @@ interface Due {
  */
 @injectable()
 export class WebhookDispatcher {
+  /** Subscriptions whose latest try in this process was answered 2xx: they may have every place in flight. */
+  private readonly answering = new Set<number>();
+
   constructor(
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
@@ -62,25 +70,44 @@ export class WebhookDispatcher {
     const kept = keepLock(lock, LOCK_MS);
     let tries = 0;
     const inFlight = new Set<Promise<void>>();
+    const perWebhook = new Map<number, number>();
     const finished: Tried[] = [];
     const keys = new Map<string, Buffer>();
+    const quarter = this.options.concurrency / 4;
+    let lookAgain: Promise<void> | null = null;
     try {
       for (;;) {
         // Take more once a quarter of the places are free: a read per few tries, not per try.
         const room = this.options.concurrency - inFlight.size;
-        if (kept.held() && (!inFlight.size || room >= this.options.concurrency / 4)) {
+        if (kept.held() && (!inFlight.size || room >= quarter)) {
           await this.outcomes.write(finished.splice(0));
-          for (const due of await this.take(room)) {
+          for (const due of await this.takeFairly(room, perWebhook)) {
             tries++;
+            perWebhook.set(due.webhookId, (perWebhook.get(due.webhookId) ?? 0) + 1);
             const attempt: Promise<void> = this.attempt(due, keys).then((tried) => {
               finished.push(tried);
               inFlight.delete(attempt);
+              perWebhook.set(due.webhookId, perWebhook.get(due.webhookId)! - 1);
+              if (isAnswered(tried)) this.answering.add(due.webhookId);
+              else this.answering.delete(due.webhookId);
             });
             inFlight.add(attempt);
           }
         }
         if (!inFlight.size) break;
-        await Promise.race(inFlight);
+        // Tries that hang hold their places up to the time limit: with places free, deliveries that came
+        // due meanwhile (another subscription's) are looked for again soon rather than after those tries.
+        const waits: Array<Promise<void>> = [...inFlight];
+        if (this.options.concurrency - inFlight.size >= quarter)
+          waits.push(
+            (lookAgain ??= new Promise<void>((resolve) =>
+              setTimeout(() => {
+                lookAgain = null;
+                resolve();
+              }, LOOK_AGAIN_MS),
+            )),
+          );
+        await Promise.race(waits);
       }
       await this.outcomes.write(finished.splice(0));
       await this.wakeForNextRetry();
@@ -106,15 +133,42 @@ export class WebhookDispatcher {
       .limit(limit);
   }
 
-  /** Up to `room` due deliveries, their due time moved past the try they are taken for. */
-  private async take(room: number): Promise<Due[]> {
-    const rows: Array<Record<string, unknown>> = await this.dueQuery(room).select(
-      'id',
-      'webhook_id',
-      'event_id',
-      'body',
-      'attempts',
-    );
+  /**
+   * Places a subscription may hold: all of them once its receiver answers, a quarter until it does (a new
+   * one, or one whose last try failed or hung), so that a receiver that hangs cannot hold every place
+   * for its time limit while other subscriptions' deliveries wait.
+   */
+  private placesOf(webhookId: number): number {
+    return this.answering.has(webhookId)
+      ? this.options.concurrency
+      : Math.max(1, Math.floor(this.options.concurrency / 4));
+  }
+
+  /** Up to `room` due deliveries, none beyond its subscription's places; those left over stay due. */
+  private async takeFairly(room: number, perWebhook: Map<number, number>): Promise<Due[]> {
+    const taken: Due[] = [];
+    const count = new Map(perWebhook);
+    const full = () => [...count].filter(([id, n]) => n >= this.placesOf(id)).map(([id]) => id);
+    // Each pass leaves out the subscriptions with no place left; a pass that left nothing over ends it.
+    for (let pass = 0; pass < 4 && taken.length < room; pass++) {
+      const rows = await this.dueRows(room - taken.length, full());
+      const fitting = rows.filter((r) => {
+        const n = count.get(r.webhookId) ?? 0;
+        if (n >= this.placesOf(r.webhookId)) return false;
+        count.set(r.webhookId, n + 1);
+        return true;
+      });
+      taken.push(...(await this.claim(fitting)));
+      if (fitting.length === rows.length) break;
+    }
+    return taken;
+  }
+
+  /** Up to `room` due deliveries of active subscriptions not in `excluded`, not claimed yet. */
+  private async dueRows(room: number, excluded: number[]): Promise<Due[]> {
+    const query = this.dueQuery(room);
+    if (excluded.length) query.whereNotIn('webhook_id', excluded);
+    const rows: Array<Record<string, unknown>> = await query.select('id', 'webhook_id', 'event_id', 'body', 'attempts');
     if (!rows.length) return [];
     const hooks = new Map<number, Record<string, unknown>>(
       (
@@ -125,24 +179,28 @@ export class WebhookDispatcher {
     );
     for (const [id, hook] of hooks) if (!toBool(hook.active)) await parkPending(this.knex, id);
     const active = rows.filter((r) => toBool(hooks.get(toInt(r.webhook_id))?.active));
-    if (!active.length) return this.take(room);
-    const ids = active.map((r) => toInt(r.id));
+    if (!active.length) return this.dueRows(room, excluded);
+    return active.map((r) => {
+      const hook = hooks.get(toInt(r.webhook_id))!;
+      return {
+        id: toInt(r.id),
+        webhookId: toInt(r.webhook_id),
+        eventId: toText(r.event_id),
+        body: toText(r.body),
+        attempts: toInt(r.attempts),
+        url: toText(hook.url),
+        secret: toText(hook.secret),
+      };
+    });
+  }
+
+  /** Their due time moved past the try they are taken for; those another run claimed first are left out. */
+  private async claim(rows: Due[]): Promise<Due[]> {
+    if (!rows.length) return [];
     const leaseMs = LEASE_MARGIN_MS + 2 * this.options.timeoutMs;
+    const ids = rows.map((r) => r.id);
     const mine = await claimDue(this.knex, 'webhook_deliveries', ids, this.clock.now(), leaseMs);
-    return active
-      .filter((r) => mine.has(toInt(r.id)))
-      .map((r) => {
-        const hook = hooks.get(toInt(r.webhook_id))!;
-        return {
-          id: toInt(r.id),
-          webhookId: toInt(r.webhook_id),
-          eventId: toText(r.event_id),
-          body: toText(r.body),
-          attempts: toInt(r.attempts),
-          url: toText(hook.url),
-          secret: toText(hook.secret),
-        };
-      });
+    return rows.filter((r) => mine.has(r.id));
   }
 
   /** A try always ends in an outcome: one delivery that cannot be tried never stops the others. */
