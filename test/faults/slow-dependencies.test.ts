@@ -20,6 +20,8 @@ const SEND_RETRY_AFTER_MS = 60_000;
 const WEBHOOK_TIMEOUT_MS = 10_000;
 const WEBHOOK_RETRY_BASE_MS = 10_000;
 const WEBHOOK_CONCURRENCY = 64;
+/** A given-up try's close, seen by the hanging receiver after its successor's connect (a run saw 17 of 16). */
+const CLOSE_SEEN_LATE_MS = 100;
 const CHECK_TIMEOUT_MS = 10_000;
 const CHECK_CONFIRM_DELAY_MS = 2_000;
 /** The API while a dependency hangs: p95 and worst answer of /health and a list, on a shared 2-core machine. */
@@ -273,7 +275,7 @@ describe('faults: slow or hanging dependencies [private mariadb+redis]', functio
       hung_deliveries: hungRows.length,
       hung_tries: requests.length,
       hung_try_held_ms: summarize(heldMs(requests)),
-      hung_tries_at_once_max: mostAtOnce(requests),
+      hung_tries_at_once_max: mostAtOnce(requests, CLOSE_SEEN_LATE_MS),
       hung_retry_backoff_ms: summarize(backoffs),
       hung_states: hungRows.reduce<Record<string, number>>((n, r) => ({ ...n, [r.state]: (n[r.state] ?? 0) + 1 }), {}),
       hung_last_errors: logSummary(

@@ -55,11 +55,15 @@ export async function hangingHttp(): Promise<HangingHttp> {
   };
 }
 
-/** The most connections open at once. */
-export function mostAtOnce(requests: Array<Pick<HungRequest, 'openedAt' | 'closedAt'>>): number {
+/**
+ * The most connections open at once. A client that gives up on a try and starts the next one at once is
+ * seen here closing the first a moment after opening the second (both events wait for this process's
+ * event loop): `closeSeenLateMs` counts a close that came that much late as if it came before.
+ */
+export function mostAtOnce(requests: Array<Pick<HungRequest, 'openedAt' | 'closedAt'>>, closeSeenLateMs = 0): number {
   const edges = requests.flatMap((r) => [
     { at: r.openedAt, step: 1 },
-    { at: r.closedAt ?? Infinity, step: -1 },
+    { at: r.closedAt === null ? Infinity : r.closedAt - closeSeenLateMs, step: -1 },
   ]);
   edges.sort((a, b) => a.at - b.at || a.step - b.step);
   let open = 0;
