@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import request from 'supertest';
-import { createKnex } from '@switchboard/core';
+import { createKnex, hashToken } from '@switchboard/core';
 import { describeEachBackend, waitFor } from '@switchboard/core/testing';
 import { Farm, httpFarm } from '@switchboard/plugin-server-monitor/dist/src/shared/tests/farm';
 import { smsStub, SmsStub } from '@switchboard/plugin-server-monitor/dist/src/shared/tests/sms-stub';
@@ -134,7 +134,7 @@ describeEachBackend('server-monitor from the command line', (backend) => {
       const pingUrl = new URL(plain.stdout.trim());
       expect(
         await knex('monitor_heartbeats')
-          .where({ token: pingUrl.pathname.split('/').pop() })
+          .where({ token: hashToken(pingUrl.pathname.split('/').pop()!) })
           .first(),
       ).to.include({
         server_id: 4,
