@@ -57,7 +57,7 @@ export type { ServiceProvision, ServiceToken } from './plugin/services';
 export { loadPlugins, hostResolver, PluginLoadError } from './plugin/loader';
 export type { LoadedPlugin } from './plugin/loader';
 export type { AuthContext } from './auth/api-tokens';
-export { ApiTokenService } from './auth/api-tokens';
+export { ApiTokenService, hashToken } from './auth/api-tokens';
 export { OrganizationService } from './auth/organizations';
 export type { Organization, Plan } from './auth/organizations';
 export { grants, knownResources } from './auth/permissions';

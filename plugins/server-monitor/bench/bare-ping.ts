@@ -1,14 +1,14 @@
 import Koa from 'koa';
-import { createKnex } from '@switchboard/core';
+import { createKnex, hashToken } from '@switchboard/core';
 
 /**
  * The ping baseline, as its own process: a bare Koa route running the same UPDATE as a heartbeat ping,
- * with no key check, lookup of a missing heartbeat, or envelope.
+ * the token's digest included, with no key check, lookup of a missing heartbeat, or envelope.
  */
 const knex = createKnex(process.env.DATABASE_URL!);
 const app = new Koa();
 app.use(async (ctx) => {
-  const token = ctx.path.split('/').pop();
+  const token = hashToken(ctx.path.split('/').pop()!);
   if (ctx.path === '/health') {
     ctx.body = { ok: true };
     return;

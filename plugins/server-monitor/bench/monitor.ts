@@ -4,6 +4,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import type { Knex } from 'knex';
 import { benchBackend, BenchOptions, msPer, peakRssMb, processCpuSeconds, waitFor } from '@switchboard/core/testing';
+import { hashToken } from '@switchboard/core';
 import usersProjects from '@switchboard/plugin-users-projects';
 import monitor from '../src';
 import { SLA_SLACK_MS } from '../src/worker-status/service';
@@ -133,7 +134,7 @@ export async function monitorBenchmark({
       await knex('monitor_heartbeats').insert(
         servers.slice(i, i + 400).map((id, k) => ({
           server_id: id,
-          token: tokens[i + k],
+          token: hashToken(tokens[i + k]),
           interval_seconds: 3600,
           grace_seconds: 60,
           due_at: new Date(now.getTime() + 3_660_000),

@@ -6,6 +6,7 @@ import {
   AppError,
   Clock,
   GroupCommit,
+  hashToken,
   insertedId,
   Locks,
   SERVICES,
@@ -72,7 +73,8 @@ export class HeartbeatService {
     const id = insertedId(
       await this.knex('monitor_heartbeats').insert({
         server_id: serverId,
-        token,
+        // Its digest only, as API tokens: whoever reads the database cannot ping for a customer's job.
+        token: hashToken(token),
         interval_seconds: intervalSeconds,
         grace_seconds: graceSeconds,
         due_at: new Date(now.getTime() + (intervalSeconds + graceSeconds) * 1000),
@@ -86,11 +88,12 @@ export class HeartbeatService {
 
   /** A ping: one statement unless the heartbeat was missing (then a recovery notice) or is unknown. */
   async ping(token: string): Promise<void> {
-    if (await this.pings.submit(token)) return;
+    const digest = hashToken(token);
+    if (await this.pings.submit(digest)) return;
     const now = this.clock.now();
     const beat = await this.knex('monitor_heartbeats as h')
       .join('monitor_servers as s', 's.id', 'h.server_id')
-      .where('h.token', token)
+      .where('h.token', digest)
       .first('h.id', 'h.state', 's.id as server_id', 's.organization_id', 's.title');
     if (!beat) throw new AppError('RESOURCE_NOT_FOUND', 'Unknown heartbeat');
     const alertIds = await transactionWithRetry(this.knex, async (trx) => {
@@ -109,8 +112,9 @@ export class HeartbeatService {
   }
 
   /**
-   * Whether each token's heartbeat (not missing) took its ping: one UPDATE for the whole run (its own
-   * commit); only when fewer rows took it than tokens came does a read tell which were unknown or missing.
+   * Whether each token's heartbeat (not missing) took its ping, by the tokens' digests: one UPDATE for the
+   * whole run (its own commit); only when fewer rows took it than tokens came does a read tell which were
+   * unknown or missing.
    */
   private async recordPings(tokens: string[]): Promise<boolean[]> {
     const now = this.clock.now();

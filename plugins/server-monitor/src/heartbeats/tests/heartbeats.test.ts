@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { hashToken } from '@switchboard/core';
 import request from 'supertest';
 import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { HeartbeatService } from '../service';
@@ -31,6 +32,9 @@ describeEachBackend('server-monitor: heartbeats', (backend) => {
     const b = await heartbeats().create(cron, 60);
     await heartbeats().create(ignored, 60);
     expect(a.url).to.equal(`http://mon.test/api/servermonitor/ping/${a.token}`);
+    // Kept as its digest, as API tokens are: the database alone pings for no one.
+    const stored = await f.engine.knex('monitor_heartbeats').where({ id: a.id }).first('token');
+    expect(stored.token).to.equal(hashToken(a.token)).and.not.equal(a.token);
 
     const ping = (token: string) => `/api/servermonitor/ping/${token}`;
     expect((await request(f.server).get(ping(a.token)).expect(200)).body).to.deep.equal({

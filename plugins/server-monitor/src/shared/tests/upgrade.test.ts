@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { type Engine, SecretBox, SERVICES } from '@switchboard/core';
+import { type Engine, hashToken, SecretBox, SERVICES } from '@switchboard/core';
 import { createTestEngine, describeEachBackend } from '@switchboard/core/testing';
 import usersProjects from '@switchboard/plugin-users-projects';
 import monitor from '../../index';
@@ -78,6 +78,19 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
     expect(JSON.parse(at11.emails)).to.have.length(3);
     expect(Number(at11.ssl_expiry_days)).to.equal(14);
 
+    // A heartbeat of 1.1, its token kept as it was handed out.
+    const oldToken = 'b2xkLXBpbmctdG9rZW4tb2YtMS4xLWFi';
+    const [beat] = await knex('monitor_heartbeats').insert({
+      server_id: server,
+      token: oldToken,
+      interval_seconds: 300,
+      grace_seconds: 60,
+      due_at: now,
+      state: 'new',
+      created_at: now,
+      updated_at: now,
+    });
+
     // Its last check failed (1.1 keeps is_up): 1.2 shows it down.
     await knex('monitor_servers').where({ id: server }).update({ is_up: false });
     await engine.migrator().latest({ plugin: 'server-monitor', to: '1.2' });
@@ -100,6 +113,8 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
       endpoint: 'https://old.test/',
       endpoint_secret: null,
     });
+    // The token is kept as its digest: the ping URL handed out before still pings (a ping looks its digest up).
+    expect((await knex('monitor_heartbeats').where({ id: beat }).first('token')).token).to.equal(hashToken(oldToken));
 
     await engine.migrator().rollback({ plugin: 'server-monitor', to: '1.1' });
     const back = await knex('monitor_notification_settings').where({ organization_id: org }).first();
