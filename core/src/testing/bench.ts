@@ -41,6 +41,8 @@ export async function benchBackend(
     DATA_DIR: backend.dataDir,
     PLUGINS: plugins.map((p) => p.id).join(','),
     RATE_LIMIT_SCALE: '1000000',
+    // Every process of an install opens what this engine sealed (the link-signing secret, webhook secrets).
+    APP_KEY: engine.config.env.APP_KEY!,
   };
   return { backend, engine, tenant, env };
 }

@@ -88,9 +88,17 @@ export async function sendBenchmark({
           const machine = machineCpuSeconds();
           const started = performance.now();
           await client.post(`/messages/${message}/send`, { list_ids: [list] });
+          let looked = started;
           while (sink.accepted - before < size) {
             if (performance.now() - started > 30 * 60_000) throw new Error(`send of ${size} did not finish`);
             await new Promise((resolve) => setTimeout(resolve, 20));
+            // A send that paused (its failure rate) will not finish: say why instead of waiting.
+            if (performance.now() - looked > 2000) {
+              looked = performance.now();
+              const { status, delivery } = (await client.get(`/messages/${message}`)).data;
+              if (delivery?.status === 'paused' || status === 'paused')
+                throw new Error(`send of ${size} paused: ${JSON.stringify(delivery)}`);
+            }
           }
           const seconds = (performance.now() - started) / 1000;
           const workerCpuSeconds = processCpuSeconds(sender.pid) - workerCpu;
