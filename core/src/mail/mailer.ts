@@ -115,8 +115,7 @@ export function createMailer(options: MailerOptions): Mailer {
     return {
       async send(message) {
         // The time limits above end a silent server; this ends one that answers a byte at a time.
-        const signal = AbortSignal.timeout(sendTimeoutMs);
-        const info = await transport().sendMail({ ...withDkim(message, options.dkim ?? []), signal });
+        const info = await handOver(transport(), withDkim(message, options.dkim ?? []), sendTimeoutMs);
         const relayId = relayIdOf(String(info.response ?? ''));
         return relayId ? { messageId: info.messageId, relayId } : { messageId: info.messageId };
       },
@@ -136,6 +135,23 @@ export function createMailer(options: MailerOptions): Mailer {
     },
     close,
   };
+}
+
+/**
+ * sendMail, aborted past `ms`. A timer cleared once the mail is handed over: AbortSignal.timeout's timer
+ * lives its whole time and is tracked for the garbage collector, a cost on every mail of a large send.
+ */
+async function handOver(transport: Transporter, mail: SendMailOptions, ms: number) {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`no hand-over within ${ms} ms`, 'TimeoutError')),
+    ms,
+  );
+  try {
+    return await transport.sendMail({ ...mail, signal: controller.signal });
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function createTransport(options: MailerOptions): Transporter {
