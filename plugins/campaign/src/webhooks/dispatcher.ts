@@ -16,8 +16,8 @@ const LEASE_MARGIN_MS = 5_000;
 /** While tries are in flight, deliveries that came due meanwhile are looked for this often. */
 const LOOK_AGAIN_MS = 250;
 
-const isAnswered = (tried: Tried) =>
-  tried.outcome.status !== null && tried.outcome.status >= 200 && tried.outcome.status < 300;
+/** The receiver answered (any status: a quick 5xx holds a place no longer than a 2xx); no answer is a hang or no connection. */
+const isAnswered = (tried: Tried) => tried.outcome.status !== null;
 
 interface Due {
   id: number;
@@ -37,7 +37,7 @@ interface Due {
  */
 @injectable()
 export class WebhookDispatcher {
-  /** Subscriptions whose latest try in this process was answered 2xx: they may have every place in flight. */
+  /** Subscriptions whose latest try in this process was answered: they may have every place in flight. */
   private readonly answering = new Set<number>();
 
   constructor(
@@ -135,7 +135,7 @@ export class WebhookDispatcher {
 
   /**
    * Places a subscription may hold: all of them once its receiver answers, a quarter until it does (a new
-   * one, or one whose last try failed or hung), so that a receiver that hangs cannot hold every place
+   * one, or one whose last try got no answer), so that a receiver that hangs cannot hold every place
    * for its time limit while other subscriptions' deliveries wait.
    */
   private placesOf(webhookId: number): number {
