@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import type { Server } from 'node:http';
 import { expect } from 'chai';
 import request from 'supertest';
@@ -9,6 +8,7 @@ import campaign from '@switchboard/plugin-campaign';
 import { runJson } from '../src/cli';
 import { PrivateStack } from './support/private-stack';
 import { dirtyReader } from './support/dirty-reader';
+import { providerAHeaders } from '../src/provider-a';
 
 /** Organizations, each with its subscribers, a message and provider events about it. */
 const ORGS = 8;
@@ -124,13 +124,9 @@ describe('faults: analytics rebuilds killed midway [private mariadb+redis]', fun
         })),
       );
       const body = JSON.stringify(events);
-      const timestamp = String(at);
-      const signature = crypto.createHmac('sha256', SECRET).update(timestamp).update(body).digest('base64');
       await request(server)
         .post(`/api/campaign/webhook/provider_a?endpoint=${endpoint}`)
-        .set('content-type', 'application/json')
-        .set('x-twilio-email-event-webhook-timestamp', timestamp)
-        .set('x-twilio-email-event-webhook-signature', signature)
+        .set(providerAHeaders(SECRET, body, new Date(at * 1000)))
         .send(body)
         .expect(200);
     }

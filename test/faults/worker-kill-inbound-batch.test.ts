@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import type { Server } from 'node:http';
 import { expect } from 'chai';
 import { apiClient, ApiClient, createTenant, waitFor } from '@switchboard/core/testing';
@@ -6,6 +5,7 @@ import campaign from '@switchboard/plugin-campaign';
 import { PrivateStack } from './support/private-stack';
 import { CliProcess } from './support/cli-process';
 import { dirtyReader } from './support/dirty-reader';
+import { providerAHeaders } from '../src/provider-a';
 
 /**
  * One provider batch: SendGrid posts up to about 1,000 events a request (our limit is the 1 MB body,
@@ -31,16 +31,7 @@ const KINDS = [
 ] as const;
 const kindOf = (i: number) => KINDS[i % KINDS.length];
 
-/** provider_a's (SendGrid's) signature headers of a body (docs/providers.md), signed now as on every retry. */
-const signed = (body: string) => {
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  const signature = crypto.createHmac('sha256', SECRET).update(timestamp).update(body).digest('base64');
-  return {
-    'content-type': 'application/json',
-    'x-twilio-email-event-webhook-timestamp': timestamp,
-    'x-twilio-email-event-webhook-signature': signature,
-  };
-};
+const signed = (body: string) => providerAHeaders(SECRET, body);
 
 /**
  * Issue 26: the `switchboard serve` process handling a provider's batch of 1,000 events is killed with

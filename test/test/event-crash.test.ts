@@ -12,21 +12,13 @@ import {
 } from '@switchboard/core/testing';
 import campaign from '@switchboard/plugin-campaign';
 import { exitOf, freePort, startCli } from '../src/cli';
+import { providerAHeaders } from '../src/provider-a';
 
 /** The API (this process) seals the endpoint's secret; the serve process opens it: one key for both. */
 const APP_KEY = crypto.randomBytes(32).toString('base64');
 const SECRET = 'crash-secret';
 
-/** provider_a's (SendGrid's) signature headers of a body (docs/providers.md). */
-const signed = (body: string) => {
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  const signature = crypto.createHmac('sha256', SECRET).update(timestamp).update(body).digest('base64');
-  return {
-    'content-type': 'application/json',
-    'x-twilio-email-event-webhook-timestamp': timestamp,
-    'x-twilio-email-event-webhook-signature': signature,
-  };
-};
+const signed = (body: string) => providerAHeaders(SECRET, body);
 
 /**
  * Issue 23: a provider's event and what it does (the message's counter, the subscriber's status) are one
