@@ -16,9 +16,10 @@ const KEY = 'faults-monitor-key-0123456789';
 /** Each monitored server answers after this: a round of 600 at 200 at once takes about 3 s. */
 const ANSWER_MS = 1_000;
 /**
- * What a killed worker may have checked twice: the check jobs it was running, at most its concurrency
- * per tier (`checks.concurrency`, 200 by default, docs/operations.md; one tier here). Each such job is
- * taken again once its lease stalls; if its result was written before the kill, it is written twice.
+ * What a killed worker may have checked twice: the check jobs it was running, at most its places
+ * (`checks.concurrency`, 200 by default, docs/operations.md; the premium jobs it holds beyond them wait
+ * unchecked). Each such job is taken again once its lease stalls; if its result was written before the
+ * kill, it is written twice.
  */
 const IN_FLIGHT = 200;
 /** A premium tier's round is dispatched again only half a cadence (60 s) after the last. */

@@ -12,6 +12,20 @@ export interface StrictCompliance {
   per_window: number[];
 }
 
+/** Per window, the share of `total` servers checked in it (`checked` of them), floored to 0.01 %. */
+export function complianceOf(checked: number[], total: number): StrictCompliance {
+  const percent = (c: number) => (total ? Math.floor((c / total) * 10_000) / 100 : 100);
+  const shares = checked.map(percent);
+  return {
+    min: shares.length ? Math.min(...shares) : null,
+    mean: shares.length ? percent(checked.reduce((a, b) => a + b, 0) / checked.length) : null,
+    windows: shares.length,
+    servers: total,
+    missed_in_worst: checked.length ? total - Math.min(...checked) : null,
+    per_window: shares,
+  };
+}
+
 /**
  * SLA compliance from the stored check results, without slack: for each whole cadence window after the
  * first ([start + k * cadence, start + (k + 1) * cadence), k >= 1, ending by `end`), the share of the
@@ -29,7 +43,6 @@ export async function strictCompliance(knex: Knex, start: Date, end: Date): Prom
         .where('o.subscription_status', 'active')
         .whereIn('o.selected_plan', plansOf(tier));
     const [{ n: servers }] = await ofTier(knex('monitor_servers as s')).count({ n: '*' });
-    const total = Number(servers);
     const checked: number[] = [];
     for (let k = 1; start.getTime() + (k + 1) * cadence <= end.getTime(); k++) {
       const from = new Date(start.getTime() + k * cadence);
@@ -42,18 +55,7 @@ export async function strictCompliance(knex: Knex, start: Date, end: Date): Prom
         .countDistinct({ n: 'r.server_id' });
       checked.push(Number(n));
     }
-    const percent = (c: number) => (total ? Math.floor((c / total) * 10_000) / 100 : 100);
-    const shares = checked.map(percent);
-    out[tier] = {
-      min: shares.length ? Math.min(...shares) : null,
-      mean: shares.length
-        ? Math.floor((checked.reduce((a, b) => a + b, 0) / checked.length / total) * 10_000) / 100
-        : null,
-      windows: shares.length,
-      servers: total,
-      missed_in_worst: checked.length ? total - Math.min(...checked) : null,
-      per_window: shares,
-    };
+    out[tier] = complianceOf(checked, Number(servers));
   }
   return out;
 }

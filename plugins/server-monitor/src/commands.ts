@@ -10,6 +10,7 @@ import {
   CheckWorker,
   dispatchMessage,
   dispatchOutput,
+  processChecks,
 } from './checks';
 import { HeartbeatService } from './heartbeats';
 import { SslService } from './ssl';
@@ -50,7 +51,7 @@ async function runQueuedChecks(ctx: PluginContext): Promise<void> {
   const queues = ctx.container.resolve<JobQueues>(SERVICES.Queues);
   const worker = ctx.container.resolve(CheckWorker);
   const { concurrency } = ctx.container.resolve<CheckOptions>(CHECK_OPTIONS);
-  for (const tier of TIERS) queues.get(CHECK_JOBS[tier]).process(concurrency, (job) => worker.run(job.data.serverId));
+  processChecks(queues, worker, concurrency);
   await drained(TIERS.map((tier) => queues.get(CHECK_JOBS[tier])));
   await worker.checker.close();
 }

@@ -4,16 +4,15 @@ import { MONITOR_PREFIX, monitorGroup } from './shared/api';
 import { serverRoutes } from './servers';
 import { fallbackRoutes } from './shared/fallback-routes';
 import { MonitorKey } from './shared/key';
-import { TIERS } from './shared/plans';
 import { MONITOR_ADDRESSES, MonitorAddresses } from './shared/addresses';
 import {
-  CHECK_JOBS,
   CHECK_OPTIONS,
   CheckDispatcher,
   CheckOptions,
   checkRoutes,
   CheckWorker,
   DEFAULT_CHECK_OPTIONS,
+  processChecks,
 } from './checks';
 import { ALERT_JOB, AlertService, SMS_SENDER, smsSenderOf } from './alerts';
 import { heartbeatRoutes, HeartbeatService } from './heartbeats';
@@ -67,9 +66,8 @@ export function routes(api: PluginApi, ctx: PluginContext): void {
 }
 
 export function jobs(queues: JobQueues, ctx: PluginContext): void {
-  const worker = ctx.container.resolve(CheckWorker);
   const { concurrency } = ctx.container.resolve<CheckOptions>(CHECK_OPTIONS);
-  for (const tier of TIERS) queues.get(CHECK_JOBS[tier]).process(concurrency, (job) => worker.run(job.data.serverId));
+  processChecks(queues, ctx.container.resolve(CheckWorker), concurrency);
   const alerts = ctx.container.resolve(AlertService);
   queues.get(ALERT_JOB).process(5, (job) => alerts.send(job.data.alertId));
   const uptime = ctx.container.resolve(UptimeService);

@@ -3,5 +3,6 @@ export { checkRoutes, dispatchMessage, dispatchOutput } from './routes';
 export { CheckDispatcher } from './dispatcher';
 export { CheckWorker } from './check-worker';
 export { CHECK_JOBS } from './jobs';
+export { processChecks } from './process-checks';
 export { CHECK_OPTIONS, checkOptionsSchema, DEFAULT_CHECK_OPTIONS } from './options';
 export type { CheckOptions } from './options';

@@ -5,7 +5,7 @@ export interface CheckJob {
   serverId: number;
 }
 
-/** A queue per tier, so that free servers never wait behind premium ones or the other way round. */
+/** A queue per tier; a worker takes premium checks first (process-checks.ts). */
 export const CHECK_JOBS: Record<Tier, ReturnType<typeof defineJob<CheckJob>>> = {
   premium: defineJob<CheckJob>('servermonitor.check-premium'),
   free: defineJob<CheckJob>('servermonitor.check-free'),

@@ -5,7 +5,7 @@ export interface CheckOptions {
   maxRedirections: number;
   /** The pause before a new failure is tried again to confirm it. */
   confirmDelayMs: number;
-  /** Checks one worker process runs at once, per tier. */
+  /** Checks one worker process runs at once, both tiers together, premium first (places.ts). */
   concurrency: number;
 }
 
