@@ -2,14 +2,15 @@ import { binPath, freePort } from '../src/cli';
 import { spawn } from 'node:child_process';
 import { startServer, stop } from './processes';
 
-/** `switchboard serve` (API only) as its own process on a free port. */
+/** `switchboard serve` as its own process on a free port: API only, or everything (workers, scheduler). */
 export async function serveSwitchboard(
   env: Record<string, string>,
+  options: { everything?: boolean } = {},
 ): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = await startServer(
-    [binPath, 'serve', '--no-worker', '--no-scheduler', '--no-migrate'],
+    [binPath, 'serve', ...(options.everything ? [] : ['--no-worker', '--no-scheduler']), '--no-migrate'],
     { ...env, PORT: String(port) },
     `${url}/health`,
   );

@@ -11,8 +11,14 @@ export interface BenchOptions {
   log(line: string): void;
   /** Also the larger sizes a benchmark names for `--full`. */
   full?: boolean;
-  /** `switchboard serve` (API only) as its own process on a free port, with this environment. */
-  serve(env: Record<string, string>): Promise<{ url: string; pid: number; stop(): Promise<void> }>;
+  /**
+   * `switchboard serve` as its own process on a free port, with this environment: API only, or with
+   * `everything` also the queue workers and the scheduler (the embedded default's one process).
+   */
+  serve(
+    env: Record<string, string>,
+    options?: { everything?: boolean },
+  ): Promise<{ url: string; pid: number; stop(): Promise<void> }>;
   /** `switchboard worker` (queue workers only) as its own process, with this environment. */
   worker(env: Record<string, string>): Promise<{ pid: number; stop(): Promise<void> }>;
   /** `switchboard ARGS --json` as its own process, with this environment: the JSON object it printed. */

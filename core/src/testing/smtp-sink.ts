@@ -34,12 +34,19 @@ export interface SmtpSinkOptions {
 }
 
 /** An in-test SMTP server on loopback that takes every mail (no auth, no TLS) and keeps it. */
-export async function smtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink & { accepted: number }> {
+export async function smtpSink(
+  options: SmtpSinkOptions = {},
+): Promise<SmtpSink & { accepted: number; bytes: number; connections: number; peakConnections: number }> {
   const mails: SinkMail[] = [];
   const sink = {
     url: '',
     mails,
     accepted: 0,
+    /** Bytes of the accepted mails' DATA (a benchmark checks two senders sent the same message). */
+    bytes: 0,
+    /** Connections open now, and the most open at once since `peakConnections` was last set to 0. */
+    connections: 0,
+    peakConnections: 0,
     to: (address: string) => mails.filter((m) => m.to.includes(address)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -48,6 +55,14 @@ export async function smtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink 
     disabledCommands: ['AUTH', 'STARTTLS'],
     logger: false,
     size: 10 * 1024 * 1024,
+    onConnect(_session, callback) {
+      sink.connections++;
+      sink.peakConnections = Math.max(sink.peakConnections, sink.connections);
+      callback();
+    },
+    onClose() {
+      sink.connections--;
+    },
     onRcptTo(address, _session, callback) {
       const code = options.refuse?.(address.address) ?? null;
       if (code === null) return callback();
@@ -56,10 +71,15 @@ export async function smtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink 
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => options.discard || chunks.push(c));
+      let bytes = 0;
+      stream.on('data', (c: Buffer) => {
+        bytes += c.length;
+        if (!options.discard) chunks.push(c);
+      });
       stream.on('end', async () => {
         if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
         sink.accepted++;
+        sink.bytes += bytes;
         const raw = options.discard ? '' : Buffer.concat(chunks).toString('utf8');
         const answer = options.answer?.(raw) ?? 'OK: message queued';
         if (!options.discard)

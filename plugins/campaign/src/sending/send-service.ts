@@ -115,7 +115,7 @@ export class SendService {
   /** Queues every range of the send's queued recipients (a range already queued is not queued again). */
   async enqueue(sendId: number): Promise<void> {
     const queue = this.queues.get(SEND_RANGE_JOB);
-    for (const range of await this.store.queuedRanges(sendId)) {
+    for await (const range of this.store.queuedRanges(sendId)) {
       const job = { sendId, ...range };
       await queue.add(job, { jobId: rangeJobId(job) });
     }

@@ -20,6 +20,8 @@ import { MailEventLedger } from '../mail-events';
 
 /** Recipients one job covers: a range of subscriber ids holding this many of them. */
 export const RANGE_SIZE = 500;
+/** Ranges whose ids queuedRanges reads at once. */
+const RANGES_PAGE = 20;
 /** Recipients a worker claims at once: at most these are sent twice after a crash. */
 export const CLAIM_SIZE = 50;
 
@@ -178,20 +180,35 @@ export class SendStore {
     return knex('list_subscribers as m').whereIn('m.list_id', listIds).andWhere('m.subscriber_status', 'active');
   }
 
-  /** [from, to) ranges of subscriber ids holding RANGE_SIZE queued recipients each, in order. */
-  async queuedRanges(sendId: number): Promise<Array<{ from: number; to: number }>> {
-    const ids: number[] = (
-      await this.knex('send_recipients')
-        .where({ send_id: sendId, state: 'queued' })
-        .orderBy('subscriber_id')
-        .pluck('subscriber_id')
-    ).map(toInt);
-    const ranges: Array<{ from: number; to: number }> = [];
-    for (let i = 0; i < ids.length; i += RANGE_SIZE) {
-      const next = ids[i + RANGE_SIZE];
-      ranges.push({ from: ids[i], to: next ?? ids[ids.length - 1] + 1 });
+  /**
+   * [from, to) ranges of subscriber ids holding RANGE_SIZE queued recipients each, in order, read a page
+   * of ids at a time: a send's whole audience (500,000 ids and more) is never held in memory at once.
+   */
+  async *queuedRanges(sendId: number): AsyncGenerator<{ from: number; to: number }> {
+    let from = 0;
+    let inRange = 0;
+    let last: number | undefined;
+    for (;;) {
+      const page = this.knex('send_recipients').where({ send_id: sendId, state: 'queued' });
+      if (last !== undefined) page.andWhere('subscriber_id', '>', last);
+      const ids = (
+        await page
+          .orderBy('subscriber_id')
+          .limit(RANGES_PAGE * RANGE_SIZE)
+          .pluck('subscriber_id')
+      ).map(toInt);
+      for (const id of ids) {
+        if (inRange === RANGE_SIZE) {
+          yield { from, to: id };
+          inRange = 0;
+        }
+        if (inRange === 0) from = id;
+        inRange++;
+      }
+      if (ids.length) last = ids[ids.length - 1];
+      if (ids.length < RANGES_PAGE * RANGE_SIZE) break;
     }
-    return ranges;
+    if (inRange) yield { from, to: last! + 1 };
   }
 
   /**
