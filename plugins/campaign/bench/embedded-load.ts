@@ -1,6 +1,7 @@
 import { benchBackend, BenchOptions } from '@switchboard/core/testing';
 import campaign from '../src';
 import { api, seed } from './client';
+import { pollHealth } from './health-poll';
 
 /** Issue 26: 24 batch imports of 1,000 subscribers (about 850 KB each), 6 at a time, on the embedded default. */
 const BATCHES = 24;
@@ -23,41 +24,6 @@ const subscriber = (n: number) => ({
   },
 });
 
-const percentile = (sorted: number[], q: number) =>
-  Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(1));
-
-/** GET /health every POLL_EVERY_MS until `stop()`: each answer's latency. */
-function pollHealth(url: string) {
-  const samples: number[] = [];
-  let running = true;
-  const done = (async () => {
-    while (running) {
-      const started = performance.now();
-      try {
-        const res = await fetch(`${url}/health`);
-        await res.arrayBuffer();
-      } catch {
-        break; // the server is stopping
-      }
-      samples.push(performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, POLL_EVERY_MS));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await done;
-      const sorted = [...samples].sort((a, b) => a - b);
-      return {
-        samples: sorted.length,
-        p50_ms: percentile(sorted, 0.5),
-        p99_ms: percentile(sorted, 0.99),
-        max_ms: percentile(sorted, 1),
-      };
-    },
-  };
-}
-
 /**
  * The embedded default (SQLite, no Redis) under an import: how long `/health` waits while 6 batch imports
  * run at once, against the same process idle (the baseline), and the import rate.
@@ -70,11 +36,11 @@ export async function embeddedLoadBenchmark({ log, serve }: BenchOptions): Promi
     try {
       const client = api([server.url], tenant.token);
       log('health while idle');
-      const idlePoll = pollHealth(server.url);
+      const idlePoll = pollHealth(server.url, POLL_EVERY_MS);
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       const idle = await idlePoll.stop();
       log(`importing ${BATCHES} x ${BATCH} subscribers, ${PARALLEL} at a time, polling /health`);
-      const loaded = pollHealth(server.url);
+      const loaded = pollHealth(server.url, POLL_EVERY_MS);
       const rate = await seed(client, 0, BATCHES * BATCH, subscriber, log, PARALLEL);
       const underLoad = await loaded.stop();
       return {

@@ -40,8 +40,13 @@ export function termHolds(term: SubstringTerm, texts: SearchTexts): boolean {
   );
 }
 
+/** The lowest and highest id a filter allows, or null when it allows none. */
+export type IdSpan = { low: number; high: number } | null;
+
 /** A filter on ids that can be read as an id range or checked for given ids. */
 export interface IdFilter {
+  /** Its lowest and highest id: the walk covers no block outside them. */
+  span(): Promise<IdSpan>;
   /** The ids in [from, to) it allows. */
   inRange(from: number, to: number): Promise<number[]>;
   /** Those of `ids` it allows. */
@@ -54,17 +59,44 @@ export interface IdFilter {
  */
 const POINT_COST = 10;
 
-/** Candidates confirmed against their rows at most per search; past it the total is a lower bound. */
-export const SUBSTRING_CONFIRM_CAP = 50_000;
+/**
+ * Candidates confirmed against their rows at most per search; past it the total is a lower bound. One
+ * costs 7 to 10 µs on MariaDB at a million subscribers, so this bounds a search's confirming to about
+ * 50 ms (docs/performance-history.md, issue 27).
+ */
+export const SUBSTRING_CONFIRM_CAP = 5_000;
 const FIRST_WINDOW_BLOCKS = 4;
+/**
+ * The lead grams' ids one window builds at most: decoding and intersecting them runs on the event loop
+ * (a window over every block of a gram in every address held it for over 100 ms at a million).
+ */
+const WINDOW_IDS = 65_536;
+
+interface ScanProgress {
+  found: number;
+  blocksRead: number;
+  /** The lead grams' ids read so far, and the candidates they left. */
+  leading: number;
+  candidates: number;
+  confirmed: number;
+}
 
 /**
  * The next window: as many blocks as should bring the matches still missing at the rate found so far,
  * half again for safety; all the rest when nothing matched yet (a rare term needs one more read, not ten).
+ * Never more blocks than hold WINDOW_IDS lead ids, nor candidates than are left to confirm, at the rates
+ * read so far.
  */
-function nextWindow(found: number, blocksRead: number, enough: number): number {
-  if (!found) return Infinity;
-  return Math.max(FIRST_WINDOW_BLOCKS, Math.ceil(((enough - found) / (found / blocksRead)) * 1.5));
+function nextWindow(p: ScanProgress, enough: number): number {
+  const perBlock = (n: number) => n / p.blocksRead;
+  const byMatches = p.found
+    ? Math.max(FIRST_WINDOW_BLOCKS, Math.ceil(((enough - p.found) / perBlock(p.found)) * 1.5))
+    : Infinity;
+  const byIds = p.leading ? Math.ceil(WINDOW_IDS / perBlock(p.leading)) : Infinity;
+  const byConfirms = p.candidates
+    ? Math.ceil((SUBSTRING_CONFIRM_CAP - p.confirmed) / perBlock(p.candidates))
+    : Infinity;
+  return Math.max(1, Math.min(byMatches, byIds, byConfirms));
 }
 
 export interface SubstringScan {
@@ -99,35 +131,59 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
   // Before anything is read the longest term is likely the rarest.
   const longest = terms.indexOf([...terms].sort((x, y) => y.text.length - x.text.length)[0]);
   // Every subscriber of the status is in the blocks of the lowest to the highest id it has now (the index
-  // may hold others, whose entries no longer hold).
-  const [span] = await knex('subscribers')
-    .where({ organization_id: organizationId, status })
-    .select(knex.raw('min(id) as low'), knex.raw('max(id) as high'));
-  if (span?.low === null || span?.low === undefined) return { ids: [], complete: true };
-  let from = Math.floor(toInt(span.low) / BLOCK_SIZE);
-  const to = Math.floor(toInt(span.high) / BLOCK_SIZE) + 1;
+  // may hold others, whose entries no longer hold), and so is every match within each filter's span: a
+  // meta value nobody has ends the search here, a small list's members are all the walk covers.
+  const spans = await Promise.all([
+    spanOf(knex('subscribers').where({ organization_id: organizationId, status }), 'id'),
+    ...scan.listIds.map((listId) =>
+      spanOf(knex('list_subscribers').where({ list_id: listId, subscriber_status: status }), 'subscriber_id'),
+    ),
+    ...scan.idFilters.map((filter) => filter.span()),
+  ]);
+  const span = spans.reduce((all, one) =>
+    all && one && Math.max(all.low, one.low) <= Math.min(all.high, one.high)
+      ? { low: Math.max(all.low, one.low), high: Math.min(all.high, one.high) }
+      : null,
+  );
+  if (!span) return { ids: [], complete: true };
+  let from = Math.floor(span.low / BLOCK_SIZE);
+  const to = Math.floor(span.high / BLOCK_SIZE) + 1;
   const listGrams = scan.listIds.map(membershipGram);
   const density: GramDensity = new Map();
   const ids: number[] = [];
-  let confirmed = 0;
-  const start = from;
-  for (let size = FIRST_WINDOW_BLOCKS; from < to; size = nextWindow(ids.length, from - start, scan.enough)) {
+  const progress: ScanProgress = { found: 0, blocksRead: 0, leading: 0, candidates: 0, confirmed: 0 };
+  for (let size = FIRST_WINDOW_BLOCKS; from < to; size = nextWindow(progress, scan.enough)) {
     const end = Math.min(from + size, to);
     const index = gramIndex(alternatives, rarestTerm(alternatives, density) ?? longest, listGrams, density);
-    const candidates = await windowCandidates(scan, alternatives, index, from, end);
+    const { candidates, leading } = await windowCandidates(scan, alternatives, index, from, end);
+    progress.blocksRead += end - from;
+    progress.leading += leading;
+    progress.candidates += candidates.length;
     from = end;
     for (let i = 0; i < candidates.length;) {
-      if (confirmed >= SUBSTRING_CONFIRM_CAP) return { ids, complete: false };
+      if (progress.confirmed >= SUBSTRING_CONFIRM_CAP) return { ids, complete: false };
       // As many as may still be needed (most candidates match), at least 100, at most 1000.
-      const batchSize = Math.min(1000, Math.max(100, scan.enough - ids.length), SUBSTRING_CONFIRM_CAP - confirmed);
+      const batchSize = Math.min(
+        1000,
+        Math.max(100, scan.enough - ids.length),
+        SUBSTRING_CONFIRM_CAP - progress.confirmed,
+      );
       const batch = candidates.slice(i, i + batchSize);
       i += batch.length;
-      confirmed += batch.length;
+      progress.confirmed += batch.length;
       ids.push(...(await scan.confirm(batch)));
+      progress.found = ids.length;
       if (ids.length >= scan.enough) return { ids, complete: true };
     }
   }
   return { ids, complete: true };
+}
+
+/** The lowest and highest `column` of a query's rows: two ends of an index range. */
+export async function spanOf(query: Knex.QueryBuilder, column: string): Promise<IdSpan> {
+  const [row] = (await query.min({ low: column }).max({ high: column })) as Array<Record<string, unknown>>;
+  if (row?.low === null || row?.low === undefined) return null;
+  return { low: toInt(row.low), high: toInt(row.high) };
 }
 
 /** Per gram, the bytes of its sets and the blocks read so far: how common it is in this audience. */
@@ -220,7 +276,7 @@ async function windowCandidates(
   index: GramIndex,
   from: number,
   to: number,
-): Promise<number[]> {
+): Promise<{ candidates: number[]; leading: number }> {
   const sets = new Map<string, Map<number, Uint32Array>>();
   const read = async (
     status: string,
@@ -270,6 +326,7 @@ async function windowCandidates(
     }
     idsOf(block, any, leading);
   }
+  const answer = (candidates: number[]) => ({ candidates, leading: leading.length });
   // The lists' sets, then the other filters, before the other grams: a list or a meta value that
   // rules a block out spares reading that block's rows of every other gram.
   let candidates = leading;
@@ -290,7 +347,7 @@ async function windowCandidates(
     }
     candidates = candidates.filter((id) => allowed.has(id));
   }
-  if (!candidates.length || !index.otherGrams.length) return candidates;
+  if (!candidates.length || !index.otherGrams.length) return answer(candidates);
   const readFirst = new Set<string>();
   const rarest = rarestTerm(alternatives, index.density, index.leadTerm);
   if (rarest !== undefined) {
@@ -298,7 +355,7 @@ async function windowCandidates(
     const blocks = blocksOf(candidates);
     await read(scan.status, [...readFirst], blocks.length, (q) => q.whereIn('block', blocks));
     candidates = candidates.filter((id) => alternatives[rarest].some((alt) => alt.every((gram) => bitSet(gram, id))));
-    if (!candidates.length) return candidates;
+    if (!candidates.length) return answer(candidates);
   }
   const active = blocksOf(candidates);
   // The leading term's other grams in a scope matter only in the blocks where that scope's lead gram holds
@@ -346,5 +403,5 @@ async function windowCandidates(
     idsOf(block, result, out);
   }
   const kept = new Set(candidates);
-  return out.filter((id) => kept.has(id));
+  return answer(out.filter((id) => kept.has(id)));
 }

@@ -1,11 +1,11 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { dialectOfKnex, notFound, toInt, toText, SERVICES, validationError } from '@switchboard/core';
+import { dialectOfKnex, lastPage, notFound, toInt, toText, SERVICES, validationError } from '@switchboard/core';
 import { statusCount } from './status-counts';
 import { parseSearch, SubscriberSearch } from '../search';
 import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './rows';
 import { searchTerms } from '../search';
-import { IdFilter, scanSubstrings, SubstringTerm, termHolds } from '../search';
+import { IdFilter, scanSubstrings, spanOf, SubstringTerm, termHolds } from '../search';
 import { searchTexts } from '../search';
 import type { SubscriberListQuery } from './schemas';
 
@@ -16,6 +16,19 @@ export const SEARCH_COUNT_CAP = 10_000;
  * 10,000 of them cost 80 ms at a million subscribers, 1,000 about a tenth (docs/performance-history.md).
  */
 export const SUBSTRING_COUNT_CAP = 1_000;
+
+/**
+ * Reaching a page past the matches a substring search counts would mean confirming every match before
+ * it (83,000 for a common name at a million subscribers): refused, as the total's links never lead there
+ * (docs/decisions.md, Search).
+ */
+const pastCountedMatches = (q: SubscriberListQuery, total: number) =>
+  validationError(
+    'page',
+    'maximum',
+    `A search with substrings pages only through the ${total} matches its capped total counts (at most ` +
+      `page ${lastPage(total, q.per_page)} at per_page ${q.per_page}); narrow the search to reach the others`,
+  );
 
 /**
  * Listing and search, built to cost the same at ten thousand and at a million subscribers: every
@@ -71,6 +84,7 @@ export class SubscriberQuery {
         ? (await query.pluck('subscriber_id')).map(toInt)
         : ((await query.select('subscriber_id').options({ rowsAsArray: true })) as unknown[][]).map((r) => toInt(r[0]));
     const filter = (base: () => Knex.QueryBuilder): IdFilter => ({
+      span: () => spanOf(base(), 'subscriber_id'),
       inRange: (from, to) =>
         ids(base().andWhere('subscriber_id', '>=', from).andWhere('subscriber_id', '<', to).orderBy('subscriber_id')),
       among: (candidates) => ids(base().whereIn('subscriber_id', candidates)),
@@ -122,13 +136,16 @@ export class SubscriberQuery {
       listIds: listIds ?? [],
       idFilters,
       confirm,
-      enough: Math.max(SUBSTRING_COUNT_CAP + 1, offset + q.per_page),
+      // A page past the counted matches needs only to know whether there are more than counted.
+      enough:
+        offset < SUBSTRING_COUNT_CAP ? Math.max(SUBSTRING_COUNT_CAP + 1, offset + q.per_page) : SUBSTRING_COUNT_CAP + 1,
     });
-    const items = await this.items(matches.slice(offset, offset + q.per_page));
     const counted =
       complete && matches.length <= SUBSTRING_COUNT_CAP
         ? { total: matches.length, capped: false }
         : { total: Math.min(matches.length, SUBSTRING_COUNT_CAP), capped: true };
+    if (counted.capped && q.page > lastPage(counted.total, q.per_page)) throw pastCountedMatches(q, counted.total);
+    const items = await this.items(matches.slice(offset, offset + q.per_page));
     return { items, ...counted };
   }
 

@@ -28,7 +28,11 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
     envelope,
     page: {
       summary: 'List subscribers (filters and search operators)',
-      answers: { 422: 'VALIDATION_ERROR, also when list_id is not a list of the organization (rule exists)' },
+      answers: {
+        422:
+          'VALIDATION_ERROR, also when list_id is not a list of the organization (rule exists), or when a search ' +
+          'with substrings asks for a page past the matches its capped total counts (page, rule maximum)',
+      },
       query: listSubscribersQuery,
       item: subscriberListItemSchema,
       run: (org, q) => query.list(org, q),

@@ -190,21 +190,57 @@ describeEachBackend('campaign: substring search totals and filters at a few thou
     ).body;
 
   it('counts substring matches exactly up to 1,000, then says the total is capped', async () => {
-    const all = await page('name:capper', '&per_page=100&page=20');
-    expect(all.pagination.total).to.equal(1000);
-    expect(all.pagination.total_capped).to.equal(true);
+    const all = await page('name:capper', '&per_page=100&page=10');
+    expect(all.pagination).to.include({ total: 1000, total_capped: true, last_page: 10, next_page_url: null });
     expect(all.data.map((s: { email: string }) => s.email)).to.deep.equal(
-      Array.from({ length: 100 }, (_, i) => `c${1900 + i}@cap.test`),
+      Array.from({ length: 100 }, (_, i) => `c${900 + i}@cap.test`),
+    );
+    // The last page of a capped total shows a whole page, past the 1000th match when it straddles it.
+    const straddling = await page('name:capper', '&per_page=30&page=34');
+    expect(straddling.data.map((s: { email: string }) => s.email)).to.deep.equal(
+      Array.from({ length: 30 }, (_, i) => `c${990 + i}@cap.test`),
     );
     const few = await page('c59 cap.test');
     expect(few.pagination.total).to.equal(111);
     expect(few.pagination.total_capped).to.equal(undefined);
+    // Past an exact total a page is empty, as any list's.
+    const afterFew = await page('c59 cap.test', '&per_page=100&page=5');
+    expect(afterFew.data).to.deep.equal([]);
+    expect(afterFew.pagination).to.include({ total: 111, last_page: 2 });
   });
 
-  /** The SQL of the subscriber_meta reads a request runs. */
-  const metaReads = async (run: () => Promise<unknown>) => {
+  it('refuses a page past the matches a capped total counts with a 422 naming page', async () => {
+    for (const extra of ['&per_page=100&page=11', '&per_page=100&page=500', '&per_page=30&page=35', '&page=51']) {
+      const res = await f
+        .api()
+        .get(`/subscribers?search=${encodeURIComponent('name:capper')}${extra}`)
+        .expect(422);
+      expect(res.body.success, extra).to.equal(false);
+      expect(res.body.error.code).to.equal('VALIDATION_ERROR');
+      expect(res.body.error.details).to.deep.equal({ field: 'page', rule: 'maximum' });
+      expect(res.body.error.message).to.match(
+        /only through the 1000 matches its capped total counts \(at most page \d+ at per_page/,
+      );
+    }
+  });
+
+  it('confirms at most SUBSTRING_CONFIRM_CAP candidates: a prefix inside every word answers "at least 0"', async () => {
+    // "ap" is in every name (Capper) and every address (cap.test), but starts no word.
+    const none = await page('ap*');
+    expect(none.data).to.deep.equal([]);
+    expect(none.pagination).to.include({ total: 0, total_capped: true });
+    const res = await f
+      .api()
+      .get(`/subscribers?search=${encodeURIComponent('ap*')}&page=2`)
+      .expect(422);
+    expect(res.body.error.details).to.deep.equal({ field: 'page', rule: 'maximum' });
+  });
+
+  /** The SQL of the reads of `table` a request runs, but for the span of ids (min and max) each filter is read for first. */
+  const reads = async (table: string, run: () => Promise<unknown>) => {
     const seen: string[] = [];
-    const listen = (q: { sql: string }) => void (q.sql.includes('subscriber_meta') && seen.push(q.sql));
+    const listen = (q: { sql: string }) =>
+      void (q.sql.includes(table) && !/select min\(/i.test(q.sql) && seen.push(q.sql));
     f.engine.knex.on('query', listen);
     try {
       await run();
@@ -216,7 +252,10 @@ describeEachBackend('campaign: substring search totals and filters at a few thou
 
   it('narrows by a filter read as an id range when the candidates are many (and by lookups when few)', async () => {
     let odd: { data: Array<{ email: string }>; pagination: { total: number } } | undefined;
-    const ranged = await metaReads(async () => (odd = await page('name:capper meta.half:odd', '&per_page=5&page=3')));
+    const ranged = await reads(
+      'subscriber_meta',
+      async () => (odd = await page('name:capper meta.half:odd', '&per_page=5&page=3')),
+    );
     expect(ranged.length).to.be.greaterThan(0);
     expect(ranged.every((sql) => /subscriber_id[`"]? >= /.test(sql))).to.equal(true);
     odd = odd!;
@@ -225,12 +264,21 @@ describeEachBackend('campaign: substring search totals and filters at a few thou
     );
     expect(odd.pagination.total).to.equal(1000);
     let rare: { data: Array<{ email: string }>; pagination: { total: number } } | undefined;
-    const looked = await metaReads(async () => (rare = await page('c4321 meta.half:odd')));
+    const looked = await reads('subscriber_meta', async () => (rare = await page('c4321 meta.half:odd')));
     expect(looked.length).to.be.greaterThan(0);
     expect(looked.every((sql) => /subscriber_id[`"]? in \(/.test(sql))).to.equal(true);
     rare = rare!;
     expect(rare.data.map((s: { email: string }) => s.email)).to.deep.equal(['c4321@cap.test']);
     expect(rare.pagination.total).to.equal(1);
     expect((await page('c4320 meta.half:odd')).pagination.total).to.equal(0);
+  });
+
+  it('reads no index rows when a filter allows no id at all (a meta value nobody has)', async () => {
+    let none: { data: unknown[]; pagination: { total: number; total_capped?: boolean } } | undefined;
+    const gramReads = await reads('subscriber_grams', async () => (none = await page('name:capper c1 meta.half:none')));
+    expect(gramReads).to.deep.equal([]);
+    expect(none!.data).to.deep.equal([]);
+    expect(none!.pagination.total).to.equal(0);
+    expect(none!.pagination.total_capped).to.equal(undefined);
   });
 });
