@@ -8,10 +8,14 @@ import { WebhookOutcomes, Tried } from './outcomes';
 import { WebhookWake } from './wake';
 import { claimDue, keepLock } from '../shared/leased-rows';
 import { PARKED, parkPending } from './pending';
+import { Due, Places } from './places';
 
 const LOCK = 'campaign.webhook-deliveries';
 const LOCK_MS = 15_000;
-/** A try ends within its time limit; its outcome is written moments later. */
+/**
+ * A claimed delivery waits for a place at most the time limit (places.ts), its try ends within the time
+ * limit, and its outcome is written moments later: the lease is twice the limit and this margin.
+ */
 const LEASE_MARGIN_MS = 5_000;
 /** While tries are in flight, deliveries that came due meanwhile are looked for this often. */
 const LOOK_AGAIN_MS = 250;
@@ -19,21 +23,12 @@ const LOOK_AGAIN_MS = 250;
 /** The receiver answered (any status: a quick 5xx holds a place no longer than a 2xx); no answer is a hang or no connection. */
 const isAnswered = (tried: Tried) => tried.outcome.status !== null;
 
-interface Due {
-  id: number;
-  webhookId: number;
-  eventId: string;
-  body: string;
-  attempts: number;
-  url: string;
-  secret: string;
-}
-
 /**
  * Delivers due webhook deliveries, one run at a time across processes (a lock), keeping up to
  * `concurrency` POSTs in flight. Taking a delivery moves its due time past its try (a lease): a worker
  * killed mid-try leaves it to be tried again after the lease, so delivery is at least once, with the
- * same `webhook-id`. What each try ended in is written in bulk (outcomes.ts).
+ * same `webhook-id`. Deliveries are claimed ahead, up to as many again as there are places (places.ts),
+ * and what each try ended in is written in bulk (outcomes.ts): a statement per many tries.
  */
 @injectable()
 export class WebhookDispatcher {
@@ -70,35 +65,46 @@ export class WebhookDispatcher {
     const kept = keepLock(lock, LOCK_MS);
     let tries = 0;
     const inFlight = new Set<Promise<void>>();
-    const perWebhook = new Map<number, number>();
+    const places = new Places(this.options.concurrency, (id) => this.placesOf(id), this.options.timeoutMs);
     const finished: Tried[] = [];
+    const notFailing = new Set<number>();
     const keys = new Map<string, Buffer>();
     const quarter = this.options.concurrency / 4;
     let lookAgain: Promise<void> | null = null;
+    const startWaiting = () => {
+      for (let due: Due | null; kept.held() && (due = places.start(this.clock.now().getTime()));) {
+        const { webhookId } = due;
+        tries++;
+        const attempt: Promise<void> = this.attempt(due, keys).then((tried) => {
+          finished.push(tried);
+          inFlight.delete(attempt);
+          places.ended(webhookId);
+          if (isAnswered(tried)) this.answering.add(webhookId);
+          else this.answering.delete(webhookId);
+          startWaiting();
+        });
+        inFlight.add(attempt);
+      }
+    };
     try {
       for (;;) {
-        // Take more once a quarter of the places are free: a read per few tries, not per try.
-        const room = this.options.concurrency - inFlight.size;
-        if (kept.held() && (!inFlight.size || room >= quarter)) {
-          await this.outcomes.write(finished.splice(0));
-          for (const due of await this.takeFairly(room, perWebhook)) {
-            tries++;
-            perWebhook.set(due.webhookId, (perWebhook.get(due.webhookId) ?? 0) + 1);
-            const attempt: Promise<void> = this.attempt(due, keys).then((tried) => {
-              finished.push(tried);
-              inFlight.delete(attempt);
-              perWebhook.set(due.webhookId, perWebhook.get(due.webhookId)! - 1);
-              if (isAnswered(tried)) this.answering.add(due.webhookId);
-              else this.answering.delete(due.webhookId);
-            });
-            inFlight.add(attempt);
-          }
+        // Claim more once half the claimed-ahead room is free (a statement per many tries), and write
+        // what tries ended in with it, or once a quarter of the places have ended meanwhile.
+        if (kept.held() && (!places.held || places.room() >= this.options.concurrency / 2)) {
+          await this.outcomes.write(finished.splice(0), notFailing);
+          await this.takeFairly(places);
+          startWaiting();
+        } else if (finished.length >= quarter) await this.outcomes.write(finished.splice(0), notFailing);
+        if (!kept.held()) {
+          // Another run may have the lock by now: what it writes is not known here.
+          places.dropWaiting();
+          notFailing.clear();
         }
-        if (!inFlight.size) break;
+        if (!places.held) break;
         // Tries that hang hold their places up to the time limit: with places free, deliveries that came
         // due meanwhile (another subscription's) are looked for again soon rather than after those tries.
         const waits: Array<Promise<void>> = [...inFlight];
-        if (this.options.concurrency - inFlight.size >= quarter)
+        if (this.options.concurrency - places.inFlight >= quarter)
           waits.push(
             (lookAgain ??= new Promise<void>((resolve) =>
               setTimeout(() => {
@@ -109,13 +115,14 @@ export class WebhookDispatcher {
           );
         await Promise.race(waits);
       }
-      await this.outcomes.write(finished.splice(0));
+      await this.outcomes.write(finished.splice(0), notFailing);
       await this.wakeForNextRetry();
       return tries;
     } finally {
       kept.stop();
+      places.dropWaiting();
       await Promise.allSettled(inFlight);
-      await this.outcomes.write(finished.splice(0)).catch(() => undefined);
+      await this.outcomes.write(finished.splice(0), notFailing).catch(() => undefined);
       await lock.release();
     }
   }
@@ -144,54 +151,50 @@ export class WebhookDispatcher {
       : Math.max(1, Math.floor(this.options.concurrency / 4));
   }
 
-  /** Up to `room` due deliveries, none beyond its subscription's places; those left over stay due. */
-  private async takeFairly(room: number, perWebhook: Map<number, number>): Promise<Due[]> {
-    const taken: Due[] = [];
-    const count = new Map(perWebhook);
-    const full = () => [...count].filter(([id, n]) => n >= this.placesOf(id)).map(([id]) => id);
-    // Each pass leaves out the subscriptions with no place left; a pass that left nothing over ends it.
-    for (let pass = 0; pass < 4 && taken.length < room; pass++) {
-      const rows = await this.dueRows(room - taken.length, full());
+  /** Claims due deliveries into the run's room, none beyond its subscription's; those left over stay due. */
+  private async takeFairly(places: Places): Promise<void> {
+    // Each pass leaves out the subscriptions with no room left; a pass that left nothing over ends it.
+    for (let pass = 0; pass < 4 && places.room() > 0; pass++) {
+      const rows = await this.dueRows(places.room(), places.full());
+      const roomOf = new Map<number, number>();
       const fitting = rows.filter((r) => {
-        const n = count.get(r.webhookId) ?? 0;
-        if (n >= this.placesOf(r.webhookId)) return false;
-        count.set(r.webhookId, n + 1);
-        return true;
+        const left = roomOf.get(r.webhookId) ?? places.roomOf(r.webhookId);
+        roomOf.set(r.webhookId, left - 1);
+        return left > 0;
       });
-      taken.push(...(await this.claim(fitting)));
+      places.claimed(await this.claim(fitting), this.clock.now().getTime());
       if (fitting.length === rows.length) break;
     }
-    return taken;
   }
 
-  /** Up to `room` due deliveries of active subscriptions not in `excluded`, not claimed yet. */
+  /**
+   * Up to `room` due deliveries of active subscriptions not in `excluded`, not claimed yet, with their
+   * subscription's address and secret: the due index picks them (a derived table, so that the join
+   * does not make the planner sort every pending row), then a join by key adds the subscription.
+   */
   private async dueRows(room: number, excluded: number[]): Promise<Due[]> {
-    const query = this.dueQuery(room);
-    if (excluded.length) query.whereNotIn('webhook_id', excluded);
-    const rows: Array<Record<string, unknown>> = await query.select('id', 'webhook_id', 'event_id', 'body', 'attempts');
+    const due = this.dueQuery(room).select('id', 'webhook_id', 'event_id', 'body', 'attempts', 'next_attempt_at');
+    if (excluded.length) due.whereNotIn('webhook_id', excluded);
+    const rows: Array<Record<string, unknown>> = await this.knex
+      .from(due.as('due'))
+      .join('webhooks as w', 'w.id', 'due.webhook_id')
+      .orderBy('due.next_attempt_at')
+      .orderBy('due.id')
+      .select('due.id', 'due.webhook_id', 'due.event_id', 'due.body', 'due.attempts', 'w.url', 'w.secret', 'w.active');
     if (!rows.length) return [];
-    const hooks = new Map<number, Record<string, unknown>>(
-      (
-        await this.knex('webhooks')
-          .whereIn('id', [...new Set(rows.map((r) => toInt(r.webhook_id)))])
-          .select('id', 'url', 'secret', 'active')
-      ).map((h: Record<string, unknown>) => [toInt(h.id), h]),
-    );
-    for (const [id, hook] of hooks) if (!toBool(hook.active)) await parkPending(this.knex, id);
-    const active = rows.filter((r) => toBool(hooks.get(toInt(r.webhook_id))?.active));
+    const inactive = new Set(rows.filter((r) => !toBool(r.active)).map((r) => toInt(r.webhook_id)));
+    for (const id of inactive) await parkPending(this.knex, id);
+    const active = rows.filter((r) => !inactive.has(toInt(r.webhook_id)));
     if (!active.length) return this.dueRows(room, excluded);
-    return active.map((r) => {
-      const hook = hooks.get(toInt(r.webhook_id))!;
-      return {
-        id: toInt(r.id),
-        webhookId: toInt(r.webhook_id),
-        eventId: toText(r.event_id),
-        body: toText(r.body),
-        attempts: toInt(r.attempts),
-        url: toText(hook.url),
-        secret: toText(hook.secret),
-      };
-    });
+    return active.map((r) => ({
+      id: toInt(r.id),
+      webhookId: toInt(r.webhook_id),
+      eventId: toText(r.event_id),
+      body: toText(r.body),
+      attempts: toInt(r.attempts),
+      url: toText(r.url),
+      secret: toText(r.secret),
+    }));
   }
 
   /** Their due time moved past the try they are taken for; those another run claimed first are left out. */

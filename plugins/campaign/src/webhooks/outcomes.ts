@@ -36,6 +36,29 @@ const errorOf = (tried: Tried): string | null =>
       : null)
   )?.slice(0, 255) ?? null;
 
+interface FailureRun {
+  failures: number;
+  reset: boolean;
+  firstFailure: Date | null;
+  last: Tried;
+}
+
+/** Each subscription's run of failures, in the order of the tries: a success ends it, failures after it start a new one. */
+function failureRuns(all: Tried[]): Map<number, FailureRun> {
+  const runs = new Map<number, FailureRun>();
+  for (const t of all) {
+    const run = runs.get(t.webhookId) ?? { failures: 0, reset: false, firstFailure: null, last: t };
+    if (verdictOf(t, Infinity) === 'delivered') Object.assign(run, { failures: 0, reset: true, firstFailure: null });
+    else {
+      run.failures++;
+      run.firstFailure ??= t.at;
+    }
+    run.last = t;
+    runs.set(t.webhookId, run);
+  }
+  return runs;
+}
+
 /**
  * Writes what tries ended in, a statement per verdict for all of them, and follows each subscription's
  * run of failures: a success ends it; one failing `disableAfterFailures` tries in a row over at least
@@ -48,20 +71,36 @@ export class WebhookOutcomes {
     @inject(WEBHOOK_OPTIONS) private readonly options: WebhookOptions,
   ) {}
 
-  async write(all: Tried[]): Promise<void> {
+  /**
+   * `notFailing`: subscriptions known (to this run, which alone writes outcomes while it holds the lock)
+   * to have no run of failures; kept up to date here. A batch of successes of those alone is one
+   * statement, with no transaction.
+   */
+  async write(all: Tried[], notFailing = new Set<number>()): Promise<void> {
     if (!all.length) return;
     const byVerdict = new Map<Verdict, Tried[]>();
     for (const t of all) {
       const verdict = verdictOf(t, this.options.maxAttempts);
       (byVerdict.get(verdict) ?? byVerdict.set(verdict, []).get(verdict)!).push(t);
     }
+    const runs = failureRuns(all);
+    const untouched = [...runs].every(([id, run]) => !run.failures && notFailing.has(id));
+    if (untouched && byVerdict.size === 1) {
+      const [[verdict, these]] = byVerdict;
+      await this.record(this.knex, verdict, these);
+      return;
+    }
     await transactionWithRetry(this.knex, async (trx) => {
       for (const [verdict, these] of byVerdict) await this.record(trx, verdict, these);
-      await this.followFailures(trx, all);
+      await this.followFailures(trx, runs, notFailing);
     });
+    for (const [id, run] of runs) {
+      if (run.failures) notFailing.delete(id);
+      else notFailing.add(id);
+    }
   }
 
-  private async record(trx: Knex.Transaction, verdict: Verdict, these: Tried[]): Promise<void> {
+  private async record(trx: Knex | Knex.Transaction, verdict: Verdict, these: Tried[]): Promise<void> {
     const byId = (value: (t: Tried) => Knex.Value) =>
       trx.raw(
         `CASE id ${these.map(() => 'WHEN ? THEN ?').join(' ')} END`,
@@ -94,28 +133,15 @@ export class WebhookOutcomes {
   }
 
   /**
-   * Each subscription's run of failures, in the order of the tries: a success ends it, failures after it
-   * start a new one. Nothing is written for a subscription that was not failing and still is not.
+   * Each subscription's run of failures, as `failureRuns` counted them. Nothing is written for a
+   * subscription that was not failing (as read, or as `notFailing` knows) and still is not.
    */
-  private async followFailures(trx: Knex.Transaction, all: Tried[]): Promise<void> {
-    const runs = new Map<number, { failures: number; reset: boolean; firstFailure: Date | null; last: Tried }>();
-    for (const t of all) {
-      const run = runs.get(t.webhookId) ?? { failures: 0, reset: false, firstFailure: null, last: t };
-      if (verdictOf(t, Infinity) === 'delivered') Object.assign(run, { failures: 0, reset: true, firstFailure: null });
-      else {
-        run.failures++;
-        run.firstFailure ??= t.at;
-      }
-      run.last = t;
-      runs.set(t.webhookId, run);
-    }
+  private async followFailures(trx: Knex.Transaction, runs: Map<number, FailureRun>, notFailing: Set<number>) {
+    const unknown = [...runs.keys()].filter((id) => !notFailing.has(id));
     const failing = new Set<number>(
-      (
-        await trx('webhooks')
-          .whereIn('id', [...runs.keys()])
-          .andWhere('failures_in_row', '>', 0)
-          .pluck('id')
-      ).map(Number),
+      unknown.length
+        ? (await trx('webhooks').whereIn('id', unknown).andWhere('failures_in_row', '>', 0).pluck('id')).map(Number)
+        : [],
     );
     // In id order, so concurrent writers take the rows in one order.
     for (const [webhookId, run] of [...runs].sort(([a], [b]) => a - b)) {
