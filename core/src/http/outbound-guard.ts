@@ -7,6 +7,9 @@ import { loadOnFirstUse } from '../load-on-first-use';
 
 const undici = loadOnFirstUse(() => require('undici') as typeof import('undici'));
 
+/** Urls whose answer is kept at most; past it the answers are worked out again. */
+const CHECKED_URLS = 1_000;
+
 /**
  * Keeps the requests the engine makes for tenants (webhooks and the like) away from private networks.
  * `checkUrl` gives a reason to show when a URL is saved (a literal address; names are not resolved then);
@@ -16,6 +19,8 @@ const undici = loadOnFirstUse(() => require('undici') as typeof import('undici')
 export class OutboundGuard {
   private readonly allowedRanges: Ranges;
   private agent?: Agent;
+  /** A url's answer never changes (names are not resolved): a receiver's is worked out once, not per try. */
+  private readonly checked = new Map<string, string | null>();
 
   constructor(config: Pick<AppConfig, 'appEnv' | 'env'>) {
     this.allowedRanges = [
@@ -27,7 +32,9 @@ export class OutboundGuard {
   /** Send every outbound request through it: undici's `request(url, { dispatcher })`. Made on first use. */
   get dispatcher(): Agent {
     this.agent ??= new (undici().Agent)({
-      connections: 32,
+      // Per origin as many as a caller keeps in flight at most by default (64), so that no request to
+      // one receiver waits in the client for a connection.
+      connections: 64,
       keepAliveTimeout: 10_000,
       connect: guardedConnector((address, hostname) =>
         this.isAllowedAddress(address) ? null : refusedAddressError(address, hostname),
@@ -44,6 +51,15 @@ export class OutboundGuard {
 
   /** Why the URL may not be used, or null; host names are not resolved. */
   checkUrl(url: string): string | null {
+    let reason = this.checked.get(url);
+    if (reason === undefined) {
+      if (this.checked.size >= CHECKED_URLS) this.checked.clear();
+      this.checked.set(url, (reason = this.reasonAgainst(url)));
+    }
+    return reason;
+  }
+
+  private reasonAgainst(url: string): string | null {
     let parsed: URL;
     try {
       parsed = new URL(url);

@@ -46,13 +46,19 @@ export async function postJson(
   const took = () => Math.round(performance.now() - started);
   const refused = through.guard.checkUrl(url);
   if (refused) return { status: null, error: refused, latencyMs: 0, refused: true };
+  // A timer of its own, cleared at the end: AbortSignal.timeout's weakly held timer costs several times more.
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new DOMException(`no answer within ${through.timeoutMs} ms`, 'TimeoutError')),
+    through.timeoutMs,
+  );
   try {
     const answer = await undici().request(url, {
       method: 'POST',
       headers,
       body,
       dispatcher: through.guard.dispatcher,
-      signal: AbortSignal.timeout(through.timeoutMs),
+      signal: deadline.signal,
     });
     await readAtMost(answer.body, BODY_BYTES);
     return { status: answer.statusCode, error: null, latencyMs: took() };
@@ -64,6 +70,8 @@ export async function postJson(
         : (error.cause?.message ?? error.message);
     const refusedAddress = (error.cause?.code ?? error.code) === OUTBOUND_ADDRESS_REFUSED;
     return { status: null, error: reason, latencyMs: took(), ...(refusedAddress ? { refused: true } : {}) };
+  } finally {
+    clearTimeout(timer);
   }
 }
 

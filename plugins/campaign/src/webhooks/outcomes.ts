@@ -36,6 +36,9 @@ const errorOf = (tried: Tried): string | null =>
       : null)
   )?.slice(0, 255) ?? null;
 
+const sameValue = (a: Knex.Value, b: Knex.Value) =>
+  a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
+
 interface FailureRun {
   failures: number;
   reset: boolean;
@@ -101,11 +104,15 @@ export class WebhookOutcomes {
   }
 
   private async record(trx: Knex | Knex.Transaction, verdict: Verdict, these: Tried[]): Promise<void> {
-    const byId = (value: (t: Tried) => Knex.Value) =>
-      trx.raw(
+    // A value all of them share (a status, the first try) is written as it is, not as a CASE per row.
+    const byId = (value: (t: Tried) => Knex.Value) => {
+      const values = these.map(value);
+      if (values.every((v) => sameValue(v, values[0]))) return values[0];
+      return trx.raw(
         `CASE id ${these.map(() => 'WHEN ? THEN ?').join(' ')} END`,
-        these.flatMap((t) => [t.id, value(t)]),
+        these.flatMap((t, i) => [t.id, values[i]]),
       );
+    };
     const finished = verdict !== 'retry';
     await trx('webhook_deliveries')
       .whereIn(

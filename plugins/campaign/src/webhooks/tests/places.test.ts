@@ -1,0 +1,64 @@
+import { expect } from 'chai';
+import { Due, Places } from '../places';
+
+const due = (id: number, webhookId: number): Due => ({
+  id,
+  webhookId,
+  eventId: `evt_${id}`,
+  body: '{}',
+  attempts: 0,
+  url: 'http://127.0.0.1/',
+  secret: 'whsec_x',
+});
+
+const WAIT_MS = 1_000;
+
+describe("campaign: a webhook run's places", () => {
+  it('claims ahead up to twice the places, and twice its share for a subscription', () => {
+    const places = new Places(8, (id) => (id === 2 ? 2 : 8), WAIT_MS);
+    expect(places.room()).to.equal(16);
+    expect(places.roomOf(2)).to.equal(4);
+    places.claimed(
+      [1, 2, 3, 4].map((id) => due(id, 2)),
+      0,
+    );
+    expect(places.roomOf(2)).to.equal(0);
+    expect(places.full()).to.deep.equal([2]);
+    expect(places.room()).to.equal(12);
+  });
+
+  it("starts in claim order within a subscription's places; its waiting ones do not hold up another's", () => {
+    const places = new Places(4, (id) => (id === 1 ? 1 : 4), WAIT_MS);
+    places.claimed([due(1, 1), due(2, 1), due(3, 2), due(4, 2), due(5, 2), due(6, 2)], 0);
+    const started = [places.start(0), places.start(0), places.start(0), places.start(0)].map((d) => d?.id);
+    // The hanging one's second waits; the other's fill the rest of the places, then all are taken.
+    expect(started).to.deep.equal([1, 3, 4, 5]);
+    expect(places.start(0)).to.equal(null);
+    places.ended(2);
+    expect(places.start(0)?.id).to.equal(6);
+    places.ended(1);
+    expect(places.start(0)?.id).to.equal(2);
+    expect(places.inFlight).to.equal(4);
+  });
+
+  it('lets go of a claimed delivery that waited longer than a try may take, so its lease still covers a try', () => {
+    const places = new Places(1, () => 1, WAIT_MS);
+    places.claimed([due(1, 1), due(2, 1)], 0);
+    expect(places.start(0)?.id).to.equal(1);
+    places.ended(1);
+    expect(places.start(WAIT_MS + 1)).to.equal(null);
+    expect(places.held).to.equal(0);
+    expect(places.roomOf(1)).to.equal(2);
+  });
+
+  it('lets go of every waiting delivery when the run stops taking', () => {
+    const places = new Places(1, () => 1, WAIT_MS);
+    places.claimed([due(1, 1), due(2, 1)], 0);
+    places.start(0);
+    places.dropWaiting();
+    expect(places.held).to.equal(1);
+    places.ended(1);
+    expect(places.held).to.equal(0);
+    expect(places.full()).to.deep.equal([]);
+  });
+});
