@@ -1,18 +1,106 @@
+import crypto from 'node:crypto';
 import Koa from 'koa';
 import coBody from 'co-body';
+import { createKnex, readRawBody } from '@switchboard/core';
 
 /**
- * The ingest benchmark's baseline, as its own process: a bare Koa route that only parses the JSON body
- * it is sent, with no verification, database or envelope.
+ * The ingest benchmark's baselines, as their own process on the benchmark's database:
+ * - `/parse`: a bare Koa route that only parses the JSON body;
+ * - `/provider_a`, `/provider_c`, `/provider_e`: the fair one. It checks the same signature or Basic
+ *   credentials (constant time), parses, and writes the request's events with ONE `INSERT IGNORE` into a
+ *   copy of `inbound_events` (same columns and keys): no linking, counters, timelines or envelope.
+ *   provider_e's token is not checked against earlier ones (no Redis).
  */
+const knex = createKnex(process.env.DATABASE_URL!);
+const TABLE = 'bare_inbound_events';
+const ORGANIZATION = Number(process.env.BENCH_ORG_ID);
+const SECRETS: Record<string, string> = {
+  provider_a: process.env.BENCH_SECRET_A!,
+  provider_c: process.env.BENCH_SECRET_C!,
+  provider_e: process.env.BENCH_SECRET_E!,
+};
+
+const digest = (value: string | Buffer) => crypto.createHash('sha256').update(value).digest();
+const same = (a: string, b: string) => crypto.timingSafeEqual(digest(a), digest(b));
+const hmac = (key: string, ...parts: Array<string | Buffer>) => {
+  const mac = crypto.createHmac('sha256', key);
+  for (const part of parts) mac.update(part);
+  return mac.digest();
+};
+
+type Row = Record<string, unknown>;
+const row = (provider: string, id: string, type: string, fields: Record<string, unknown>, raw: unknown): Row => {
+  const now = new Date();
+  return {
+    organization_id: ORGANIZATION,
+    webhook_endpoint_id: null,
+    provider,
+    provider_event_id: id.slice(0, 191),
+    message_id: Number(fields.campaign_message_id) || null,
+    subscriber_id: Number(fields.campaign_subscriber_id) || null,
+    recipient: typeof fields.email === 'string' ? fields.email : null,
+    event_type: type,
+    bounce: null,
+    provider_message_id: null,
+    payload: JSON.stringify(raw),
+    event_at: now,
+    received_at: now,
+    receipt: 'bare',
+  };
+};
+
+/** The request's rows, or null when its signature or credentials do not hold. */
+const verifiedRows: Record<string, (ctx: Koa.Context, raw: Buffer) => Row[] | null> = {
+  provider_a(ctx, raw) {
+    const timestamp = ctx.get('x-twilio-email-event-webhook-timestamp');
+    const expected = hmac(SECRETS.provider_a, timestamp, raw).toString('base64');
+    if (!same(expected, ctx.get('x-twilio-email-event-webhook-signature'))) return null;
+    const events = JSON.parse(raw.toString('utf8')) as Array<Record<string, unknown>>;
+    return events.map((e) => row('provider_a', `${String(e.event)}:${String(e.sg_event_id)}`, String(e.event), e, e));
+  },
+  provider_c(ctx, raw) {
+    const [scheme, value] = ctx.get('authorization').split(' ');
+    if (scheme !== 'Basic' || !same(Buffer.from(value ?? '', 'base64').toString('utf8'), SECRETS.provider_c))
+      return null;
+    const record = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+    const metadata = (record.Metadata ?? {}) as Record<string, unknown>;
+    const id = crypto.createHash('sha256').update(JSON.stringify(record)).digest('hex');
+    return [row('provider_c', id, 'delivered', { ...metadata, email: record.Recipient }, record)];
+  },
+  provider_e(ctx, raw) {
+    const body = JSON.parse(raw.toString('utf8')) as Record<string, Record<string, unknown>>;
+    const { timestamp, token, signature } = body.signature as Record<string, string>;
+    if (!same(hmac(SECRETS.provider_e, timestamp, token).toString('hex'), signature)) return null;
+    const data = body['event-data'];
+    const custom = JSON.parse(String(data['X-Mailin-custom'])) as Record<string, unknown>;
+    return [row('provider_e', `${String(data.event)}:${token}`, String(data.event), { ...custom, ...data }, data)];
+  },
+};
+
 const app = new Koa();
 app.use(async (ctx) => {
   if (ctx.method === 'GET') {
     ctx.body = { ok: true };
     return;
   }
-  const body = await coBody.json(ctx.req, { limit: '1mb' });
-  ctx.body = { received: Array.isArray(body) ? body.length : 1 };
+  const provider = ctx.path.slice(1);
+  if (provider === 'parse') {
+    const body = await coBody.json(ctx.req, { limit: '1mb' });
+    ctx.body = { received: Array.isArray(body) ? body.length : 1 };
+    return;
+  }
+  const raw = await readRawBody(ctx);
+  const rows = verifiedRows[provider]?.(ctx, raw);
+  if (!rows) {
+    ctx.status = 401;
+    return;
+  }
+  await knex(TABLE).insert(rows).onConflict(['organization_id', 'provider', 'provider_event_id']).ignore();
+  ctx.body = { received: rows.length };
 });
-const server = app.listen(Number(process.env.PORT), '127.0.0.1');
-process.once('SIGTERM', () => server.close());
+
+void (async () => {
+  await knex.raw('CREATE TABLE IF NOT EXISTS ?? LIKE inbound_events', [TABLE]);
+  const server = app.listen(Number(process.env.PORT), '127.0.0.1');
+  process.once('SIGTERM', () => server.close(() => void knex.destroy()));
+})();

@@ -29,14 +29,7 @@ export class EventLinker {
   constructor(@inject(SERVICES.Knex) private readonly knex: Knex) {}
 
   async link(received: ReceivedEvent[]): Promise<ReceivedEvent[]> {
-    const messages = await this.owned(
-      'messages',
-      received.map((r) => [r.organizationId, r.event.messageId]),
-    );
-    const subscribers = await this.owned(
-      'subscribers',
-      received.map((r) => [r.organizationId, r.event.subscriberId]),
-    );
+    const { messages, subscribers } = await this.owned(received);
     let linked = received.map(({ organizationId, event }) => ({
       organizationId,
       event: {
@@ -53,13 +46,33 @@ export class EventLinker {
     return this.byAddress(linked);
   }
 
-  /** The ids of `table` among those named that belong to the organization naming them. */
-  private async owned(table: string, named: Array<[number, number | null]>): Promise<Set<string>> {
-    const ids = [...new Set(named.filter(([, id]) => id !== null).map(([, id]) => id!))];
-    const found = new Set<string>();
-    for (const part of chunks(ids))
-      for (const r of await this.knex(table).whereIn('id', part).select('id', 'organization_id'))
-        found.add(orgKey(toInt(r.organization_id), toInt(r.id)));
+  /**
+   * The messages and subscribers among those named that belong to the organization naming them: one
+   * query for both tables (a run's every statement counts at a thousand requests a second).
+   */
+  private async owned(received: ReceivedEvent[]): Promise<{ messages: Set<string>; subscribers: Set<string> }> {
+    const named = (id: (e: NormalizedEvent) => number | null) => [
+      ...new Set(received.map((r) => id(r.event)).filter((n) => n !== null)),
+    ];
+    const ids = { messages: named((e) => e.messageId), subscribers: named((e) => e.subscriberId) };
+    const found = { messages: new Set<string>(), subscribers: new Set<string>() };
+    const parts = Math.max(chunks(ids.messages).length, chunks(ids.subscribers).length);
+    for (let i = 0; i < parts; i++) {
+      const [messages, subscribers] = [ids.messages, ids.subscribers].map((all) =>
+        all.slice(i * CHUNK, (i + 1) * CHUNK),
+      );
+      const select = (table: 'messages' | 'subscribers', part: number[]) =>
+        this.knex(table)
+          .whereIn('id', part)
+          .select('id', 'organization_id', this.knex.raw('? as kind', [table]));
+      const query = !messages.length
+        ? select('subscribers', subscribers)
+        : subscribers.length
+          ? select('messages', messages).unionAll(select('subscribers', subscribers))
+          : select('messages', messages);
+      for (const r of (await query) as Array<Record<string, unknown>>)
+        found[r.kind as 'messages' | 'subscribers'].add(orgKey(toInt(r.organization_id), toInt(r.id)));
+    }
     return found;
   }
 

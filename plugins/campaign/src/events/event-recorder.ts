@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, GroupCommit, SERVICES, toDate, toInt, transactionWithRetry } from '@switchboard/core';
+import { Clock, dialectOfKnex, GroupCommit, SERVICES, toDate, toInt, transactionWithRetry } from '@switchboard/core';
 import type { EventType, NormalizedEvent } from '@switchboard/provider-kit';
 import { ensureStatusCountRows } from '../audience/subscribers';
 import { MailEvent, MailEventLedger } from '../mail-events';
 import { EventLinker } from './event-linker';
-import type { ReceivingEndpoint } from './inbound-webhooks/service';
+import { InboundWebhooksService, ReceivingEndpoint } from './inbound-webhooks/service';
 
 const INSERT_CHUNK = 500;
 
@@ -35,6 +35,8 @@ interface Submission {
 interface Receipt {
   received: number;
   recorded: number;
+  /** Nothing recorded: the endpoint changed since the request was verified with it (read it again). */
+  stale?: boolean;
 }
 
 /** Events of one run, at most: a request heavier than that runs alone. */
@@ -66,6 +68,7 @@ export class InboundEventRecorder {
     @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(EventLinker) private readonly linker: EventLinker,
     @inject(MailEventLedger) private readonly ledger: MailEventLedger,
+    @inject(InboundWebhooksService) private readonly endpoints: InboundWebhooksService,
   ) {}
 
   async record(endpoint: ReceivingEndpoint, provider: string, events: NormalizedEvent[]): Promise<Receipt> {
@@ -73,7 +76,17 @@ export class InboundEventRecorder {
     return this.runs.submit({ endpoint, provider, events });
   }
 
+  /** The run's requests verified with their endpoint as it is now are recorded; the others are stale. */
   private async recordTogether(batch: Submission[]): Promise<Receipt[]> {
+    const current = await this.endpoints.unchanged(batch.map((s) => s.endpoint));
+    const kept = batch.filter((s) => current(s.endpoint));
+    const receipts = kept.length ? await this.recordCurrent(kept) : [];
+    return batch.map((s) =>
+      current(s.endpoint) ? receipts.shift()! : { received: s.events.length, recorded: 0, stale: true },
+    );
+  }
+
+  private async recordCurrent(batch: Submission[]): Promise<Receipt[]> {
     // Which submission each event came from: the events are flattened in order.
     const owner = batch.flatMap((s, k) => s.events.map(() => k));
     const linked = await this.linker.link(
@@ -100,12 +113,9 @@ export class InboundEventRecorder {
     for (const orgId of new Set(batch.map((s) => s.endpoint.organizationId)))
       await ensureStatusCountRows(this.knex, orgId);
     const recorded = await transactionWithRetry(this.knex, async (trx) => {
-      for (let i = 0; i < rows.length; i += INSERT_CHUNK)
-        await trx('inbound_events')
-          .insert(rows.slice(i, i + INSERT_CHUNK))
-          .onConflict(['organization_id', 'provider', 'provider_event_id'])
-          .ignore();
-      const mine = await this.writtenBy(trx, receipt, rows);
+      const inserted = await this.insertNew(trx, rows);
+      // Every row new (no retry among them): they are the run's as they are, without reading them back.
+      const mine = inserted === rows.length ? rows : await this.writtenBy(trx, receipt, rows);
       await this.ledger.apply(trx, now, mine.map(asMailEvent));
       return mine;
     });
@@ -118,6 +128,25 @@ export class InboundEventRecorder {
     const counts = batch.map((s) => ({ received: s.events.length, recorded: 0 }));
     for (const event of recorded) counts[firstCarrier.get(eventKey(event))!].recorded++;
     return counts;
+  }
+
+  /** Writes the rows not recorded before; how many were new where the database tells (MariaDB), else null. */
+  private async insertNew(trx: Knex.Transaction, rows: Array<Record<string, unknown>>): Promise<number | null> {
+    const mysql = dialectOfKnex(trx) === 'mysql';
+    let inserted = 0;
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+      const insert = trx('inbound_events')
+        .insert(rows.slice(i, i + INSERT_CHUNK))
+        .onConflict(['organization_id', 'provider', 'provider_event_id'])
+        .ignore();
+      if (!mysql) await insert;
+      else {
+        const { sql, bindings } = insert.toSQL();
+        const [result] = (await trx.raw(sql, bindings as Knex.RawBinding[])) as [{ affectedRows: number }];
+        inserted += result.affectedRows;
+      }
+    }
+    return mysql ? inserted : null;
   }
 
   /** The rows this run wrote (a retried event's row was written before, under another receipt). */

@@ -46,7 +46,7 @@ export function receiveRoutes(api: PluginApi, ctx: PluginContext): void {
           403: 'INACTIVE: the endpoint is switched off',
           404: 'RESOURCE_NOT_FOUND: no such provider, or no such (single active) endpoint of it',
           413: 'PAYLOAD_TOO_LARGE: the body is larger than the configured limit',
-          503: 'SERVICE_UNAVAILABLE: a certificate or confirmation the provider names could not be read (SNS); the provider tries again',
+          503: 'SERVICE_UNAVAILABLE: a certificate or confirmation the provider names could not be read (SNS), or the endpoint changed while the request was received; the provider tries again',
         },
         params: {
           type: 'object',
@@ -62,44 +62,69 @@ export function receiveRoutes(api: PluginApi, ctx: PluginContext): void {
       async ({ params, query, ctx: http }) => {
         const adapter = adapters.get(params.provider);
         if (!adapter) throw new AppError('RESOURCE_NOT_FOUND', `Unknown provider ${params.provider}`);
-        const endpoint = await endpoints.receiving(params.provider, query.endpoint);
-        if (!endpoint)
-          throw new AppError(
-            'RESOURCE_NOT_FOUND',
-            query.endpoint !== undefined
-              ? `No ${params.provider} endpoint ${query.endpoint}`
-              : `No single active ${params.provider} endpoint: give ?endpoint=<id>`,
-          );
-        if (!endpoint.isActive) throw new AppError('INACTIVE', `Inbound webhook endpoint ${endpoint.id} is inactive`);
-        if (endpoint.secret === null) throw new AppError('SIGNATURE_INVALID', `Endpoint ${endpoint.id} has no secret`);
-        const request: InboundRequest = {
-          rawBody: await readRawBody(http),
-          headers: http.headers,
-          query: http.query as Record<string, string | undefined>,
+        let body: Promise<Buffer> | undefined;
+        /** The request received with the endpoint as last read (`fresh`: as it is now); null when that changed since. */
+        const receive = async (fresh: boolean) => {
+          const endpoint = await endpoints.receiving(params.provider, query.endpoint, { fresh });
+          if (!endpoint)
+            throw new AppError(
+              'RESOURCE_NOT_FOUND',
+              query.endpoint !== undefined
+                ? `No ${params.provider} endpoint ${query.endpoint}`
+                : `No single active ${params.provider} endpoint: give ?endpoint=<id>`,
+            );
+          if (!endpoint.isActive) throw new AppError('INACTIVE', `Inbound webhook endpoint ${endpoint.id} is inactive`);
+          if (endpoint.secret === null)
+            throw new AppError('SIGNATURE_INVALID', `Endpoint ${endpoint.id} has no secret`);
+          const request: InboundRequest = {
+            rawBody: await (body ??= readRawBody(http)),
+            headers: http.headers,
+            query: http.query as Record<string, string | undefined>,
+          };
+          // A one-time token is spent with the request's events, and given back when anything fails.
+          const replay = requestReplayGuard(locks, endpoint.id);
+          try {
+            // Resolved per request, so that tests can stand in for the network.
+            const fetchText = (url: string) => ctx.container.resolve<RemoteText>(REMOTE_TEXT)(url);
+            await adapter.verify(
+              request,
+              { secret: endpoint.secret, options: { ...endpoint.options } },
+              { now: () => clock.now(), replay, fetchText },
+            );
+            const confirmation = adapter.subscriptionUrl?.(request);
+            if (confirmation && !(await endpoints.unchanged([endpoint]))(endpoint)) {
+              await replay.release();
+              return null;
+            }
+            if (confirmation) await fetchText(confirmation);
+            const receipt = confirmation
+              ? { received: 0, recorded: 0, confirmed: true }
+              : await recorder.record(endpoint, params.provider, await adapter.normalize(request));
+            if ('stale' in receipt) {
+              await replay.release();
+              return null;
+            }
+            await replay.spend();
+            return receipt;
+          } catch (err) {
+            await replay.release();
+            if (!isProviderError(err)) throw err;
+            if (err.kind === 'malformed') throw new AppError('BAD_REQUEST', err.message);
+            throw new AppError('SIGNATURE_INVALID', err.message);
+          }
         };
-        // A one-time token is spent with the request's events, and given back when anything fails.
-        const replay = requestReplayGuard(locks, endpoint.id);
-        try {
-          // Resolved per request, so that tests can stand in for the network.
-          const fetchText = (url: string) => ctx.container.resolve<RemoteText>(REMOTE_TEXT)(url);
-          await adapter.verify(
-            request,
-            { secret: endpoint.secret, options: { ...endpoint.options } },
-            { now: () => clock.now(), replay, fetchText },
+        // An endpoint named by id comes as last read: refused or changed since, it is read again.
+        const receipt =
+          (await receive(false).catch((err: unknown) => {
+            if (query.endpoint !== undefined && err instanceof AppError && [401, 403].includes(err.status)) return null;
+            throw err;
+          })) ?? (await receive(true));
+        if (!receipt)
+          throw new AppError(
+            'SERVICE_UNAVAILABLE',
+            `The ${params.provider} endpoint changed while the request was received`,
           );
-          const confirmation = adapter.subscriptionUrl?.(request);
-          if (confirmation) await fetchText(confirmation);
-          const receipt = confirmation
-            ? { received: 0, recorded: 0, confirmed: true }
-            : await recorder.record(endpoint, params.provider, await adapter.normalize(request));
-          await replay.spend();
-          return envelope.ok(receipt);
-        } catch (err) {
-          await replay.release();
-          if (!isProviderError(err)) throw err;
-          if (err.kind === 'malformed') throw new AppError('BAD_REQUEST', err.message);
-          throw new AppError('SIGNATURE_INVALID', err.message);
-        }
+        return envelope.ok(receipt);
       },
     );
 }

@@ -20,6 +20,13 @@ function statusAfter(e: MailEvent): SubscriberStatus | null {
   return null;
 }
 
+/** The counters a counted event adds 1 to: its type's, a first open's or click's, and a click's that opens its mail. */
+const countersOf = (e: CountedMailEvent) => [
+  COUNTERS[e.type]!,
+  ...(e.first ? [FIRSTS[e.type as keyof typeof FIRSTS]] : []),
+  ...(e.opensMail ? [FIRSTS.opened] : []),
+];
+
 const reasonOf = (e: MailEvent) =>
   e.source.kind === 'provider' ? `${e.source.provider} ${e.type}` : 'unsubscribe link';
 
@@ -58,9 +65,15 @@ export class MailEventLedger {
       counting.push(e);
     }
     const counted = await this.counted(trx, now, counting);
-    await this.count(trx, now, counted);
+    const analytics = new MailCounts(now);
+    await this.countSubscribers(trx, counted, analytics);
     await recordTracked(trx, counted);
     await this.tell(trx, now, counted);
+    // The rows every run shares (a message's counters, the day's figures, the timelines) come late, just
+    // before the commit: a run in flight alongside this one waits for their locks only that long. Status
+    // changes, rare, stay last (the crash tests hold them to find every other effect written).
+    await this.countMessages(trx, counted);
+    await analytics.save(trx);
     const timeline = new TimelineCounts();
     for (const e of counted) timeline.add(e.messageId!, e.type, e.occurredAt);
     await timeline.save(trx);
@@ -167,48 +180,54 @@ export class MailEventLedger {
   }
 
   /**
-   * The counters and analytics of counted events: a statement per table, column and amount (the ids
-   * that add the same), in id order so that two runs at once take the rows' locks alike.
+   * The subscribers' counters of counted events, and the analytics figures they add to: a statement per
+   * column and amount (the ids that add the same), in id order so that two runs at once take the rows'
+   * locks alike.
    */
-  private async count(trx: Knex.Transaction, now: Date, counted: CountedMailEvent[]): Promise<void> {
-    if (!counted.length) return;
+  private async countSubscribers(trx: Knex.Transaction, counted: CountedMailEvent[], analytics: MailCounts) {
     const increments = new Map<string, number>();
-    const add = (table: string, id: number, column: string) => {
-      const key = `${table}\u0000${column}\u0000${id}`;
-      increments.set(key, (increments.get(key) ?? 0) + 1);
-    };
-    const analytics = new MailCounts(now);
-    const counters = (e: CountedMailEvent) => [
-      COUNTERS[e.type]!,
-      ...(e.first ? [FIRSTS[e.type as keyof typeof FIRSTS]] : []),
-      ...(e.opensMail ? [FIRSTS.opened] : []),
-    ];
     for (const e of counted)
-      for (const c of counters(e)) {
-        add('messages', e.messageId!, c.message);
-        if (c.subscriber) add('subscribers', e.subscriberId!, c.subscriber);
+      for (const c of countersOf(e)) {
         analytics.count(e.organizationId, c.message, e.subscriberId!);
+        if (!c.subscriber) continue;
+        const key = `${c.subscriber}\u0000${e.subscriberId}`;
+        increments.set(key, (increments.get(key) ?? 0) + 1);
       }
     const grouped = new Map<string, number[]>();
     for (const [key, n] of increments) {
-      const [table, column, id] = key.split('\u0000');
-      const group = `${table}\u0000${column}\u0000${n}`;
+      const [column, id] = key.split('\u0000');
+      const group = `${column}\u0000${n}`;
       (grouped.get(group) ?? grouped.set(group, []).get(group)!).push(Number(id));
     }
     // The engaged subscribers' previous engagement days are read before their increments set today's.
     await analytics.readEngagement(trx);
     for (const [group, ids] of grouped) {
-      const [table, column, n] = group.split('\u0000');
+      const [column, n] = group.split('\u0000');
       ids.sort((a, b) => a - b);
       const engagement = column === 'messages_opened' || column === 'messages_clicked';
-      await trx(table)
+      await trx('subscribers')
         .whereIn('id', ids)
         .update({
           [column]: trx.raw('?? + ?', [column, Number(n)]),
           ...(engagement ? { last_engaged_day: analytics.day } : {}),
         });
     }
-    await analytics.save(trx);
+  }
+
+  /** The messages' counters of counted events: one statement per message, in id order. */
+  private async countMessages(trx: Knex.Transaction, counted: CountedMailEvent[]) {
+    const byMessage = new Map<number, Map<string, number>>();
+    for (const e of counted)
+      for (const c of countersOf(e)) {
+        const columns = byMessage.get(e.messageId!) ?? byMessage.set(e.messageId!, new Map()).get(e.messageId!)!;
+        columns.set(c.message, (columns.get(c.message) ?? 0) + 1);
+      }
+    for (const id of [...byMessage.keys()].sort((a, b) => a - b))
+      await trx('messages')
+        .where({ id })
+        .update(
+          Object.fromEntries([...byMessage.get(id)!].map(([column, n]) => [column, trx.raw('?? + ?', [column, n])])),
+        );
   }
 
   /** The webhook events of counted events (a test send's mail aside): each organization's in one write. */

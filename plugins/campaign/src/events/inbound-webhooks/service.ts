@@ -46,7 +46,24 @@ export interface ReceivingEndpoint {
   secret: string | null;
   isActive: boolean;
   options: EndpointOptions;
+  /** The row as read, to tell whether it changed since (`unchanged`). */
+  stored: string;
 }
+
+const RECEIVING_COLUMNS = ['id', 'provider', 'organization_id', 'secret', 'is_active', 'options'];
+/** What tells one version of an endpoint's row from another: its secret as sealed, state and options. */
+const storedOf = (row: Record<string, unknown>) =>
+  JSON.stringify([
+    toText(row.provider),
+    toInt(row.organization_id),
+    row.secret ?? null,
+    toBool(row.is_active),
+    row.options ?? null,
+  ]);
+/** The most endpoints a process keeps read (it starts again from none beyond). */
+const CACHED_ENDPOINTS = 1_000;
+/** Endpoints named by id as last read, per database: see `receiving`. */
+const cachedEndpoints = new WeakMap<Knex, Map<string, ReceivingEndpoint>>();
 
 /**
  * Secrets a provider signs with: random, unless given. Postmark (provider_c) sends HTTP Basic
@@ -132,24 +149,50 @@ export class InboundWebhooksService {
 
   /**
    * The endpoint a request names (`?endpoint=`), or without one the provider's only active endpoint;
-   * null when there is none (or several to choose from).
+   * null when there is none (or several to choose from). One named by id comes as this process last read
+   * it unless `fresh`: whatever is done with it must be confirmed with `unchanged` (the recorder does, once
+   * for all the requests of a run) or the endpoint read again when it fails (a rotated secret).
    */
-  async receiving(provider: string, endpointId: number | undefined): Promise<ReceivingEndpoint | null> {
-    const query = this.knex('inbound_webhooks')
-      .where({ provider })
-      .select('id', 'organization_id', 'secret', 'is_active', 'options');
+  async receiving(
+    provider: string,
+    endpointId: number | undefined,
+    { fresh = false } = {},
+  ): Promise<ReceivingEndpoint | null> {
+    const cache = cachedEndpoints.get(this.knex) ?? cachedEndpoints.set(this.knex, new Map()).get(this.knex)!;
+    const key = `${provider}\u0000${endpointId}`;
+    const cached = endpointId !== undefined && !fresh ? cache.get(key) : undefined;
+    if (cached) return cached;
+    const query = this.knex('inbound_webhooks').where({ provider }).select(RECEIVING_COLUMNS);
     const rows: Array<Record<string, unknown>> =
       endpointId !== undefined
         ? await query.andWhere({ id: endpointId })
         : await query.andWhere({ is_active: true }).limit(2);
-    if (rows.length !== 1) return null;
+    if (rows.length !== 1) {
+      cache.delete(key);
+      return null;
+    }
     const [row] = rows;
-    return {
+    const endpoint: ReceivingEndpoint = {
       id: toInt(row.id),
       organizationId: toInt(row.organization_id),
       secret: row.secret === null ? null : this.secrets.open(toText(row.secret)),
       isActive: toBool(row.is_active),
       options: optionsOf(row),
+      stored: storedOf(row),
     };
+    if (endpointId !== undefined) {
+      if (cache.size >= CACHED_ENDPOINTS) cache.clear();
+      cache.set(key, endpoint);
+    }
+    return endpoint;
+  }
+
+  /** Which of these endpoints' rows are still as they were read: one query for all. */
+  async unchanged(endpoints: ReceivingEndpoint[]): Promise<(endpoint: ReceivingEndpoint) => boolean> {
+    const now = new Map<number, string>();
+    const ids = [...new Set(endpoints.map((e) => e.id))];
+    for (const row of await this.knex('inbound_webhooks').whereIn('id', ids).select(RECEIVING_COLUMNS))
+      now.set(toInt(row.id), storedOf(row));
+    return (endpoint) => now.get(endpoint.id) === endpoint.stored;
   }
 }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import request from 'supertest';
+import { SecretBox, SERVICES } from '@switchboard/core';
 import { createTenant, describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { snsTestSigner, TEST_CERT_URL } from '@switchboard/provider-d/testing';
 import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
@@ -270,6 +271,47 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     const grace = (await f.api().get(`/subscribers/${fresh}`).expect(200)).body.data;
     expect(grace.status).to.equal('unsubscribed');
     expect(grace.unsubscribed_at).to.be.a('string');
+  });
+
+  it('an endpoint changed by another process: its old secret refused at once, its new one accepted', async () => {
+    const endpoint = (
+      await f
+        .api()
+        .post('/inbound-webhooks', { provider: 'provider_c', name: 'PM-rotating', secret: 'pm:old-pass' })
+        .expect(201)
+    ).body.data;
+    const path = `/webhook/provider_c?endpoint=${endpoint.id}`;
+    const basic = (secret: string) => ({ authorization: `Basic ${Buffer.from(secret).toString('base64')}` });
+    let n = 0;
+    const delivery = () =>
+      JSON.stringify({
+        RecordType: 'Delivery',
+        MessageID: `pm-rotating-${n++}`,
+        Recipient: 'ada@example.com',
+        DeliveredAt: new Date().toISOString(),
+        Metadata: { campaign_message_id: String(message), campaign_subscriber_id: String(ada) },
+      });
+    // This process has read the endpoint: it keeps what it read.
+    await post(path, delivery(), basic('pm:old-pass')).expect(200);
+    const before = Number((await counters()).count_delivered);
+    // Another process rotates the secret (its own write, which this process's reading never saw).
+    const secrets = campaignContainer(f.engine).resolve<SecretBox>(SERVICES.SecretBox);
+    await f.engine
+      .knex('inbound_webhooks')
+      .where({ id: endpoint.id })
+      .update({ secret: secrets.seal('pm:new-pass') });
+    const refused = await post(path, delivery(), basic('pm:old-pass')).expect(401);
+    expect(refused.body.error.code).to.equal('SIGNATURE_INVALID');
+    await post(path, delivery(), basic('pm:new-pass')).expect(200);
+    await post(path, delivery(), basic('pm:old-pass')).expect(401);
+    // ... and switches it off, then on again.
+    await f.engine.knex('inbound_webhooks').where({ id: endpoint.id }).update({ is_active: false });
+    expect((await post(path, delivery(), basic('pm:new-pass')).expect(403)).body.error.code).to.equal('INACTIVE');
+    await f.engine.knex('inbound_webhooks').where({ id: endpoint.id }).update({ is_active: true });
+    await post(path, delivery(), basic('pm:new-pass')).expect(200);
+    expect(Number((await counters()).count_delivered), 'the two accepted, nothing else').to.equal(before + 2);
+    await f.engine.knex('inbound_webhooks').where({ id: endpoint.id }).delete();
+    await post(path, delivery(), basic('pm:new-pass')).expect(404);
   });
 
   it('provider_e: a Mailgun token is taken once, across the whole deployment (the locks)', async () => {
