@@ -6,7 +6,7 @@ import { createTenant, describeEachBackend, smtpSink, SmtpSink, waitFor } from '
 import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
 import { deliveryOf, draftMessage, listOf, mailsOf, sendNow } from '../../shared/tests/sending-support';
 import { SendWatchdog } from '../watchdog';
-import { SendStore } from '../send-store';
+import { RANGE_SIZE, SendStore } from '../send-store';
 
 describeEachBackend('campaign: sending a message to lists', (backend) => {
   let f: CampaignFixture;
@@ -627,6 +627,39 @@ describeEachBackend('campaign: claims and sends that cannot go on', (backend) =>
     await store.record(send, taken, sent(taken.ids));
     expect(await delivery(id)).to.include({ sent: 2, queued: 0 });
     expect((await f.api().get(`/messages/${id}`).expect(200)).body.data.stats.sent).to.equal(2);
+  });
+
+  it('queues ranges of RANGE_SIZE recipients read a page at a time: none left out or in two ranges at the pages edges', async () => {
+    const id = await draft();
+    const sendId = (
+      await f
+        .api()
+        .post(`/messages/${id}/send`, { list_ids: [list] })
+        .expect(200)
+    ).body.data.id;
+    const store = campaignContainer(f.engine).resolve(SendStore);
+    // 25,001 more queued recipients (ids with gaps), a few sent ones between them: more than two pages of ids.
+    const extra = Array.from({ length: 25_001 }, (_, i) => ({
+      send_id: sendId,
+      subscriber_id: 1_000_000 + i * 3,
+      state: i % 1000 === 7 ? 'sent' : 'queued',
+    }));
+    // 400 rows a statement: SQLite takes at most 500 terms in knex's compound SELECT.
+    for (let i = 0; i < extra.length; i += 400) await f.engine.knex('send_recipients').insert(extra.slice(i, i + 400));
+    const queued = (
+      await f.engine.knex('send_recipients').where({ send_id: sendId, state: 'queued' }).orderBy('subscriber_id')
+    ).map((r) => Number(r.subscriber_id));
+    const ranges: Array<{ from: number; to: number }> = [];
+    for await (const range of store.queuedRanges(sendId)) ranges.push(range);
+    expect(ranges).to.have.length(Math.ceil(queued.length / RANGE_SIZE));
+    ranges.forEach((range, i) => {
+      const inside = queued.filter((s) => s >= range.from && s < range.to);
+      expect(inside[0]).to.equal(range.from);
+      expect(inside).to.have.length(i < ranges.length - 1 ? RANGE_SIZE : queued.length - i * RANGE_SIZE);
+      if (i) expect(range.from).to.equal(ranges[i - 1].to);
+    });
+    expect(ranges[ranges.length - 1].to).to.equal(queued[queued.length - 1] + 1);
+    await f.api().post(`/messages/${id}/cancel`).expect(200);
   });
 
   it('a send whose mail cannot be composed any more pauses with the reason instead of retrying forever', async () => {
