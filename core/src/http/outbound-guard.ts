@@ -32,9 +32,7 @@ export class OutboundGuard {
   /** Send every outbound request through it: undici's `request(url, { dispatcher })`. Made on first use. */
   get dispatcher(): Agent {
     this.agent ??= new (undici().Agent)({
-      // Per origin as many as a caller keeps in flight at most by default (64), so that no request to
-      // one receiver waits in the client for a connection.
-      connections: 64,
+      connections: 32,
       keepAliveTimeout: 10_000,
       connect: guardedConnector((address, hostname) =>
         this.isAllowedAddress(address) ? null : refusedAddressError(address, hostname),

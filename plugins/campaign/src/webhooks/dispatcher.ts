@@ -65,7 +65,12 @@ export class WebhookDispatcher {
     const kept = keepLock(lock, LOCK_MS);
     let tries = 0;
     const inFlight = new Set<Promise<void>>();
-    const places = new Places(this.options.concurrency, (id) => this.placesOf(id), this.options.timeoutMs);
+    const places = new Places(
+      this.options.concurrency,
+      (id) => this.placesOf(id),
+      (id) => this.answering.has(id),
+      this.options.timeoutMs,
+    );
     const finished: Tried[] = [];
     const notFailing = new Set<number>();
     const keys = new Map<string, Buffer>();

@@ -18,7 +18,9 @@ interface Waiting {
 /**
  * One dispatcher run's claimed deliveries: those in flight, and those claimed ahead (up to as many again)
  * waiting for a place, so that a claim is a statement per many tries. A subscription holds at most
- * `placesOf` tries in flight and twice that claimed; the rest of its due deliveries stay in the database.
+ * `placesOf` tries in flight, and claimed twice that if `claimsAhead` (a receiver that answers), else no
+ * more than its places (a receiver that hangs gets its next tries only as its places free, as before);
+ * the rest of its due deliveries stay in the database.
  */
 export class Places {
   private readonly waiting: Waiting[] = [];
@@ -29,6 +31,7 @@ export class Places {
   constructor(
     private readonly concurrency: number,
     private readonly placesOf: (webhookId: number) => number,
+    private readonly claimsAhead: (webhookId: number) => boolean,
     /** How long a claimed delivery may wait for a place. */
     private readonly waitMs: number,
   ) {}
@@ -48,7 +51,8 @@ export class Places {
 
   /** How many more of a subscription's may be claimed. */
   roomOf(webhookId: number): number {
-    return 2 * this.placesOf(webhookId) - (this.heldOf.get(webhookId) ?? 0);
+    const claims = (this.claimsAhead(webhookId) ? 2 : 1) * this.placesOf(webhookId);
+    return claims - (this.heldOf.get(webhookId) ?? 0);
   }
 
   /** Subscriptions that may have no more claimed now. */

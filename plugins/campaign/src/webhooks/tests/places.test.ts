@@ -15,7 +15,12 @@ const WAIT_MS = 1_000;
 
 describe("campaign: a webhook run's places", () => {
   it('claims ahead up to twice the places, and twice its share for a subscription', () => {
-    const places = new Places(8, (id) => (id === 2 ? 2 : 8), WAIT_MS);
+    const places = new Places(
+      8,
+      (id) => (id === 2 ? 2 : 8),
+      () => true,
+      WAIT_MS,
+    );
     expect(places.room()).to.equal(16);
     expect(places.roomOf(2)).to.equal(4);
     places.claimed(
@@ -27,8 +32,26 @@ describe("campaign: a webhook run's places", () => {
     expect(places.room()).to.equal(12);
   });
 
+  it('claims no more than its places for a subscription whose receiver does not answer', () => {
+    const places = new Places(
+      8,
+      () => 2,
+      (id) => id !== 3,
+      WAIT_MS,
+    );
+    expect(places.roomOf(3)).to.equal(2);
+    expect(places.roomOf(4)).to.equal(4);
+    places.claimed([due(1, 3), due(2, 3)], 0);
+    expect(places.full()).to.deep.equal([3]);
+  });
+
   it("starts in claim order within a subscription's places; its waiting ones do not hold up another's", () => {
-    const places = new Places(4, (id) => (id === 1 ? 1 : 4), WAIT_MS);
+    const places = new Places(
+      4,
+      (id) => (id === 1 ? 1 : 4),
+      () => true,
+      WAIT_MS,
+    );
     places.claimed([due(1, 1), due(2, 1), due(3, 2), due(4, 2), due(5, 2), due(6, 2)], 0);
     const started = [places.start(0), places.start(0), places.start(0), places.start(0)].map((d) => d?.id);
     // The hanging one's second waits; the other's fill the rest of the places, then all are taken.
@@ -42,7 +65,12 @@ describe("campaign: a webhook run's places", () => {
   });
 
   it('lets go of a claimed delivery that waited longer than a try may take, so its lease still covers a try', () => {
-    const places = new Places(1, () => 1, WAIT_MS);
+    const places = new Places(
+      1,
+      () => 1,
+      () => true,
+      WAIT_MS,
+    );
     places.claimed([due(1, 1), due(2, 1)], 0);
     expect(places.start(0)?.id).to.equal(1);
     places.ended(1);
@@ -52,7 +80,12 @@ describe("campaign: a webhook run's places", () => {
   });
 
   it('lets go of every waiting delivery when the run stops taking', () => {
-    const places = new Places(1, () => 1, WAIT_MS);
+    const places = new Places(
+      1,
+      () => 1,
+      () => true,
+      WAIT_MS,
+    );
     places.claimed([due(1, 1), due(2, 1)], 0);
     places.start(0);
     places.dropWaiting();
