@@ -75,10 +75,11 @@ const WINDOW_IDS = 65_536;
 interface ScanProgress {
   found: number;
   blocksRead: number;
-  /** The lead grams' ids read so far, and the candidates they left. */
-  leading: number;
+  /** The candidates the windows so far left, and how many of them were confirmed. */
   candidates: number;
   confirmed: number;
+  /** The lead grams' ids per block in the last window (the lead may change from one window to the next). */
+  leadPerBlock: number;
 }
 
 /**
@@ -92,7 +93,7 @@ function nextWindow(p: ScanProgress, enough: number): number {
   const byMatches = p.found
     ? Math.max(FIRST_WINDOW_BLOCKS, Math.ceil(((enough - p.found) / perBlock(p.found)) * 1.5))
     : Infinity;
-  const byIds = p.leading ? Math.ceil(WINDOW_IDS / perBlock(p.leading)) : Infinity;
+  const byIds = p.leadPerBlock ? Math.ceil(WINDOW_IDS / p.leadPerBlock) : Infinity;
   const byConfirms = p.candidates
     ? Math.ceil((SUBSTRING_CONFIRM_CAP - p.confirmed) / perBlock(p.candidates))
     : Infinity;
@@ -151,13 +152,13 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
   const listGrams = scan.listIds.map(membershipGram);
   const density: GramDensity = new Map();
   const ids: number[] = [];
-  const progress: ScanProgress = { found: 0, blocksRead: 0, leading: 0, candidates: 0, confirmed: 0 };
+  const progress: ScanProgress = { found: 0, blocksRead: 0, candidates: 0, confirmed: 0, leadPerBlock: 0 };
   for (let size = FIRST_WINDOW_BLOCKS; from < to; size = nextWindow(progress, scan.enough)) {
     const end = Math.min(from + size, to);
     const index = gramIndex(alternatives, rarestTerm(alternatives, density) ?? longest, listGrams, density);
     const { candidates, leading } = await windowCandidates(scan, alternatives, index, from, end);
     progress.blocksRead += end - from;
-    progress.leading += leading;
+    progress.leadPerBlock = leading / (end - from);
     progress.candidates += candidates.length;
     from = end;
     for (let i = 0; i < candidates.length;) {
