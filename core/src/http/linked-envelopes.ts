@@ -45,7 +45,9 @@ export const pageEnvelopeSchema = (item: object) => ({
         prev_page_url: { type: ['string', 'null'] },
         total_capped: {
           type: 'boolean',
-          description: 'true when a search matched more than 10,000 and total says 10000',
+          description:
+            'true when total is a lower bound ("at least"): a search stopped counting (10,000 matches; 1,000 with ' +
+            'substrings, or 5,000 candidates confirmed); a page past the counted matches of a search with substrings is a 422',
         },
       },
     },
