@@ -4,6 +4,7 @@ import { printResult } from './output';
 import { recordServedUrl } from '../config/served-url';
 import { runUntilSignal } from './run-until-signal';
 import { metricsClosedReason } from '../http/metrics-access';
+import { boundHeapGrowth } from './heap-growth';
 
 export type WithEngine = <T>(fn: (engine: Engine) => Promise<T>, keepOpen?: boolean) => Promise<T>;
 
@@ -16,6 +17,7 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
     .option('--no-migrate', 'do not apply pending migrations before serving')
     .action((opts: { worker: boolean; scheduler: boolean; migrate: boolean }) =>
       withEngine(async (engine) => {
+        boundHeapGrowth();
         await engine.start({ migrate: opts.migrate, workers: opts.worker, scheduler: opts.scheduler, http: true });
         const { host, port, publicUrl } = engine.config;
         recordServedUrl(engine.config);
@@ -38,6 +40,7 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
     .description('run queue workers only (scale these out on Redis)')
     .action(() =>
       withEngine(async (engine) => {
+        boundHeapGrowth();
         await engine.start({ workers: true });
         engine.logger.info('worker started');
         await runUntilSignal(engine);

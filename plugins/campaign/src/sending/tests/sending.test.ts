@@ -605,16 +605,20 @@ describeEachBackend('campaign: claims and sends that cannot go on', (backend) =>
   });
   const draft = (fields: Record<string, unknown> = {}) => draftMessage(f, fields);
   const delivery = (id: number) => deliveryOf(f, id);
-
-  it('a claim given back by the watchdog no longer counts for the worker that lost it', async () => {
+  /** A draft sent to the list (no worker sends it): its send, and the store to drive it with. */
+  const sentToList = async () => {
     const id = await draft();
-    const sendId = (
+    const sendId: number = (
       await f
         .api()
         .post(`/messages/${id}/send`, { list_ids: [list] })
         .expect(200)
     ).body.data.id;
-    const store = campaignContainer(f.engine).resolve(SendStore);
+    return { id, sendId, store: campaignContainer(f.engine).resolve(SendStore) };
+  };
+
+  it('a claim given back by the watchdog no longer counts for the worker that lost it', async () => {
+    const { id, sendId, store } = await sentToList();
     const send = (await store.get(sendId))!;
     const lost = (await store.claim(sendId, 0, 1e9))!;
     expect(lost.ids).to.have.length(2);
@@ -630,14 +634,7 @@ describeEachBackend('campaign: claims and sends that cannot go on', (backend) =>
   });
 
   it('queues ranges of RANGE_SIZE recipients read a page at a time: none left out or in two ranges at the pages edges', async () => {
-    const id = await draft();
-    const sendId = (
-      await f
-        .api()
-        .post(`/messages/${id}/send`, { list_ids: [list] })
-        .expect(200)
-    ).body.data.id;
-    const store = campaignContainer(f.engine).resolve(SendStore);
+    const { id, sendId, store } = await sentToList();
     // 25,001 more queued recipients (ids with gaps), a few sent ones between them: more than two pages of ids.
     const extra = Array.from({ length: 25_001 }, (_, i) => ({
       send_id: sendId,
