@@ -19,8 +19,11 @@ import campaign from '@switchboard/plugin-campaign';
 import { exitOf, repoRoot, startCli } from '../src/cli';
 
 const EVENTS = 2000;
-/** The worker's tries in flight at once (the default concurrency): what a crash may deliver twice. */
-const IN_FLIGHT = 64;
+/**
+ * What a crash may deliver twice: the tries a run has claimed, in flight or ended and not yet written
+ * (outcomes are written when it claims again): twice the places, 64 (issue 27's claims ahead).
+ */
+const IN_FLIGHT = 2 * 64;
 /** The API (this process) seals each webhook's secret; the workers open it: one key for both. */
 const APP_KEY = crypto.randomBytes(32).toString('base64');
 

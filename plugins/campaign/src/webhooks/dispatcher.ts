@@ -76,11 +76,8 @@ export class WebhookDispatcher {
     const keys = new Map<string, Buffer>();
     const quarter = this.options.concurrency / 4;
     let lookAgain: Promise<void> | null = null;
-    // A try that ended is sent but not yet written until its outcome is: with the tries in flight, never
-    // more than the places, so a killed worker delivers at most that many twice (as before claiming ahead).
-    const unwrittenRoom = () => inFlight.size + finished.length < this.options.concurrency;
     const startWaiting = () => {
-      for (let due: Due | null; kept.held() && unwrittenRoom() && (due = places.start(this.clock.now().getTime()));) {
+      for (let due: Due | null; kept.held() && (due = places.start(this.clock.now().getTime()));) {
         const { webhookId } = due;
         tries++;
         const attempt: Promise<void> = this.attempt(due, keys).then((tried) => {
@@ -102,10 +99,7 @@ export class WebhookDispatcher {
           await this.outcomes.write(finished.splice(0), notFailing);
           await this.takeFairly(places);
           startWaiting();
-        } else if (finished.length >= quarter) {
-          await this.outcomes.write(finished.splice(0), notFailing);
-          startWaiting();
-        }
+        } else if (finished.length >= quarter) await this.outcomes.write(finished.splice(0), notFailing);
         if (!kept.held()) {
           // Another run may have the lock by now: what it writes is not known here.
           places.dropWaiting();
