@@ -153,25 +153,27 @@ export class MailEventLedger {
       (a, b) => a - b,
     );
     if (!messages.length || !subscribers.length) return mails;
-    // The recipients' rows by primary key (send, subscriber), of the sends a tracked link names and of
-    // every send of the messages a provider's event names (it names the message, not which of its sends).
-    const sends = [...new Set(events.filter((e) => e.sendId !== undefined).map((e) => e.sendId!))];
+    // The mails' sends: a tracked link names its own; a provider's event, every send of its message. Then
+    // the recipients' rows by primary key (send, subscriber).
+    const messageOf = new Map<number, number>(
+      events.filter((e) => e.sendId !== undefined).map((e) => [e.sendId!, e.messageId!]),
+    );
     const unsent = [...new Set(events.filter((e) => e.sendId === undefined).map((e) => e.messageId!))];
+    if (unsent.length)
+      for (const s of await trx('message_sends').whereIn('message_id', unsent).select('id', 'message_id'))
+        messageOf.set(toInt(s.id), toInt(s.message_id));
+    if (!messageOf.size) return mails;
     for (let i = 0; i < subscribers.length; i += CHUNK) {
-      const rows: Array<Record<string, unknown>> = await trx('send_recipients as r')
-        .join('message_sends as s', 's.id', 'r.send_id')
-        .where((mailsOf) => {
-          if (unsent.length) mailsOf.whereIn('s.message_id', unsent);
-          if (sends.length) mailsOf.orWhereIn('r.send_id', sends);
-        })
-        .whereIn('r.subscriber_id', subscribers.slice(i, i + CHUNK))
-        .orderBy(['r.send_id', 'r.subscriber_id'])
-        .select('r.send_id', 's.message_id', 'r.subscriber_id', 'r.opened_at', 'r.clicked_at');
+      const rows: Array<Record<string, unknown>> = await trx('send_recipients')
+        .whereIn('send_id', [...messageOf.keys()])
+        .whereIn('subscriber_id', subscribers.slice(i, i + CHUNK))
+        .orderBy(['send_id', 'subscriber_id'])
+        .select('send_id', 'subscriber_id', 'opened_at', 'clicked_at');
       for (const r of rows) {
         const mail = { sendId: toInt(r.send_id), opened: r.opened_at !== null, clicked: r.clicked_at !== null };
         mails.set(`s${mail.sendId}.${toInt(r.subscriber_id)}`, mail);
         // In send order: the latest send's row stays.
-        mails.set(`m${toInt(r.message_id)}.${toInt(r.subscriber_id)}`, mail);
+        mails.set(`m${messageOf.get(mail.sendId)}.${toInt(r.subscriber_id)}`, mail);
       }
     }
     return mails;
