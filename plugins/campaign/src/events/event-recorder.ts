@@ -22,6 +22,36 @@ interface RecordedEvent {
   event_at: unknown;
 }
 
+const EVENT_COLUMNS = [
+  'organization_id',
+  'webhook_endpoint_id',
+  'provider',
+  'provider_event_id',
+  'message_id',
+  'subscriber_id',
+  'recipient',
+  'event_type',
+  'bounce',
+  'provider_message_id',
+  'payload',
+  'event_at',
+  'received_at',
+  'receipt',
+] as const;
+type EventRow = Record<(typeof EVENT_COLUMNS)[number], unknown> & {
+  organization_id: number;
+  provider: string;
+  provider_event_id: string;
+  event_type: string;
+};
+
+/** MariaDB's INSERT IGNORE of `count` event rows, with placeholders. */
+const insertIgnoreEvents = (count: number) =>
+  `insert ignore into \`inbound_events\` (${EVENT_COLUMNS.map((c) => `\`${c}\``).join(', ')}) values ` +
+  Array(count)
+    .fill(`(${EVENT_COLUMNS.map(() => '?').join(', ')})`)
+    .join(', ');
+
 const eventKey = (e: { organization_id: unknown; provider: string; provider_event_id: string }) =>
   `${toInt(e.organization_id)}\u0000${e.provider}\u0000${e.provider_event_id}`;
 
@@ -94,7 +124,7 @@ export class InboundEventRecorder {
     );
     const receipt = crypto.randomBytes(12).toString('hex');
     const now = this.clock.now();
-    const rows = linked.map(({ organizationId, event: e }, i) => ({
+    const rows = linked.map(({ organizationId, event: e }, i): EventRow => ({
       organization_id: organizationId,
       webhook_endpoint_id: batch[owner[i]].endpoint.id,
       provider: batch[owner[i]].provider,
@@ -131,20 +161,25 @@ export class InboundEventRecorder {
   }
 
   /** Writes the rows not recorded before; how many were new where the database tells (MariaDB), else null. */
-  private async insertNew(trx: Knex.Transaction, rows: Array<Record<string, unknown>>): Promise<number | null> {
+  private async insertNew(trx: Knex.Transaction, rows: EventRow[]): Promise<number | null> {
     const mysql = dialectOfKnex(trx) === 'mysql';
     let inserted = 0;
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      const insert = trx('inbound_events')
-        .insert(rows.slice(i, i + INSERT_CHUNK))
-        .onConflict(['organization_id', 'provider', 'provider_event_id'])
-        .ignore();
-      if (!mysql) await insert;
-      else {
-        const { sql, bindings } = insert.toSQL();
-        const [result] = (await trx.raw(sql, bindings as Knex.RawBinding[])) as [{ affectedRows: number }];
-        inserted += result.affectedRows;
+      const part = rows.slice(i, i + INSERT_CHUNK);
+      if (!mysql) {
+        await trx('inbound_events')
+          .insert(part)
+          .onConflict(['organization_id', 'provider', 'provider_event_id'])
+          .ignore();
+        continue;
       }
+      // The statement's text with placeholders, not knex's builder: it compiles every row's every value
+      // (measured: a sixth of the serve thread during batches of 100).
+      const values = part.flatMap((row) => EVENT_COLUMNS.map((c) => row[c]));
+      const [result] = (await trx.raw(insertIgnoreEvents(part.length), values as Knex.RawBinding[])) as [
+        { affectedRows: number },
+      ];
+      inserted += result.affectedRows;
     }
     return mysql ? inserted : null;
   }
