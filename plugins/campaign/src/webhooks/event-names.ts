@@ -1,7 +1,7 @@
 /**
  * The events an outbound webhook can subscribe to (docs/decisions.md, Outbound webhooks, lists each
- * payload). Mail events are per recipient of a real send: `opened` and `clicked` tell of the first open
- * and click of a mail, as the message's statistics count them.
+ * payload). Mail events are per recipient of a real send: `opened` and `clicked` tell of every open and
+ * click, `first: true` on a mail's first of each (as the message's unique figures count them).
  */
 export const WEBHOOK_EVENTS = [
   'sent',
