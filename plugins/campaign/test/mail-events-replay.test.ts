@@ -4,7 +4,7 @@ import { describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/c
 import { toInt } from '@switchboard/core';
 import { campaignContainer, campaignFixture, CampaignFixture } from '../src/shared/tests/support';
 import { draftMessage, listOf, sendNow } from '../src/shared/tests/sending-support';
-import { signProviderA } from '../src/shared/tests/provider-signing';
+import { signedHeaders as signProviderA } from '@switchboard/provider-a/testing';
 import { StatsRebuild } from '../src/events/stats-rebuild';
 import { AnalyticsRebuild } from '../src/analytics/rebuild';
 import { TrackingLinks } from '../src/sending/tracking-links';

@@ -2,10 +2,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { hmacSha256, InboundRequest, memoryReplayGuard, ProviderError } from '@switchboard/provider-kit';
+import { InboundRequest, memoryReplayGuard, ProviderError } from '@switchboard/provider-kit';
 import { runAdapterContract } from '@switchboard/provider-kit/contract';
 import { EventWebhook } from '@sendgrid/eventwebhook';
 import providerA from '../src';
+import { signedHeaders } from '../src/testing';
 
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, '../../test/fixtures', name));
 const request = (body: Buffer, headers: Record<string, string> = {}): InboundRequest => ({
@@ -13,13 +14,7 @@ const request = (body: Buffer, headers: Record<string, string> = {}): InboundReq
   headers: { 'content-type': 'application/json', ...headers },
   query: {},
 });
-const signed = (body: Buffer, secret: string, at: Date) => {
-  const timestamp = String(Math.floor(at.getTime() / 1000));
-  return request(body, {
-    'x-twilio-email-event-webhook-timestamp': timestamp,
-    'x-twilio-email-event-webhook-signature': hmacSha256(secret, timestamp, body).toString('base64'),
-  });
-};
+const signed = (body: Buffer, secret: string, at: Date) => request(body, signedHeaders(secret, body, at));
 const without =
   (name: string) =>
   ({ headers, ...rest }: InboundRequest): InboundRequest => ({

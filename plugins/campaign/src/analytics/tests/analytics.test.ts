@@ -4,7 +4,7 @@ import { createTenant, describeEachBackend, ManualClock, smtpSink, SmtpSink, wai
 import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
 import { sendNow } from '../../shared/tests/sending-support';
 import { AnalyticsRebuild } from '../rebuild';
-import { signProviderA } from '../../shared/tests/provider-signing';
+import { signedHeaders as signProviderA } from '@switchboard/provider-a/testing';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -7,7 +7,7 @@ import { snsTestSigner, TEST_CERT_URL } from '@switchboard/provider-d/testing';
 import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
 import { REMOTE_TEXT } from '../remote-text';
 import { listOf, mailsOf, sendNow } from '../../shared/tests/sending-support';
-import { signProviderA } from '../../shared/tests/provider-signing';
+import { signedHeaders as signProviderA } from '@switchboard/provider-a/testing';
 import { SubscriberWriter } from '../../audience/subscribers';
 
 describeEachBackend('campaign: inbound provider webhooks', (backend) => {

@@ -6,7 +6,7 @@ import { SERVICES } from '@switchboard/core';
 import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
 import { listOf, mailsOf, sendNow } from '../../shared/tests/sending-support';
 import { STATS_REBUILD_JOB, StatsRebuild } from '../stats-rebuild';
-import { signProviderA } from '../../shared/tests/provider-signing';
+import { signedHeaders as signProviderA } from '@switchboard/provider-a/testing';
 
 const COUNTERS = ['count_delivered', 'count_read', 'count_clicked', 'count_bounced', 'count_stop', 'count_complained'];
 const EVENTS = [
