@@ -7,7 +7,7 @@ import { apiClient, createTenant, waitFor } from '@switchboard/core/testing';
 import campaign from '@switchboard/plugin-campaign';
 import { runJson } from '../src/cli';
 import { PrivateStack } from './support/private-stack';
-import { dirtyReader } from './support/dirty-reader';
+import { dirtyReader } from '../src/dirty-reader';
 import { providerAHeaders } from '../src/provider-a';
 
 /** Organizations, each with its subscribers, a message and provider events about it. */

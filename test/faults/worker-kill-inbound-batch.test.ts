@@ -4,7 +4,7 @@ import { apiClient, ApiClient, createTenant, waitFor } from '@switchboard/core/t
 import campaign from '@switchboard/plugin-campaign';
 import { PrivateStack } from './support/private-stack';
 import { CliProcess } from './support/cli-process';
-import { dirtyReader } from './support/dirty-reader';
+import { dirtyReader } from '../src/dirty-reader';
 import { providerAHeaders } from '../src/provider-a';
 
 /**

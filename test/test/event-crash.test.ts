@@ -12,6 +12,7 @@ import {
 } from '@switchboard/core/testing';
 import campaign from '@switchboard/plugin-campaign';
 import { exitOf, freePort, startCli } from '../src/cli';
+import { dirtyReader } from '../src/dirty-reader';
 import { providerAHeaders } from '../src/provider-a';
 
 /** The API (this process) seals the endpoint's secret; the serve process opens it: one key for both. */
@@ -62,34 +63,17 @@ describe('a provider event survives a process killed between its record and its 
     base = `http://127.0.0.1:${port}`;
     await waitFor(async () => (await fetch(`${base}/health`).catch(() => null))?.ok === true, 30_000);
   };
-  /**
-   * What the database holds of the test's event and message, committed or not: a connection of its own
-   * that reads uncommitted rows.
-   */
-  const dirtyReader = async (message: number) => {
-    const connection = await engine.knex.client.acquireConnection();
-    const query = (sql: string, bindings: unknown[] = []) =>
-      new Promise<Array<{ n: unknown }>>((resolve, reject) =>
-        connection.query(sql, bindings, (error: Error | null, rows: Array<{ n: unknown }>) =>
-          error ? reject(error) : resolve(rows),
-        ),
-      );
-    await query('SET SESSION TRANSACTION ISOLATION LEVEL READ UNCOMMITTED');
+  /** What the database holds of the test's event and message, committed or not. */
+  const uncommitted = async (message: number) => {
+    const reader = await dirtyReader(engine.knex);
     return {
       read: async () => ({
-        recorded: Number(
-          (
-            await query('SELECT count(*) AS n FROM inbound_events WHERE provider_event_id = ?', [
-              'bounce:crash-bounce-1',
-            ])
-          )[0].n,
-        ),
-        bounced: Number((await query('SELECT count_bounced AS n FROM messages WHERE id = ?', [message]))[0].n),
+        recorded: await reader.count('SELECT count(*) FROM inbound_events WHERE provider_event_id = ?', [
+          'bounce:crash-bounce-1',
+        ]),
+        bounced: await reader.count('SELECT count_bounced FROM messages WHERE id = ?', [message]),
       }),
-      close: async () => {
-        await query('SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-        await engine.knex.client.releaseConnection(connection);
-      },
+      close: () => reader.close(),
     };
   };
 
@@ -132,7 +116,7 @@ describe('a provider event survives a process killed between its record and its 
     await start();
     // A first event makes the organization's status count rows, outside any transaction.
     expect((await deliver(JSON.stringify([event('delivered', 'crash-delivered-1')]))).status).to.equal(200);
-    const dirty = await dirtyReader(message);
+    const dirty = await uncommitted(message);
     const lock = await engine.knex.transaction();
     try {
       // The organization's count of active subscribers: the status change, the last effect, waits for it.
