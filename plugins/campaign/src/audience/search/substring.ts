@@ -264,12 +264,44 @@ function mayHold(query: Knex.QueryBuilder, grams: string[]): Knex.QueryBuilder {
   });
 }
 
+/** Candidates of a window as a bitmap per block (blocks without any left out): cheap to intersect. */
+type Bitmaps = Map<number, Uint32Array>;
+
+function countOf(bitmaps: Bitmaps): number {
+  let count = 0;
+  for (const bits of bitmaps.values()) for (let w = 0; w < bits.length; w++) count += popCount(bits[w]);
+  return count;
+}
+
+function popCount(word: number): number {
+  word -= (word >>> 1) & 0x55555555;
+  word = (word & 0x33333333) + ((word >>> 2) & 0x33333333);
+  return (Math.imul((word + (word >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
+}
+
+/** Keeps in each block only the bits `allowed` gives it (none when it gives none); drops emptied blocks. */
+function narrow(bitmaps: Bitmaps, allowed: (block: number) => Uint32Array | undefined) {
+  for (const [block, bits] of bitmaps) {
+    const keep = allowed(block);
+    let any = 0;
+    for (let w = 0; w < bits.length; w++) any |= bits[w] &= keep ? keep[w] : 0;
+    if (!any) bitmaps.delete(block);
+  }
+}
+
+const idsOfBitmaps = (bitmaps: Bitmaps) => {
+  const ids: number[] = [];
+  for (const block of [...bitmaps.keys()].sort((x, y) => x - y)) idsOf(block, bitmaps.get(block)!, ids);
+  return ids;
+};
+
 /**
  * The ids of blocks [from, to) that every term's grams and every other filter allow, ascending. The
  * lead grams' rows are read first, then the other filters narrow their ids, then the rarest other term's
  * rows (by what earlier windows read), and the other grams' rows are read only for the blocks still
  * holding candidates: one term that matches nobody (`y*` among 16 common one-letter prefixes) ends the
- * window after two reads instead of reading every term's rows.
+ * window after two reads instead of reading every term's rows. Candidates stay bitmaps until the end: a
+ * window holds up to WINDOW_IDS of them, and arrays of those held the event loop (issue 27).
  */
 async function windowCandidates(
   scan: SubstringScan,
@@ -307,56 +339,66 @@ async function windowCandidates(
   };
   const densityOf = (gram: string) =>
     index.density.get(gram) ?? index.density.set(gram, { bytes: 0, blocks: 0 }).get(gram)!;
-  const bitSet = (gram: string, id: number) => {
-    const bits = sets.get(gram)?.get(Math.floor(id / BLOCK_SIZE));
-    const offset = id & (BLOCK_SIZE - 1);
-    return bits !== undefined && (bits[offset >> 5] & (1 << (offset & 31))) !== 0;
+  /** The bits of a block in which a term holds (in any of its scopes: every gram of that scope). */
+  const termBits = (alts: string[][], block: number) => {
+    const term = emptyBlock();
+    for (const alt of alts) {
+      const both = emptyBlock().fill(0xffffffff);
+      for (const gram of alt) {
+        const bits = sets.get(gram)?.get(block);
+        if (!bits) both.fill(0);
+        else for (let w = 0; w < both.length; w++) both[w] &= bits[w];
+      }
+      for (let w = 0; w < term.length; w++) term[w] |= both[w];
+    }
+    return term;
   };
-  const blocksOf = (ids: number[]) => [...new Set(ids.map((id) => Math.floor(id / BLOCK_SIZE)))];
+  const blocksOf = (bitmaps: Bitmaps) => [...bitmaps.keys()].sort((x, y) => x - y);
   await read(scan.status, index.leadGrams, to - from, (q) =>
     q.andWhere('block', '>=', from).andWhere('block', '<', to),
   );
-  const leading: number[] = [];
-  const leadBlocks = new Set<number>();
-  for (const gram of index.leadGrams) for (const block of sets.get(gram)?.keys() ?? []) leadBlocks.add(block);
-  for (const block of [...leadBlocks].sort((x, y) => x - y)) {
-    const any = emptyBlock();
-    for (const gram of index.leadGrams) {
-      const bits = sets.get(gram)?.get(block);
-      if (bits) for (let w = 0; w < any.length; w++) any[w] |= bits[w];
+  const candidates: Bitmaps = new Map();
+  for (const gram of index.leadGrams)
+    for (const [block, bits] of sets.get(gram) ?? []) {
+      const any = candidates.get(block) ?? candidates.set(block, emptyBlock()).get(block)!;
+      for (let w = 0; w < any.length; w++) any[w] |= bits[w];
     }
-    idsOf(block, any, leading);
-  }
-  const answer = (candidates: number[]) => ({ candidates, leading: leading.length });
+  const leading = countOf(candidates);
+  const answer = () => ({ candidates: idsOfBitmaps(candidates), leading });
   // The lists' sets, then the other filters, before the other grams: a list or a meta value that
   // rules a block out spares reading that block's rows of every other gram.
-  let candidates = leading;
-  if (index.listGrams.length && candidates.length) {
+  if (index.listGrams.length && candidates.size) {
     const blocks = blocksOf(candidates);
     await read(MEMBERSHIP_STATUS, index.listGrams, blocks.length, (q) => q.whereIn('block', blocks));
-    candidates = candidates.filter((id) => index.listGrams.every((gram) => bitSet(gram, id)));
+    narrow(candidates, (block) => termBits([index.listGrams], block));
   }
   for (const filter of scan.idFilters) {
-    if (!candidates.length) break;
+    if (!candidates.size) break;
     // Read the filter's ids in the window, or check the candidates, whichever reads less.
-    const allowed = new Set<number>();
-    if (candidates.length * POINT_COST > (to - from) * BLOCK_SIZE) {
-      for (const id of await filter.inRange(from * BLOCK_SIZE, to * BLOCK_SIZE)) allowed.add(id);
+    const allowed: Bitmaps = new Map();
+    const allow = (id: number) => {
+      const block = Math.floor(id / BLOCK_SIZE);
+      const bits = allowed.get(block) ?? allowed.set(block, emptyBlock()).get(block)!;
+      const offset = id & (BLOCK_SIZE - 1);
+      bits[offset >> 5] |= 1 << (offset & 31);
+    };
+    if (countOf(candidates) * POINT_COST > (to - from) * BLOCK_SIZE) {
+      for (const id of await filter.inRange(from * BLOCK_SIZE, to * BLOCK_SIZE)) allow(id);
     } else {
-      for (let i = 0; i < candidates.length; i += 1000)
-        for (const id of await filter.among(candidates.slice(i, i + 1000))) allowed.add(id);
+      const ids = idsOfBitmaps(candidates);
+      for (let i = 0; i < ids.length; i += 1000) for (const id of await filter.among(ids.slice(i, i + 1000))) allow(id);
     }
-    candidates = candidates.filter((id) => allowed.has(id));
+    narrow(candidates, (block) => allowed.get(block));
   }
-  if (!candidates.length || !index.otherGrams.length) return answer(candidates);
+  if (!candidates.size || !index.otherGrams.length) return answer();
   const readFirst = new Set<string>();
   const rarest = rarestTerm(alternatives, index.density, index.leadTerm);
   if (rarest !== undefined) {
     for (const gram of alternatives[rarest].flat()) if (!index.leadGrams.includes(gram)) readFirst.add(gram);
     const blocks = blocksOf(candidates);
     await read(scan.status, [...readFirst], blocks.length, (q) => q.whereIn('block', blocks));
-    candidates = candidates.filter((id) => alternatives[rarest].some((alt) => alt.every((gram) => bitSet(gram, id))));
-    if (!candidates.length) return answer(candidates);
+    narrow(candidates, (block) => termBits(alternatives[rarest], block));
+    if (!candidates.size) return answer();
   }
   const active = blocksOf(candidates);
   // The leading term's other grams in a scope matter only in the blocks where that scope's lead gram holds
@@ -385,24 +427,6 @@ async function windowCandidates(
       read(scan.status, grams, blocks.length, (q) => q.whereIn('block', blocks)),
     ),
   );
-  const out: number[] = [];
-  for (const block of active) {
-    const result = emptyBlock().fill(0xffffffff);
-    for (const alts of alternatives) {
-      const term = emptyBlock();
-      for (const alt of alts) {
-        const both = emptyBlock().fill(0xffffffff);
-        for (const gram of alt) {
-          const bits = sets.get(gram)?.get(block);
-          if (!bits) both.fill(0);
-          else for (let w = 0; w < both.length; w++) both[w] &= bits[w];
-        }
-        for (let w = 0; w < term.length; w++) term[w] |= both[w];
-      }
-      for (let w = 0; w < result.length; w++) result[w] &= term[w];
-    }
-    idsOf(block, result, out);
-  }
-  const kept = new Set(candidates);
-  return answer(out.filter((id) => kept.has(id)));
+  for (const alts of alternatives) narrow(candidates, (block) => termBits(alts, block));
+  return answer();
 }
