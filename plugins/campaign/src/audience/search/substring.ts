@@ -65,6 +65,14 @@ const POINT_COST = 10;
  * 50 ms (docs/performance-history.md, issue 27).
  */
 export const SUBSTRING_CONFIRM_CAP = 5_000;
+/**
+ * Bytes of index rows one search reads at most. At a million subscribers a search of eight one-letter
+ * prefixes reads about 1.3 MB of compacted rows, and over 6 MB (about 45 ms, 140 to 190 ms at p95 on a
+ * busy machine) while a large import's rows are not compacted yet; a search that reaches this before
+ * it has found a match of its page is refused (docs/decisions.md, Search). An object so that tests can
+ * lower it to meet it at a few thousand subscribers.
+ */
+export const SUBSTRING_READ_BUDGET = { bytes: 4 * 2 ** 20 };
 const FIRST_WINDOW_BLOCKS = 4;
 /**
  * The lead grams' ids one window builds at most: decoding and intersecting them runs on the event loop
@@ -80,13 +88,15 @@ interface ScanProgress {
   confirmed: number;
   /** The lead grams' ids per block in the last window (the lead may change from one window to the next). */
   leadPerBlock: number;
+  /** Bytes of index rows read so far. */
+  bytesRead: number;
 }
 
 /**
  * The next window: as many blocks as should bring the matches still missing at the rate found so far,
  * half again for safety; all the rest when nothing matched yet (a rare term needs one more read, not ten).
- * Never more blocks than hold WINDOW_IDS lead ids, nor candidates than are left to confirm, at the rates
- * read so far.
+ * Never more blocks than hold WINDOW_IDS lead ids, nor candidates than are left to confirm, nor index
+ * bytes than are left of SUBSTRING_READ_BUDGET, at the rates read so far; 0 when that budget is spent.
  */
 function nextWindow(p: ScanProgress, enough: number): number {
   const perBlock = (n: number) => n / p.blocksRead;
@@ -97,7 +107,9 @@ function nextWindow(p: ScanProgress, enough: number): number {
   const byConfirms = p.candidates
     ? Math.ceil((SUBSTRING_CONFIRM_CAP - p.confirmed) / perBlock(p.candidates))
     : Infinity;
-  return Math.max(1, Math.min(byMatches, byIds, byConfirms));
+  const byBytes = Math.floor((SUBSTRING_READ_BUDGET.bytes - p.bytesRead) / perBlock(p.bytesRead));
+  if (byBytes < 1) return 0;
+  return Math.max(1, Math.min(byMatches, byIds, byConfirms, byBytes));
 }
 
 export interface SubstringScan {
@@ -122,7 +134,7 @@ export interface SubstringScan {
  * The matching ids in id order, from the substring index: block by block, in windows sized by the rate
  * of matches (nextWindow), the sets of each term's grams are intersected (a term in either scope for a plain word), then with the
  * other filters' ids in the window, and the candidates confirmed. `complete` is false when the scan
- * stopped at SUBSTRING_CONFIRM_CAP before the end.
+ * stopped at SUBSTRING_CONFIRM_CAP or SUBSTRING_READ_BUDGET before the end.
  */
 export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number[]; complete: boolean }> {
   const { knex, organizationId, status, terms } = scan;
@@ -152,11 +164,20 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
   const listGrams = scan.listIds.map(membershipGram);
   const density: GramDensity = new Map();
   const ids: number[] = [];
-  const progress: ScanProgress = { found: 0, blocksRead: 0, candidates: 0, confirmed: 0, leadPerBlock: 0 };
+  const progress: ScanProgress = {
+    found: 0,
+    blocksRead: 0,
+    candidates: 0,
+    confirmed: 0,
+    leadPerBlock: 0,
+    bytesRead: 0,
+  };
   for (let size = FIRST_WINDOW_BLOCKS; from < to; size = nextWindow(progress, scan.enough)) {
+    if (!size) return { ids, complete: false };
     const end = Math.min(from + size, to);
     const index = gramIndex(alternatives, rarestTerm(alternatives, density) ?? longest, listGrams, density);
-    const { candidates, leading } = await windowCandidates(scan, alternatives, index, from, end);
+    const { candidates, leading, bytes } = await windowCandidates(scan, alternatives, index, from, end);
+    progress.bytesRead += bytes;
     progress.blocksRead += end - from;
     progress.leadPerBlock = leading / (end - from);
     progress.candidates += candidates.length;
@@ -309,8 +330,9 @@ async function windowCandidates(
   index: GramIndex,
   from: number,
   to: number,
-): Promise<{ candidates: number[]; leading: number }> {
+): Promise<{ candidates: number[]; leading: number; bytes: number }> {
   const sets = new Map<string, Map<number, Uint32Array>>();
+  let bytes = 0;
   const read = async (
     status: string,
     grams: string[],
@@ -329,6 +351,7 @@ async function windowCandidates(
     const asked = new Set(grams);
     for (const r of rows as Array<Record<string, unknown>>) {
       const block = toInt(r.block);
+      bytes += (r.grams as Uint8Array).length;
       readEntries(r.grams as Uint8Array, index.grams, (gram, set) => {
         const blocks = sets.get(gram) ?? sets.set(gram, new Map()).get(gram)!;
         decodeInto(blocks.get(block) ?? blocks.set(block, emptyBlock()).get(block)!, set);
@@ -364,7 +387,7 @@ async function windowCandidates(
       for (let w = 0; w < any.length; w++) any[w] |= bits[w];
     }
   const leading = countOf(candidates);
-  const answer = () => ({ candidates: idsOfBitmaps(candidates), leading });
+  const answer = () => ({ candidates: idsOfBitmaps(candidates), leading, bytes });
   // The lists' sets, then the other filters, before the other grams: a list or a meta value that
   // rules a block out spares reading that block's rows of every other gram.
   if (index.listGrams.length && candidates.size) {
