@@ -61,10 +61,7 @@ describeEachBackend('campaign: every search costs bounded work', (backend) => {
         ['user19', 7],
         ['user19999', 1],
       ] as const) {
-        const res = await f
-          .api()
-          .get(`/subscribers?search=${text}&page=${page}`)
-          .expect(422);
+        const res = await f.api().get(`/subscribers?search=${text}&page=${page}`).expect(422);
         expect(res.body.error.details, text).to.deep.equal({ field: 'search', rule: 'too_broad' });
         expect(res.body.error.message).to.include(`held no match for page ${page}.`);
       }
