@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { toInt } from '@switchboard/core';
 import type { SearchTexts } from './folding';
@@ -73,6 +74,8 @@ export const SUBSTRING_CONFIRM_CAP = 5_000;
  * lower it to meet it at a few thousand subscribers.
  */
 export const SUBSTRING_READ_BUDGET = { bytes: 4 * 2 ** 20 };
+/** Index rows decoded in one turn of the event loop. */
+const ROWS_PER_TURN = 500;
 const FIRST_WINDOW_BLOCKS = 4;
 /**
  * The lead grams' ids one window builds at most: decoding and intersecting them runs on the event loop
@@ -349,7 +352,9 @@ async function windowCandidates(
       ),
     ).select('block', 'grams');
     const asked = new Set(grams);
-    for (const r of rows as Array<Record<string, unknown>>) {
+    for (const [i, r] of (rows as Array<Record<string, unknown>>).entries()) {
+      // Other requests (and /health) in between: a read of thousands of part rows decodes for tens of ms.
+      if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await nextTurn();
       const block = toInt(r.block);
       bytes += (r.grams as Uint8Array).length;
       readEntries(r.grams as Uint8Array, index.grams, (gram, set) => {
