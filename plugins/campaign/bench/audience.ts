@@ -189,7 +189,9 @@ async function searchesDuringCompaction(client: Api, size: number, healthUrl: st
     ([name]) => isHard(name) || name === 'substring: common name piece (page 1)',
   );
   const samples = new Map(queries.map(([name]) => [name, [] as number[]]));
-  const statuses: Record<string, number> = {};
+  // Per search, how many answers of each HTTP status: a search may be refused while its part of the
+  // index is not compacted yet and answered once it is (SUBSTRING_READ_BUDGET).
+  const statuses = new Map(queries.map(([name]) => [name, {} as Record<number, number>]));
   const health = pollHealth(healthUrl);
   const started = performance.now();
   let compacting = true;
@@ -198,7 +200,9 @@ async function searchesDuringCompaction(client: Api, size: number, healthUrl: st
     for (let i = 0; compacting && queries.length; i++) {
       const [name, path] = queries[i % queries.length];
       const sent = performance.now();
-      statuses[name] = await client.status(path);
+      const status = await client.status(path);
+      const counts = statuses.get(name)!;
+      counts[status] = (counts[status] ?? 0) + 1;
       samples.get(name)!.push(performance.now() - sent);
     }
   })();
@@ -210,7 +214,7 @@ async function searchesDuringCompaction(client: Api, size: number, healthUrl: st
   const queriesDuring = Object.fromEntries(
     [...samples]
       .filter(([, ms]) => ms.length)
-      .map(([name, ms]) => [name, { ...latencies(ms), status: statuses[name] }]),
+      .map(([name, ms]) => [name, { ...latencies(ms), statuses: statuses.get(name)! }]),
   );
   const worst = all.length ? latencies(all) : null;
   return {

@@ -3,7 +3,7 @@ export { searchTexts } from './folding';
 export { appendMembershipRows } from './gram-rows';
 export { SEARCH_SOURCE_COLUMNS, deleteSearchRows, insertSearchRows, replaceSearchRows } from './rows';
 export type { SearchSource } from './rows';
-export { scanSubstrings, spanOf, termHolds } from './substring';
+export { scanSubstrings, spanOf, SUBSTRING_READ_BUDGET, termHolds } from './substring';
 export type { IdFilter, SubstringTerm } from './substring';
 export { parseSearch } from './syntax';
 export type { SubscriberSearch } from './syntax';

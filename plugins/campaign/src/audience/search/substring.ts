@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { toInt } from '@switchboard/core';
 import type { SearchTexts } from './folding';
@@ -65,6 +66,16 @@ const POINT_COST = 10;
  * 50 ms (docs/performance-history.md, issue 27).
  */
 export const SUBSTRING_CONFIRM_CAP = 5_000;
+/**
+ * Bytes of index rows one search reads at most. At a million subscribers a search of eight one-letter
+ * prefixes reads about 1.3 MB of compacted rows, and over 6 MB (about 45 ms, 140 to 190 ms at p95 on a
+ * busy machine) while a large import's rows are not compacted yet; a search that reaches this before
+ * it has found a match of its page is refused (docs/decisions.md, Search). An object so that tests can
+ * lower it to meet it at a few thousand subscribers.
+ */
+export const SUBSTRING_READ_BUDGET = { bytes: 4 * 2 ** 20 };
+/** Index rows decoded in one turn of the event loop. */
+const ROWS_PER_TURN = 500;
 const FIRST_WINDOW_BLOCKS = 4;
 /**
  * The lead grams' ids one window builds at most: decoding and intersecting them runs on the event loop
@@ -80,13 +91,15 @@ interface ScanProgress {
   confirmed: number;
   /** The lead grams' ids per block in the last window (the lead may change from one window to the next). */
   leadPerBlock: number;
+  /** Bytes of index rows read so far. */
+  bytesRead: number;
 }
 
 /**
  * The next window: as many blocks as should bring the matches still missing at the rate found so far,
  * half again for safety; all the rest when nothing matched yet (a rare term needs one more read, not ten).
- * Never more blocks than hold WINDOW_IDS lead ids, nor candidates than are left to confirm, at the rates
- * read so far.
+ * Never more blocks than hold WINDOW_IDS lead ids, nor candidates than are left to confirm, nor index
+ * bytes than are left of SUBSTRING_READ_BUDGET, at the rates read so far; 0 when that budget is spent.
  */
 function nextWindow(p: ScanProgress, enough: number): number {
   const perBlock = (n: number) => n / p.blocksRead;
@@ -97,7 +110,9 @@ function nextWindow(p: ScanProgress, enough: number): number {
   const byConfirms = p.candidates
     ? Math.ceil((SUBSTRING_CONFIRM_CAP - p.confirmed) / perBlock(p.candidates))
     : Infinity;
-  return Math.max(1, Math.min(byMatches, byIds, byConfirms));
+  const byBytes = Math.floor((SUBSTRING_READ_BUDGET.bytes - p.bytesRead) / perBlock(p.bytesRead));
+  if (byBytes < 1) return 0;
+  return Math.max(1, Math.min(byMatches, byIds, byConfirms, byBytes));
 }
 
 export interface SubstringScan {
@@ -122,7 +137,7 @@ export interface SubstringScan {
  * The matching ids in id order, from the substring index: block by block, in windows sized by the rate
  * of matches (nextWindow), the sets of each term's grams are intersected (a term in either scope for a plain word), then with the
  * other filters' ids in the window, and the candidates confirmed. `complete` is false when the scan
- * stopped at SUBSTRING_CONFIRM_CAP before the end.
+ * stopped at SUBSTRING_CONFIRM_CAP or SUBSTRING_READ_BUDGET before the end.
  */
 export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number[]; complete: boolean }> {
   const { knex, organizationId, status, terms } = scan;
@@ -152,11 +167,20 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
   const listGrams = scan.listIds.map(membershipGram);
   const density: GramDensity = new Map();
   const ids: number[] = [];
-  const progress: ScanProgress = { found: 0, blocksRead: 0, candidates: 0, confirmed: 0, leadPerBlock: 0 };
+  const progress: ScanProgress = {
+    found: 0,
+    blocksRead: 0,
+    candidates: 0,
+    confirmed: 0,
+    leadPerBlock: 0,
+    bytesRead: 0,
+  };
   for (let size = FIRST_WINDOW_BLOCKS; from < to; size = nextWindow(progress, scan.enough)) {
+    if (!size) return { ids, complete: false };
     const end = Math.min(from + size, to);
     const index = gramIndex(alternatives, rarestTerm(alternatives, density) ?? longest, listGrams, density);
-    const { candidates, leading } = await windowCandidates(scan, alternatives, index, from, end);
+    const { candidates, leading, bytes } = await windowCandidates(scan, alternatives, index, from, end);
+    progress.bytesRead += bytes;
     progress.blocksRead += end - from;
     progress.leadPerBlock = leading / (end - from);
     progress.candidates += candidates.length;
@@ -264,12 +288,44 @@ function mayHold(query: Knex.QueryBuilder, grams: string[]): Knex.QueryBuilder {
   });
 }
 
+/** Candidates of a window as a bitmap per block (blocks without any left out): cheap to intersect. */
+type Bitmaps = Map<number, Uint32Array>;
+
+function countOf(bitmaps: Bitmaps): number {
+  let count = 0;
+  for (const bits of bitmaps.values()) for (let w = 0; w < bits.length; w++) count += popCount(bits[w]);
+  return count;
+}
+
+function popCount(word: number): number {
+  word -= (word >>> 1) & 0x55555555;
+  word = (word & 0x33333333) + ((word >>> 2) & 0x33333333);
+  return (Math.imul((word + (word >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
+}
+
+/** Keeps in each block only the bits `allowed` gives it (none when it gives none); drops emptied blocks. */
+function narrow(bitmaps: Bitmaps, allowed: (block: number) => Uint32Array | undefined) {
+  for (const [block, bits] of bitmaps) {
+    const keep = allowed(block);
+    let any = 0;
+    for (let w = 0; w < bits.length; w++) any |= bits[w] &= keep ? keep[w] : 0;
+    if (!any) bitmaps.delete(block);
+  }
+}
+
+const idsOfBitmaps = (bitmaps: Bitmaps) => {
+  const ids: number[] = [];
+  for (const block of [...bitmaps.keys()].sort((x, y) => x - y)) idsOf(block, bitmaps.get(block)!, ids);
+  return ids;
+};
+
 /**
  * The ids of blocks [from, to) that every term's grams and every other filter allow, ascending. The
  * lead grams' rows are read first, then the other filters narrow their ids, then the rarest other term's
  * rows (by what earlier windows read), and the other grams' rows are read only for the blocks still
  * holding candidates: one term that matches nobody (`y*` among 16 common one-letter prefixes) ends the
- * window after two reads instead of reading every term's rows.
+ * window after two reads instead of reading every term's rows. Candidates stay bitmaps until the end: a
+ * window holds up to WINDOW_IDS of them, and arrays of those held the event loop (issue 27).
  */
 async function windowCandidates(
   scan: SubstringScan,
@@ -277,8 +333,9 @@ async function windowCandidates(
   index: GramIndex,
   from: number,
   to: number,
-): Promise<{ candidates: number[]; leading: number }> {
+): Promise<{ candidates: number[]; leading: number; bytes: number }> {
   const sets = new Map<string, Map<number, Uint32Array>>();
+  let bytes = 0;
   const read = async (
     status: string,
     grams: string[],
@@ -295,8 +352,11 @@ async function windowCandidates(
       ),
     ).select('block', 'grams');
     const asked = new Set(grams);
-    for (const r of rows as Array<Record<string, unknown>>) {
+    for (const [i, r] of (rows as Array<Record<string, unknown>>).entries()) {
+      // Other requests (and /health) in between: a read of thousands of part rows decodes for tens of ms.
+      if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await nextTurn();
       const block = toInt(r.block);
+      bytes += (r.grams as Uint8Array).length;
       readEntries(r.grams as Uint8Array, index.grams, (gram, set) => {
         const blocks = sets.get(gram) ?? sets.set(gram, new Map()).get(gram)!;
         decodeInto(blocks.get(block) ?? blocks.set(block, emptyBlock()).get(block)!, set);
@@ -307,56 +367,66 @@ async function windowCandidates(
   };
   const densityOf = (gram: string) =>
     index.density.get(gram) ?? index.density.set(gram, { bytes: 0, blocks: 0 }).get(gram)!;
-  const bitSet = (gram: string, id: number) => {
-    const bits = sets.get(gram)?.get(Math.floor(id / BLOCK_SIZE));
-    const offset = id & (BLOCK_SIZE - 1);
-    return bits !== undefined && (bits[offset >> 5] & (1 << (offset & 31))) !== 0;
+  /** The bits of a block in which a term holds (in any of its scopes: every gram of that scope). */
+  const termBits = (alts: string[][], block: number) => {
+    const term = emptyBlock();
+    for (const alt of alts) {
+      const both = emptyBlock().fill(0xffffffff);
+      for (const gram of alt) {
+        const bits = sets.get(gram)?.get(block);
+        if (!bits) both.fill(0);
+        else for (let w = 0; w < both.length; w++) both[w] &= bits[w];
+      }
+      for (let w = 0; w < term.length; w++) term[w] |= both[w];
+    }
+    return term;
   };
-  const blocksOf = (ids: number[]) => [...new Set(ids.map((id) => Math.floor(id / BLOCK_SIZE)))];
+  const blocksOf = (bitmaps: Bitmaps) => [...bitmaps.keys()].sort((x, y) => x - y);
   await read(scan.status, index.leadGrams, to - from, (q) =>
     q.andWhere('block', '>=', from).andWhere('block', '<', to),
   );
-  const leading: number[] = [];
-  const leadBlocks = new Set<number>();
-  for (const gram of index.leadGrams) for (const block of sets.get(gram)?.keys() ?? []) leadBlocks.add(block);
-  for (const block of [...leadBlocks].sort((x, y) => x - y)) {
-    const any = emptyBlock();
-    for (const gram of index.leadGrams) {
-      const bits = sets.get(gram)?.get(block);
-      if (bits) for (let w = 0; w < any.length; w++) any[w] |= bits[w];
+  const candidates: Bitmaps = new Map();
+  for (const gram of index.leadGrams)
+    for (const [block, bits] of sets.get(gram) ?? []) {
+      const any = candidates.get(block) ?? candidates.set(block, emptyBlock()).get(block)!;
+      for (let w = 0; w < any.length; w++) any[w] |= bits[w];
     }
-    idsOf(block, any, leading);
-  }
-  const answer = (candidates: number[]) => ({ candidates, leading: leading.length });
+  const leading = countOf(candidates);
+  const answer = () => ({ candidates: idsOfBitmaps(candidates), leading, bytes });
   // The lists' sets, then the other filters, before the other grams: a list or a meta value that
   // rules a block out spares reading that block's rows of every other gram.
-  let candidates = leading;
-  if (index.listGrams.length && candidates.length) {
+  if (index.listGrams.length && candidates.size) {
     const blocks = blocksOf(candidates);
     await read(MEMBERSHIP_STATUS, index.listGrams, blocks.length, (q) => q.whereIn('block', blocks));
-    candidates = candidates.filter((id) => index.listGrams.every((gram) => bitSet(gram, id)));
+    narrow(candidates, (block) => termBits([index.listGrams], block));
   }
   for (const filter of scan.idFilters) {
-    if (!candidates.length) break;
+    if (!candidates.size) break;
     // Read the filter's ids in the window, or check the candidates, whichever reads less.
-    const allowed = new Set<number>();
-    if (candidates.length * POINT_COST > (to - from) * BLOCK_SIZE) {
-      for (const id of await filter.inRange(from * BLOCK_SIZE, to * BLOCK_SIZE)) allowed.add(id);
+    const allowed: Bitmaps = new Map();
+    const allow = (id: number) => {
+      const block = Math.floor(id / BLOCK_SIZE);
+      const bits = allowed.get(block) ?? allowed.set(block, emptyBlock()).get(block)!;
+      const offset = id & (BLOCK_SIZE - 1);
+      bits[offset >> 5] |= 1 << (offset & 31);
+    };
+    if (countOf(candidates) * POINT_COST > (to - from) * BLOCK_SIZE) {
+      for (const id of await filter.inRange(from * BLOCK_SIZE, to * BLOCK_SIZE)) allow(id);
     } else {
-      for (let i = 0; i < candidates.length; i += 1000)
-        for (const id of await filter.among(candidates.slice(i, i + 1000))) allowed.add(id);
+      const ids = idsOfBitmaps(candidates);
+      for (let i = 0; i < ids.length; i += 1000) for (const id of await filter.among(ids.slice(i, i + 1000))) allow(id);
     }
-    candidates = candidates.filter((id) => allowed.has(id));
+    narrow(candidates, (block) => allowed.get(block));
   }
-  if (!candidates.length || !index.otherGrams.length) return answer(candidates);
+  if (!candidates.size || !index.otherGrams.length) return answer();
   const readFirst = new Set<string>();
   const rarest = rarestTerm(alternatives, index.density, index.leadTerm);
   if (rarest !== undefined) {
     for (const gram of alternatives[rarest].flat()) if (!index.leadGrams.includes(gram)) readFirst.add(gram);
     const blocks = blocksOf(candidates);
     await read(scan.status, [...readFirst], blocks.length, (q) => q.whereIn('block', blocks));
-    candidates = candidates.filter((id) => alternatives[rarest].some((alt) => alt.every((gram) => bitSet(gram, id))));
-    if (!candidates.length) return answer(candidates);
+    narrow(candidates, (block) => termBits(alternatives[rarest], block));
+    if (!candidates.size) return answer();
   }
   const active = blocksOf(candidates);
   // The leading term's other grams in a scope matter only in the blocks where that scope's lead gram holds
@@ -385,24 +455,6 @@ async function windowCandidates(
       read(scan.status, grams, blocks.length, (q) => q.whereIn('block', blocks)),
     ),
   );
-  const out: number[] = [];
-  for (const block of active) {
-    const result = emptyBlock().fill(0xffffffff);
-    for (const alts of alternatives) {
-      const term = emptyBlock();
-      for (const alt of alts) {
-        const both = emptyBlock().fill(0xffffffff);
-        for (const gram of alt) {
-          const bits = sets.get(gram)?.get(block);
-          if (!bits) both.fill(0);
-          else for (let w = 0; w < both.length; w++) both[w] &= bits[w];
-        }
-        for (let w = 0; w < term.length; w++) term[w] |= both[w];
-      }
-      for (let w = 0; w < result.length; w++) result[w] &= term[w];
-    }
-    idsOf(block, result, out);
-  }
-  const kept = new Set(candidates);
-  return answer(out.filter((id) => kept.has(id)));
+  for (const alts of alternatives) narrow(candidates, (block) => termBits(alts, block));
+  return answer();
 }

@@ -31,6 +31,19 @@ const pastCountedMatches = (q: SubscriberListQuery, total: number) =>
   );
 
 /**
+ * A search that stopped on its bounds (candidates confirmed, index bytes read) before finding a match of
+ * the page asked for: an empty page would say "no match" without knowing it (docs/decisions.md, Search).
+ */
+const tooBroad = (q: SubscriberListQuery) =>
+  validationError(
+    'search',
+    'too_broad',
+    `Search too broad: its terms are in most subscribers, and the candidates and index rows one request may ` +
+      `read held no match for page ${q.page}. Add a longer or rarer term, a list: or a meta. filter (until the ` +
+      `index is compacted after a large import, a request reads less of it)`,
+  );
+
+/**
  * Listing and search, built to cost the same at ten thousand and at a million subscribers: every
  * filter is an index range (substring index, meta and membership tables), a page is chosen on ids alone and
  * only its rows are read, and totals come from maintained counters or a capped count.
@@ -144,6 +157,7 @@ export class SubscriberQuery {
       complete && matches.length <= SUBSTRING_COUNT_CAP
         ? { total: matches.length, capped: false }
         : { total: Math.min(matches.length, SUBSTRING_COUNT_CAP), capped: true };
+    if (!complete && matches.length <= offset) throw tooBroad(q);
     if (counted.capped && q.page > lastPage(counted.total, q.per_page)) throw pastCountedMatches(q, counted.total);
     const items = await this.items(matches.slice(offset, offset + q.per_page));
     return { items, ...counted };

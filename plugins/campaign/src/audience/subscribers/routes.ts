@@ -31,7 +31,8 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
       answers: {
         422:
           'VALIDATION_ERROR, also when list_id is not a list of the organization (rule exists), or when a search ' +
-          'with substrings asks for a page past the matches its capped total counts (page, rule maximum)',
+          'with substrings asks for a page past the matches its capped total counts (page, rule maximum), or ' +
+          'stops on its bounds before finding a match of the page asked for (search, rule too_broad)',
       },
       query: listSubscribersQuery,
       item: subscriberListItemSchema,
