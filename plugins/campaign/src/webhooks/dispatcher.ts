@@ -94,10 +94,15 @@ export class WebhookDispatcher {
     try {
       for (;;) {
         // Claim more once half the claimed-ahead room is free (a statement per many tries), and write
-        // what tries ended in with it, or once a quarter of the places have ended meanwhile.
+        // what tries ended in beside it (other rows, another connection: the places waiting for the claim
+        // wait for one round trip, not two), or once a quarter of the places have ended meanwhile.
         if (kept.held() && (!places.held || places.room() >= this.options.concurrency / 2)) {
-          await this.outcomes.write(finished.splice(0), notFailing);
-          await this.takeFairly(places);
+          const both = await Promise.allSettled([
+            this.outcomes.write(finished.splice(0), notFailing),
+            this.takeFairly(places),
+          ]);
+          // Both settled first: a claim still running after the run ended could start tries nobody writes.
+          for (const one of both) if (one.status === 'rejected') throw one.reason;
           startWaiting();
         } else if (finished.length >= quarter) await this.outcomes.write(finished.splice(0), notFailing);
         if (!kept.held()) {
