@@ -6,7 +6,11 @@ import { dialectOfKnex } from '@switchboard/core';
  * of many rows; measured on the webhook dispatcher's hot path) and answers how many rows it changed.
  * Identifiers in backticks: MariaDB's quoting, which SQLite accepts too.
  */
-export async function rawUpdate(knex: Knex | Knex.Transaction, sql: string, bindings: Knex.RawBinding[]): Promise<number> {
+export async function rawUpdate(
+  knex: Knex | Knex.Transaction,
+  sql: string,
+  bindings: Knex.RawBinding[],
+): Promise<number> {
   const result = await knex.raw(sql, bindings);
   return dialectOfKnex(knex) === 'mysql'
     ? (result as [{ affectedRows: number }])[0].affectedRows
