@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { LockHandle } from '@switchboard/core';
+import { isRetryableConflict, type LockHandle } from '@switchboard/core';
+import { placeholders, rawUpdate } from './raw-update';
 
 /**
  * Keeps a run's lock: extended every third of its time. `held()` turns false once an extension fails,
@@ -29,11 +30,19 @@ export async function claimDue(
   leaseMs: number,
 ): Promise<Set<number>> {
   const lease = new Date(now.getTime() + leaseMs + Math.floor(Math.random() * 1_000));
-  const claimed = await knex(table)
-    .whereIn('id', ids)
-    .andWhere('state', 'pending')
-    .andWhere('next_attempt_at', '<=', now)
-    .update({ next_attempt_at: lease });
+  const sql =
+    `update \`${table}\` set \`next_attempt_at\` = ? ` +
+    `where \`id\` in (${placeholders(ids.length)}) and \`state\` = 'pending' and \`next_attempt_at\` <= ?`;
+  let claimed: number;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      claimed = await rawUpdate(knex, sql, [lease, ...ids, now]);
+      break;
+    } catch (err) {
+      // A deadlock with an outcome write running beside the claim rolled this statement back alone.
+      if (!isRetryableConflict(err) || attempt >= 3) throw err;
+    }
+  }
   if (claimed === ids.length) return new Set(ids);
   return new Set((await knex(table).whereIn('id', ids).andWhere('next_attempt_at', lease).pluck('id')).map(Number));
 }

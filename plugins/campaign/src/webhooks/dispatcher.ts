@@ -27,7 +27,7 @@ const isAnswered = (tried: Tried) => tried.outcome.status !== null;
  * Delivers due webhook deliveries, one run at a time across processes (a lock), keeping up to
  * `concurrency` POSTs in flight. Taking a delivery moves its due time past its try (a lease): a worker
  * killed mid-try leaves it to be tried again after the lease, so delivery is at least once, with the
- * same `webhook-id`. Deliveries are claimed ahead, up to as many again as there are places (places.ts),
+ * same `webhook-id`. Deliveries are claimed ahead, up to CLAIMED_PER_PLACE per place (places.ts),
  * and what each try ended in is written in bulk (outcomes.ts): a statement per many tries.
  */
 @injectable()
@@ -75,7 +75,33 @@ export class WebhookDispatcher {
     const notFailing = new Set<number>();
     const keys = new Map<string, Buffer>();
     const quarter = this.options.concurrency / 4;
-    let lookAgain: Promise<void> | null = null;
+    // The loop sleeps until a try ends, a write ends or it is time to look again: one waker, not a
+    // Promise.race over every try in flight (64 reactions added per wake, 1.3M per 20,000 tries).
+    let wakeLoop: (() => void) | null = null;
+    const wake = () => {
+      const resume = wakeLoop;
+      wakeLoop = null;
+      resume?.();
+    };
+    let lookAgain: ReturnType<typeof setTimeout> | null = null;
+    // What tries ended in is written one statement (or transaction) at a time, beside the claims: a
+    // claim never waits for a write, nor a write for a claim.
+    let writing: Promise<void> | null = null;
+    const failed: { write: { error: unknown } | null } = { write: null };
+    const writeEnded = () => {
+      if (writing || !finished.length) return;
+      writing = this.outcomes
+        .write(finished.splice(0), notFailing)
+        .catch((error: unknown) => void (failed.write ??= { error }))
+        .finally(() => {
+          writing = null;
+          wake();
+        });
+    };
+    const written = async () => {
+      while (writing) await writing;
+      if (failed.write) throw failed.write.error;
+    };
     const startWaiting = () => {
       for (let due: Due | null; kept.held() && (due = places.start(this.clock.now().getTime()));) {
         const { webhookId } = due;
@@ -87,46 +113,48 @@ export class WebhookDispatcher {
           if (isAnswered(tried)) this.answering.add(webhookId);
           else this.answering.delete(webhookId);
           startWaiting();
+          wake();
         });
         inFlight.add(attempt);
       }
     };
     try {
       for (;;) {
-        // Claim more once half the claimed-ahead room is free (a statement per many tries), and write
-        // what tries ended in with it, or once a quarter of the places have ended meanwhile.
-        if (kept.held() && (!places.held || places.room() >= this.options.concurrency / 2)) {
-          await this.outcomes.write(finished.splice(0), notFailing);
+        if (failed.write) throw failed.write.error;
+        // Claim more once a place's worth of the claimed-ahead room is free (a statement per many tries);
+        // write what tries ended in once a quarter of the places have ended (and with each claim).
+        if (kept.held() && (!places.held || places.room() >= this.options.concurrency)) {
+          writeEnded();
           await this.takeFairly(places);
           startWaiting();
-        } else if (finished.length >= quarter) await this.outcomes.write(finished.splice(0), notFailing);
+        }
+        if (finished.length >= this.options.concurrency / 2) writeEnded();
         if (!kept.held()) {
           // Another run may have the lock by now: what it writes is not known here.
           places.dropWaiting();
+          await written();
           notFailing.clear();
         }
         if (!places.held) break;
         // Tries that hang hold their places up to the time limit: with places free, deliveries that came
         // due meanwhile (another subscription's) are looked for again soon rather than after those tries.
-        const waits: Array<Promise<void>> = [...inFlight];
         if (this.options.concurrency - places.inFlight >= quarter)
-          waits.push(
-            (lookAgain ??= new Promise<void>((resolve) =>
-              setTimeout(() => {
-                lookAgain = null;
-                resolve();
-              }, LOOK_AGAIN_MS),
-            )),
-          );
-        await Promise.race(waits);
+          lookAgain ??= setTimeout(() => {
+            lookAgain = null;
+            wake();
+          }, LOOK_AGAIN_MS);
+        await new Promise<void>((resolve) => (wakeLoop = resolve));
       }
+      await written();
       await this.outcomes.write(finished.splice(0), notFailing);
       await this.wakeForNextRetry();
       return tries;
     } finally {
+      if (lookAgain) clearTimeout(lookAgain);
       kept.stop();
       places.dropWaiting();
       await Promise.allSettled(inFlight);
+      await written().catch(() => undefined);
       await this.outcomes.write(finished.splice(0), notFailing).catch(() => undefined);
       await lock.release();
     }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Due, Places } from '../places';
+import { CLAIMED_PER_PLACE, Due, Places } from '../places';
 
 const due = (id: number, webhookId: number): Due => ({
   id,
@@ -14,22 +14,22 @@ const due = (id: number, webhookId: number): Due => ({
 const WAIT_MS = 1_000;
 
 describe("campaign: a webhook run's places", () => {
-  it('claims ahead up to twice the places, and twice its share for a subscription', () => {
+  it('claims ahead up to CLAIMED_PER_PLACE times the places, and as many times its share for a subscription', () => {
     const places = new Places(
       8,
       (id) => (id === 2 ? 2 : 8),
       () => true,
       WAIT_MS,
     );
-    expect(places.room()).to.equal(16);
-    expect(places.roomOf(2)).to.equal(4);
+    expect(places.room()).to.equal(8 * CLAIMED_PER_PLACE);
+    expect(places.roomOf(2)).to.equal(2 * CLAIMED_PER_PLACE);
     places.claimed(
-      [1, 2, 3, 4].map((id) => due(id, 2)),
+      Array.from({ length: 2 * CLAIMED_PER_PLACE }, (_, i) => due(i + 1, 2)),
       0,
     );
     expect(places.roomOf(2)).to.equal(0);
     expect(places.full()).to.deep.equal([2]);
-    expect(places.room()).to.equal(12);
+    expect(places.room()).to.equal(6 * CLAIMED_PER_PLACE);
   });
 
   it('claims no more than its places for a subscription whose receiver does not answer', () => {
@@ -40,7 +40,7 @@ describe("campaign: a webhook run's places", () => {
       WAIT_MS,
     );
     expect(places.roomOf(3)).to.equal(2);
-    expect(places.roomOf(4)).to.equal(4);
+    expect(places.roomOf(4)).to.equal(2 * CLAIMED_PER_PLACE);
     places.claimed([due(1, 3), due(2, 3)], 0);
     expect(places.full()).to.deep.equal([3]);
   });
@@ -76,7 +76,7 @@ describe("campaign: a webhook run's places", () => {
     places.ended(1);
     expect(places.start(WAIT_MS + 1)).to.equal(null);
     expect(places.held).to.equal(0);
-    expect(places.roomOf(1)).to.equal(2);
+    expect(places.roomOf(1)).to.equal(CLAIMED_PER_PLACE);
   });
 
   it('lets go of every waiting delivery when the run stops taking', () => {
