@@ -88,13 +88,17 @@ export class WebhookDispatcher {
     // claim never waits for a write, nor a write for a claim.
     let writing: Promise<void> | null = null;
     const failed: { write: { error: unknown } | null } = { write: null };
+    let beingWritten = 0;
     const writeEnded = () => {
       if (writing || !finished.length) return;
+      const ended = finished.splice(0);
+      beingWritten = ended.length;
       writing = this.outcomes
-        .write(finished.splice(0), notFailing)
+        .write(ended, notFailing)
         .catch((error: unknown) => void (failed.write ??= { error }))
         .finally(() => {
           writing = null;
+          beingWritten = 0;
           wake();
         });
     };
@@ -122,8 +126,14 @@ export class WebhookDispatcher {
       for (;;) {
         if (failed.write) throw failed.write.error;
         // Claim more once a place's worth of the claimed-ahead room is free (a statement per many tries);
-        // write what tries ended in once a quarter of the places have ended (and with each claim).
+        // write what tries ended in once half the places have ended (and with each claim).
         if (kept.held() && (!places.held || places.room() >= this.options.concurrency)) {
+          // What a killed worker sent and had not written is sent again: a claim waits while a places'
+          // worth is unwritten, so that stays below (CLAIMED_PER_PLACE + 1) x places (decisions.md).
+          while (finished.length + beingWritten >= this.options.concurrency) {
+            writeEnded();
+            await written();
+          }
           writeEnded();
           await this.takeFairly(places);
           startWaiting();
