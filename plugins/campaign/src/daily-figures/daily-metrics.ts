@@ -16,6 +16,15 @@ export async function addMetricsByDay(
   organizationId: number,
   byDay: Map<string, Metrics>,
 ): Promise<void> {
+  await metricsByDayUpsert(trx, organizationId, byDay);
+}
+
+/** The upsert addMetricsByDay runs, to run with other writes (null: nothing to add). */
+export function metricsByDayUpsert(
+  trx: Knex | Knex.Transaction,
+  organizationId: number,
+  byDay: Map<string, Metrics>,
+): Knex.QueryBuilder | null {
   const rows = [...byDay]
     .flatMap(([day, metrics]) =>
       Object.entries(metrics)
@@ -23,12 +32,12 @@ export async function addMetricsByDay(
         .map(([metric, value]) => ({ organization_id: organizationId, metric, day, value })),
     )
     .sort((a, b) => (a.metric < b.metric ? -1 : a.metric > b.metric ? 1 : a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
-  if (!rows.length) return;
+  if (!rows.length) return null;
   const added =
     dialectOfKnex(trx) === 'mysql'
       ? trx.raw('`value` + VALUES(`value`)')
       : trx.raw('"analytics_daily"."value" + excluded."value"');
-  await trx('analytics_daily').insert(rows).onConflict(['organization_id', 'metric', 'day']).merge({ value: added });
+  return trx('analytics_daily').insert(rows).onConflict(['organization_id', 'metric', 'day']).merge({ value: added });
 }
 
 /** Adds to an organization's figures of one day (see addMetricsByDay). */
