@@ -21,7 +21,6 @@ export { insertRows, insertRowsReturningIds, insertValues } from './db/insert-ro
 export type { InsertRowsOptions, InsertedStatement, RowValues } from './db/insert-rows';
 export { ownedRow, deleteOwnedRow } from './db/owned-rows';
 export { transactionWithRetry, isRetryableConflict, WriteConflict } from './db/retry-transaction';
-export { writesTogether } from './db/writes-together';
 export { GroupCommit } from './db/group-commit';
 export type { GroupCommitOptions } from './db/group-commit';
 export { schemaFingerprint, checkSchemaSnapshot, listTables } from './db/schema-fingerprint';

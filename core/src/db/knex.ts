@@ -83,9 +83,6 @@ export function createKnex(
       // Prepared statements (insertRows) per connection, least recently used closed first: the server
       // allows 16,382 in all, so 100 connections stay under it.
       maxPreparedStatements: 100,
-      // writesTogether sends a transaction's writes as one query. Every value is escaped by the driver and
-      // every name by knex, as for a single statement (docs/decisions.md, Database).
-      multipleStatements: true,
     },
     pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
     log,

@@ -16,15 +16,6 @@ export async function addMetricsByDay(
   organizationId: number,
   byDay: Map<string, Metrics>,
 ): Promise<void> {
-  await metricsByDayUpsert(trx, organizationId, byDay);
-}
-
-/** The upsert addMetricsByDay runs, to run with other writes (null: nothing to add). */
-export function metricsByDayUpsert(
-  trx: Knex | Knex.Transaction,
-  organizationId: number,
-  byDay: Map<string, Metrics>,
-): Knex.QueryBuilder | null {
   const rows = [...byDay]
     .flatMap(([day, metrics]) =>
       Object.entries(metrics)
@@ -32,12 +23,12 @@ export function metricsByDayUpsert(
         .map(([metric, value]) => ({ organization_id: organizationId, metric, day, value })),
     )
     .sort((a, b) => (a.metric < b.metric ? -1 : a.metric > b.metric ? 1 : a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
-  if (!rows.length) return null;
+  if (!rows.length) return;
   const added =
     dialectOfKnex(trx) === 'mysql'
       ? trx.raw('`value` + VALUES(`value`)')
       : trx.raw('"analytics_daily"."value" + excluded."value"');
-  return trx('analytics_daily').insert(rows).onConflict(['organization_id', 'metric', 'day']).merge({ value: added });
+  await trx('analytics_daily').insert(rows).onConflict(['organization_id', 'metric', 'day']).merge({ value: added });
 }
 
 /** Adds to an organization's figures of one day (see addMetricsByDay). */

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dayOf, Metrics, metricsByDayUpsert } from './daily-metrics';
+import { addMetricsByDay, dayOf, Metrics } from './daily-metrics';
 import { engagementMoves } from './engagement-days';
 import { mailMetricOf, METRIC } from './metric-names';
 
@@ -19,7 +19,7 @@ export function addMailMetrics(metrics: Metrics, counter: string, at: Date, n = 
 
 /**
  * The analytics side of message counter increments made in one transaction: the organization's mail
- * figures of the day, first opens by hour, and the subscribers who engaged. `upserts` writes them in the
+ * figures of the day, first opens by hour, and the subscribers who engaged. `save` writes them in the
  * same transaction, one upsert per organization, so the figures are exactly the counters' increments.
  */
 export class MailCounts {
@@ -46,8 +46,8 @@ export class MailCounts {
   /**
    * The engaged subscribers' previous engagement days (subscriber id to `last_engaged_day`), as the caller
    * read and locked them before its own UPDATE of their rows sets `last_engaged_day` to this.day (the
-   * mail-event ledger reads them with the mails, and folds the day into its counter increments); `upserts`
-   * write the day counts' moves.
+   * mail-event ledger reads them with the mails, and folds the day into its counter increments); `save`
+   * writes the day counts' moves.
    */
   engagedBefore(lastDays: ReadonlyMap<number, string | null>): void {
     for (const [org, ids] of this.engaged)
@@ -63,14 +63,13 @@ export class MailCounts {
       );
   }
 
-  /** The figures' upserts, one per organization in id order, to run in the same transaction. */
-  upserts(trx: Knex.Transaction): Knex.QueryBuilder[] {
+  async save(trx: Knex.Transaction): Promise<void> {
     const orgs = [...new Set([...this.metrics.keys(), ...this.engaged.keys()])].sort((a, b) => a - b);
-    return orgs.flatMap((org) => {
+    for (const org of orgs) {
       const byDay = this.moves.get(org) ?? new Map<string, Metrics>();
       const today = byDay.get(this.day) ?? byDay.set(this.day, {}).get(this.day)!;
       for (const [metric, n] of Object.entries(this.metrics.get(org) ?? {})) today[metric] = (today[metric] ?? 0) + n;
-      return metricsByDayUpsert(trx, org, byDay) ?? [];
-    });
+      await addMetricsByDay(trx, org, byDay);
+    }
   }
 }

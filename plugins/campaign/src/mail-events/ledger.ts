@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { toInt, writesTogether, WriteConflict } from '@switchboard/core';
+import { toInt, WriteConflict } from '@switchboard/core';
 import { MailCounts } from '../daily-figures';
 import { SubscriberWriter } from '../audience/subscribers';
 import type { SubscriberStatus } from '../shared/subscriber-statuses';
@@ -78,28 +78,22 @@ export class MailEventLedger {
     const analytics = new MailCounts(now);
     const timeline = new TimelineCounts();
     for (const e of counted) timeline.add(e.messageId!, e.type, e.occurredAt);
-    const subscribers = this.countSubscribers(trx, counted, analytics, lastEngaged);
-    const markings = marks.map((m) => this.markFirsts(trx, now, m));
-    // The writes go together (core writesTogether: one round trip on MySQL), in this order, so that two runs
-    // at once take their row locks alike; the webhook outbox's read and rows alongside. The rows every run
-    // shares (a message's counters, the day's figures, the timelines) come last, just before the commit: a
-    // run in flight alongside this one waits for their locks only that long. Status changes, rare, stay
-    // after them (the crash tests hold them to find every other effect written).
-    const [changed] = await Promise.all([
-      writesTogether(trx, [
-        ...markings.map((m) => m.update),
-        ...(subscribers ? [subscribers] : []),
-        ...this.countMessages(trx, counted),
-        ...analytics.upserts(trx),
-        ...timeline.upserts(trx),
-      ]),
+    // The writes go out together, one after another on the transaction's connection without waiting for
+    // each answer (mysql2 queues them in this order, so two runs take their row locks in the same order; a
+    // failed one fails the transaction). The rows every run shares (a message's counters, the day's
+    // figures, the timelines) come last, just before the commit: a run in flight alongside this one waits
+    // for their locks only that long. Status changes, rare, stay after them (the crash tests hold them to
+    // find every other effect written).
+    const subscribers = this.countSubscribers(counted, analytics, lastEngaged);
+    await Promise.all([
+      ...marks.map((mark) => this.markFirsts(trx, now, mark)),
+      subscribers && subscribers(trx),
       recordTracked(trx, counted),
       this.tell(trx, now, counted),
+      this.countMessages(trx, counted),
+      analytics.save(trx),
+      timeline.save(trx),
     ]);
-    // Fewer rows marked than named: another transaction marked some first (see markFirsts).
-    markings.forEach((m, i) => {
-      if (changed[i] !== m.rows) throw new WriteConflict(`first opens or clicks of send ${m.sendId} marked at once`);
-    });
     await this.moveStatuses(trx, events);
   }
 
@@ -160,23 +154,23 @@ export class MailEventLedger {
   }
 
   /**
-   * A send's first opens and clicks marked in one statement, and how many rows it must change: the rows were
-   * read locked (mailRows), so no other transaction marked one since; fewer is a conflict, run again.
+   * A send's first opens and clicks marked in one statement. The rows were read locked (mailRows): no other
+   * transaction marked one since, so every row named changes; fewer is a conflict, run again.
    */
-  private markFirsts(trx: Knex.Transaction, now: Date, { sendId, opened, clicked }: Marks) {
+  private async markFirsts(trx: Knex.Transaction, now: Date, { sendId, opened, clicked }: Marks): Promise<void> {
     const rows = [...new Set([...opened, ...clicked])];
     const markOf = (column: string, ids: number[]) =>
       ids.length === rows.length
         ? now
         : trx.raw(`case when ?? in (${placeholders(ids)}) then ? else ?? end`, ['subscriber_id', ...ids, now, column]);
-    const update = trx('send_recipients')
+    const marked = await trx('send_recipients')
       .where('send_id', sendId)
       .whereIn('subscriber_id', rows)
       .update({
         ...(opened.length ? { [FIRSTS.opened.mark]: markOf(FIRSTS.opened.mark, opened) } : {}),
         ...(clicked.length ? { [FIRSTS.clicked.mark]: markOf(FIRSTS.clicked.mark, clicked) } : {}),
       });
-    return { sendId, rows: rows.length, update };
+    if (marked !== rows.length) throw new WriteConflict(`first opens or clicks of send ${sendId} marked at once`);
   }
 
   /**
@@ -231,11 +225,10 @@ export class MailEventLedger {
    * today; null when nothing is counted on a subscriber.
    */
   private countSubscribers(
-    trx: Knex.Transaction,
     counted: CountedMailEvent[],
     analytics: MailCounts,
     lastEngaged: ReadonlyMap<number, string | null>,
-  ): Knex.QueryBuilder | null {
+  ): ((trx: Knex.Transaction) => Promise<unknown>) | null {
     const increments = new Map<string, Map<number, number>>();
     const engaged = new Set<number>();
     for (const e of counted)
@@ -251,53 +244,52 @@ export class MailEventLedger {
     analytics.engagedBefore(lastEngaged);
     if (!increments.size) return null;
     const all = [...new Set([...increments.values()].flatMap((ids) => [...ids.keys()]))].sort((a, b) => a - b);
-    const added = (column: string, ids: Map<number, number>) => {
-      const byAmount = new Map<number, number[]>();
-      for (const [id, n] of ids) (byAmount.get(n) ?? byAmount.set(n, []).get(n)!).push(id);
-      if (byAmount.size === 1 && ids.size === all.length) return trx.raw('?? + ?', [column, [...byAmount.keys()][0]]);
-      const cases = [...byAmount].map(([n, list]) => ({
-        sql: `when ?? in (${placeholders(list)}) then ?`,
-        bindings: ['id', ...list, n],
-      }));
-      return trx.raw(`?? + case ${cases.map((c) => c.sql).join(' ')} else 0 end`, [
-        column,
-        ...cases.flatMap((c) => c.bindings),
-      ]);
+    return (trx) => {
+      const added = (column: string, ids: Map<number, number>) => {
+        const byAmount = new Map<number, number[]>();
+        for (const [id, n] of ids) (byAmount.get(n) ?? byAmount.set(n, []).get(n)!).push(id);
+        if (byAmount.size === 1 && ids.size === all.length) return trx.raw('?? + ?', [column, [...byAmount.keys()][0]]);
+        const cases = [...byAmount].map(([n, list]) => ({
+          sql: `when ?? in (${placeholders(list)}) then ?`,
+          bindings: ['id', ...list, n],
+        }));
+        return trx.raw(`?? + case ${cases.map((c) => c.sql).join(' ')} else 0 end`, [
+          column,
+          ...cases.flatMap((c) => c.bindings),
+        ]);
+      };
+      const day =
+        engaged.size === all.length
+          ? analytics.day
+          : trx.raw(`case when ?? in (${placeholders([...engaged])}) then ? else ?? end`, [
+              'id',
+              ...engaged,
+              analytics.day,
+              'last_engaged_day',
+            ]);
+      return trx('subscribers')
+        .whereIn('id', all)
+        .update({
+          ...Object.fromEntries([...increments].map(([column, ids]) => [column, added(column, ids)])),
+          ...(engaged.size ? { last_engaged_day: day } : {}),
+        });
     };
-    const day =
-      engaged.size === all.length
-        ? analytics.day
-        : trx.raw(`case when ?? in (${placeholders([...engaged])}) then ? else ?? end`, [
-            'id',
-            ...engaged,
-            analytics.day,
-            'last_engaged_day',
-          ]);
-    return trx('subscribers')
-      .whereIn('id', all)
-      .update({
-        ...Object.fromEntries([...increments].map(([column, ids]) => [column, added(column, ids)])),
-        ...(engaged.size ? { last_engaged_day: day } : {}),
-      });
   }
 
   /** The messages' counters of counted events: one statement per message, in id order. */
-  private countMessages(trx: Knex.Transaction, counted: CountedMailEvent[]): Knex.QueryBuilder[] {
+  private async countMessages(trx: Knex.Transaction, counted: CountedMailEvent[]) {
     const byMessage = new Map<number, Map<string, number>>();
     for (const e of counted)
       for (const c of countersOf(e)) {
         const columns = byMessage.get(e.messageId!) ?? byMessage.set(e.messageId!, new Map()).get(e.messageId!)!;
         columns.set(c.message, (columns.get(c.message) ?? 0) + 1);
       }
-    return [...byMessage.keys()]
-      .sort((a, b) => a - b)
-      .map((id) =>
-        trx('messages')
-          .where({ id })
-          .update(
-            Object.fromEntries([...byMessage.get(id)!].map(([column, n]) => [column, trx.raw('?? + ?', [column, n])])),
-          ),
-      );
+    for (const id of [...byMessage.keys()].sort((a, b) => a - b))
+      await trx('messages')
+        .where({ id })
+        .update(
+          Object.fromEntries([...byMessage.get(id)!].map(([column, n]) => [column, trx.raw('?? + ?', [column, n])])),
+        );
   }
 
   /** The webhook events of counted events (a test send's mail aside): each organization's in one write. */

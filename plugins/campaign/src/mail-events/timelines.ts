@@ -39,24 +39,15 @@ export class TimelineCounts {
   }
 
   async save(trx: Knex.Transaction): Promise<void> {
-    for (const upsert of this.upserts(trx)) await upsert;
-  }
-
-  /** What `save` writes, to run with other writes. */
-  upserts(trx: Knex.Transaction): Knex.QueryBuilder[] {
     const rows = [...this.counts.values()];
     const added =
       dialectOfKnex(trx) === 'mysql'
         ? trx.raw('`events` + VALUES(`events`)')
         : trx.raw('"message_event_rollups"."events" + excluded."events"');
-    const upserts: Knex.QueryBuilder[] = [];
     for (let i = 0; i < rows.length; i += UPSERT_CHUNK)
-      upserts.push(
-        trx('message_event_rollups')
-          .insert(rows.slice(i, i + UPSERT_CHUNK))
-          .onConflict(['message_id', 'period', 'period_start', 'event_type'])
-          .merge({ events: added }),
-      );
-    return upserts;
+      await trx('message_event_rollups')
+        .insert(rows.slice(i, i + UPSERT_CHUNK))
+        .onConflict(['message_id', 'period', 'period_start', 'event_type'])
+        .merge({ events: added });
   }
 }
