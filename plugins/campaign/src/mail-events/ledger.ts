@@ -78,22 +78,17 @@ export class MailEventLedger {
     const analytics = new MailCounts(now);
     const timeline = new TimelineCounts();
     for (const e of counted) timeline.add(e.messageId!, e.type, e.occurredAt);
-    // The writes go out together, one after another on the transaction's connection without waiting for
-    // each answer (mysql2 queues them in this order, so two runs take their row locks in the same order; a
-    // failed one fails the transaction). The rows every run shares (a message's counters, the day's
-    // figures, the timelines) come last, just before the commit: a run in flight alongside this one waits
-    // for their locks only that long. Status changes, rare, stay after them (the crash tests hold them to
-    // find every other effect written).
+    // The rows every run shares (a message's counters, the day's figures, the timelines) come late, just
+    // before the commit: a run in flight alongside this one waits for their locks only that long. Status
+    // changes, rare, stay last (the crash tests hold them to find every other effect written).
     const subscribers = this.countSubscribers(counted, analytics, lastEngaged);
-    await Promise.all([
-      ...marks.map((mark) => this.markFirsts(trx, now, mark)),
-      subscribers && subscribers(trx),
-      recordTracked(trx, counted),
-      this.tell(trx, now, counted),
-      this.countMessages(trx, counted),
-      analytics.save(trx),
-      timeline.save(trx),
-    ]);
+    for (const mark of marks) await this.markFirsts(trx, now, mark);
+    if (subscribers) await subscribers(trx);
+    await recordTracked(trx, counted);
+    await this.tell(trx, now, counted);
+    await this.countMessages(trx, counted);
+    await analytics.save(trx);
+    await timeline.save(trx);
     await this.moveStatuses(trx, events);
   }
 
