@@ -13,28 +13,16 @@ const bump = (byDay: Map<string, Metrics>, day: string, n: number) => {
 /**
  * Subscribers who engaged (a first open or click of a mail) on `day` move their latest engagement there:
  * the day counts of `engaged.last` then say how many subscribers were last active on each day, so "active
- * within 30 days" is a sum over 30 rows at any audience size. Reads (and locks) those whose latest
- * engagement is older, and returns the day counts' changes; the caller sets their `last_engaged_day`.
+ * within 30 days" is a sum over 30 rows at any audience size. Takes each engaged subscriber's latest
+ * engagement day as the caller read it (and locked it) in its transaction, and returns the day counts'
+ * changes; the caller sets their `last_engaged_day`.
  */
-export async function engagementMoves(
-  trx: Knex.Transaction,
-  organizationId: number,
-  subscriberIds: number[],
-  day: string,
-): Promise<Map<string, Metrics>> {
-  const ids = [...new Set(subscriberIds)].sort((a, b) => a - b);
+export function engagementMoves(lastDays: Iterable<string | null>, day: string): Map<string, Metrics> {
   const byDay = new Map<string, Metrics>();
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    const rows: Array<Record<string, unknown>> = await trx('subscribers')
-      .where('organization_id', organizationId)
-      .whereIn('id', ids.slice(i, i + CHUNK))
-      .andWhere((q) => q.whereNull('last_engaged_day').orWhere('last_engaged_day', '<', day))
-      .forUpdate()
-      .select('last_engaged_day');
-    for (const r of rows) {
-      bump(byDay, day, 1);
-      if (r.last_engaged_day) bump(byDay, String(r.last_engaged_day), -1);
-    }
+  for (const last of lastDays) {
+    if (last !== null && last >= day) continue;
+    bump(byDay, day, 1);
+    if (last) bump(byDay, last, -1);
   }
   return byDay;
 }

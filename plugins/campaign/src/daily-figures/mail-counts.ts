@@ -44,12 +44,23 @@ export class MailCounts {
   }
 
   /**
-   * Reads the engaged subscribers' previous engagement days, before the caller's own UPDATE of their rows
-   * sets `last_engaged_day` to this.day (the mail-event ledger folds it into its counter increments); `save`
+   * The engaged subscribers' previous engagement days (subscriber id to `last_engaged_day`), as the caller
+   * read and locked them before its own UPDATE of their rows sets `last_engaged_day` to this.day (the
+   * mail-event ledger reads them with the mails, and folds the day into its counter increments); `save`
    * writes the day counts' moves.
    */
-  async readEngagement(trx: Knex.Transaction): Promise<void> {
-    for (const [org, ids] of this.engaged) this.moves.set(org, await engagementMoves(trx, org, ids, this.day));
+  engagedBefore(lastDays: ReadonlyMap<number, string | null>): void {
+    for (const [org, ids] of this.engaged)
+      this.moves.set(
+        org,
+        engagementMoves(
+          [...new Set(ids)].map((id) => {
+            if (!lastDays.has(id)) throw new Error(`engagement day of subscriber ${id} not read`);
+            return lastDays.get(id)!;
+          }),
+          this.day,
+        ),
+      );
   }
 
   async save(trx: Knex.Transaction): Promise<void> {

@@ -30,6 +30,16 @@ const countersOf = (e: CountedMailEvent) => [
 const reasonOf = (e: MailEvent) =>
   e.source.kind === 'provider' ? `${e.source.provider} ${e.type}` : 'unsubscribe link';
 
+/** Placeholders for a list of values in raw SQL. */
+const placeholders = (values: unknown[]) => values.map(() => '?').join(', ');
+
+/** A send's first opens and clicks to mark: the subscribers of each. */
+interface Marks {
+  sendId: number;
+  opened: number[];
+  clicked: number[];
+}
+
 /** A recipient's row of a send, as far as first opens and clicks go. */
 interface MailRow {
   sendId: number;
@@ -64,18 +74,20 @@ export class MailEventLedger {
       }
       counting.push(e);
     }
-    const counted = await this.counted(trx, now, counting);
+    const { counted, lastEngaged, marks } = await this.counted(trx, now, counting);
     const analytics = new MailCounts(now);
-    await this.countSubscribers(trx, counted, analytics);
-    await recordTracked(trx, counted);
-    await this.tell(trx, now, counted);
+    const timeline = new TimelineCounts();
+    for (const e of counted) timeline.add(e.messageId!, e.type, e.occurredAt);
     // The rows every run shares (a message's counters, the day's figures, the timelines) come late, just
     // before the commit: a run in flight alongside this one waits for their locks only that long. Status
     // changes, rare, stay last (the crash tests hold them to find every other effect written).
+    const subscribers = this.countSubscribers(counted, analytics, lastEngaged);
+    for (const mark of marks) await this.markFirsts(trx, now, mark);
+    if (subscribers) await subscribers(trx);
+    await recordTracked(trx, counted);
+    await this.tell(trx, now, counted);
     await this.countMessages(trx, counted);
     await analytics.save(trx);
-    const timeline = new TimelineCounts();
-    for (const e of counted) timeline.add(e.messageId!, e.type, e.occurredAt);
     await timeline.save(trx);
     await this.moveStatuses(trx, events);
   }
@@ -83,18 +95,24 @@ export class MailEventLedger {
   /**
    * The events that count: sends, and every outcome, open and click whose message and subscriber are known;
    * a mail's first open and first click (a recipient's row of one of our sends) marked `first`. A click of a mail not opened yet opens it too (images are
-   * often blocked): the mail counts as opened, though no open event was seen (`opensMail`).
+   * often blocked): the mail counts as opened, though no open event was seen (`opensMail`). With them, the
+   * marks to write (per send: the subscribers whose first open, and whose first click, this is) and the
+   * engagement days of the mails' subscribers.
    */
-  private async counted(trx: Knex.Transaction, now: Date, events: MailEvent[]): Promise<CountedMailEvent[]> {
-    const mails = await this.mailRows(
+  private async counted(
+    trx: Knex.Transaction,
+    now: Date,
+    events: MailEvent[],
+  ): Promise<{ counted: CountedMailEvent[]; lastEngaged: Map<number, string | null>; marks: Marks[] }> {
+    const { mails, lastEngaged } = await this.mailRows(
       trx,
       events.filter((e) => e.type in FIRSTS),
     );
-    const marks = new Map<string, number[]>();
-    const mark = (sendId: number, column: string, subscriberId: number) => {
-      const key = `${sendId}\u0000${column}`;
-      (marks.get(key) ?? marks.set(key, []).get(key)!).push(subscriberId);
-    };
+    const marks = new Map<number, Marks>();
+    const mark = (sendId: number, column: 'opened' | 'clicked', subscriberId: number) =>
+      (marks.get(sendId) ?? marks.set(sendId, { sendId, opened: [], clicked: [] }).get(sendId)!)[column].push(
+        subscriberId,
+      );
     const counted: CountedMailEvent[] = [];
     for (const e of events) {
       if (e.messageId === null || e.subscriberId === null) continue;
@@ -114,47 +132,60 @@ export class MailEventLedger {
         const firstOpen = !mail.opened;
         if (firstOpen) {
           mail.opened = true;
-          mark(mail.sendId, FIRSTS.opened.mark, e.subscriberId);
+          mark(mail.sendId, 'opened', e.subscriberId);
         }
         if (e.type === 'opened') counted.push({ ...e, sendId: mail.sendId, first: firstOpen });
         else {
           const firstClick = !mail.clicked;
           if (firstClick) {
             mail.clicked = true;
-            mark(mail.sendId, FIRSTS.clicked.mark, e.subscriberId);
+            mark(mail.sendId, 'clicked', e.subscriberId);
           }
           counted.push({ ...e, sendId: mail.sendId, first: firstClick, opensMail: firstOpen });
         }
       }
     }
-    // A statement per send and column, not per recipient. Fewer rows marked than read unmarked: another
-    // transaction counted some of them first, and this one runs again (transactionWithRetry) to see it.
-    for (const [key, subscribers] of marks) {
-      const [sendId, column] = key.split('\u0000');
-      const marked = await trx('send_recipients')
-        .where('send_id', Number(sendId))
-        .whereIn('subscriber_id', subscribers)
-        .whereNull(column)
-        .update({ [column]: now });
-      if (marked !== subscribers.length) throw new WriteConflict(`first ${column} of send ${sendId} marked at once`);
-    }
-    return counted;
+    return { counted, lastEngaged, marks: [...marks.values()] };
   }
 
   /**
-   * The mails opens and clicks are about, as this transaction reads them (unlocked: the marks' UPDATE
-   * finds out whether another run marked one since): a tracked link's own send row, else the subscriber's
-   * latest mail of the message (a provider's event names the message, not which of its sends).
+   * A send's first opens and clicks marked in one statement. The rows were read locked (mailRows): no other
+   * transaction marked one since, so every row named changes; fewer is a conflict, run again.
    */
-  private async mailRows(trx: Knex.Transaction, events: MailEvent[]): Promise<Map<string, MailRow>> {
+  private async markFirsts(trx: Knex.Transaction, now: Date, { sendId, opened, clicked }: Marks): Promise<void> {
+    const rows = [...new Set([...opened, ...clicked])];
+    const markOf = (column: string, ids: number[]) =>
+      ids.length === rows.length
+        ? now
+        : trx.raw(`case when ?? in (${placeholders(ids)}) then ? else ?? end`, ['subscriber_id', ...ids, now, column]);
+    const marked = await trx('send_recipients')
+      .where('send_id', sendId)
+      .whereIn('subscriber_id', rows)
+      .update({
+        ...(opened.length ? { [FIRSTS.opened.mark]: markOf(FIRSTS.opened.mark, opened) } : {}),
+        ...(clicked.length ? { [FIRSTS.clicked.mark]: markOf(FIRSTS.clicked.mark, clicked) } : {}),
+      });
+    if (marked !== rows.length) throw new WriteConflict(`first opens or clicks of send ${sendId} marked at once`);
+  }
+
+  /**
+   * The mails opens and clicks are about, read and locked: a tracked link's own send row, else the
+   * subscriber's latest mail of the message (a provider's event names the message, not which of its sends);
+   * with their subscribers' latest engagement days, locked too (their counters change with a first open).
+   */
+  private async mailRows(
+    trx: Knex.Transaction,
+    events: MailEvent[],
+  ): Promise<{ mails: Map<string, MailRow>; lastEngaged: Map<number, string | null> }> {
     const mails = new Map<string, MailRow>();
+    const lastEngaged = new Map<number, string | null>();
     const messages = [...new Set(events.map((e) => e.messageId!).filter((id) => id !== null))];
     const subscribers = [...new Set(events.map((e) => e.subscriberId!).filter((id) => id !== null))].sort(
       (a, b) => a - b,
     );
-    if (!messages.length || !subscribers.length) return mails;
+    if (!messages.length || !subscribers.length) return { mails, lastEngaged };
     // The mails' sends: a tracked link names its own; a provider's event, every send of its message. Then
-    // the recipients' rows by primary key (send, subscriber).
+    // the recipients' rows by primary key (send, subscriber), and their subscribers' by theirs.
     const messageOf = new Map<number, number>(
       events.filter((e) => e.sendId !== undefined).map((e) => [e.sendId!, e.messageId!]),
     );
@@ -162,56 +193,82 @@ export class MailEventLedger {
     if (unsent.length)
       for (const s of await trx('message_sends').whereIn('message_id', unsent).select('id', 'message_id'))
         messageOf.set(toInt(s.id), toInt(s.message_id));
-    if (!messageOf.size) return mails;
+    if (!messageOf.size) return { mails, lastEngaged };
     for (let i = 0; i < subscribers.length; i += CHUNK) {
-      const rows: Array<Record<string, unknown>> = await trx('send_recipients')
-        .whereIn('send_id', [...messageOf.keys()])
-        .whereIn('subscriber_id', subscribers.slice(i, i + CHUNK))
-        .orderBy(['send_id', 'subscriber_id'])
-        .select('send_id', 'subscriber_id', 'opened_at', 'clicked_at');
+      const rows: Array<Record<string, unknown>> = await trx('send_recipients as r')
+        .join('subscribers as s', 's.id', 'r.subscriber_id')
+        .whereIn('r.send_id', [...messageOf.keys()])
+        .whereIn('r.subscriber_id', subscribers.slice(i, i + CHUNK))
+        .orderBy(['r.send_id', 'r.subscriber_id'])
+        .forUpdate()
+        .select('r.send_id', 'r.subscriber_id', 'r.opened_at', 'r.clicked_at', 's.last_engaged_day');
       for (const r of rows) {
         const mail = { sendId: toInt(r.send_id), opened: r.opened_at !== null, clicked: r.clicked_at !== null };
-        mails.set(`s${mail.sendId}.${toInt(r.subscriber_id)}`, mail);
+        const subscriberId = toInt(r.subscriber_id);
+        mails.set(`s${mail.sendId}.${subscriberId}`, mail);
         // In send order: the latest send's row stays.
-        mails.set(`m${messageOf.get(mail.sendId)}.${toInt(r.subscriber_id)}`, mail);
+        mails.set(`m${messageOf.get(mail.sendId)}.${subscriberId}`, mail);
+        lastEngaged.set(subscriberId, (r.last_engaged_day as string | null) ?? null);
       }
     }
-    return mails;
+    return { mails, lastEngaged };
   }
 
   /**
-   * The subscribers' counters of counted events, and the analytics figures they add to: a statement per
-   * column and amount (the ids that add the same), in id order so that two runs at once take the rows'
-   * locks alike.
+   * The subscribers' counters of counted events, and the analytics figures they add to: one statement for
+   * all of them (each column by how much each id adds), the engaged ones' latest engagement day set to
+   * today; null when nothing is counted on a subscriber.
    */
-  private async countSubscribers(trx: Knex.Transaction, counted: CountedMailEvent[], analytics: MailCounts) {
-    const increments = new Map<string, number>();
+  private countSubscribers(
+    counted: CountedMailEvent[],
+    analytics: MailCounts,
+    lastEngaged: ReadonlyMap<number, string | null>,
+  ): ((trx: Knex.Transaction) => Promise<unknown>) | null {
+    const increments = new Map<string, Map<number, number>>();
+    const engaged = new Set<number>();
     for (const e of counted)
       for (const c of countersOf(e)) {
         analytics.count(e.organizationId, c.message, e.subscriberId!);
         if (!c.subscriber) continue;
-        const key = `${c.subscriber}\u0000${e.subscriberId}`;
-        increments.set(key, (increments.get(key) ?? 0) + 1);
+        const ids = increments.get(c.subscriber) ?? increments.set(c.subscriber, new Map()).get(c.subscriber)!;
+        ids.set(e.subscriberId!, (ids.get(e.subscriberId!) ?? 0) + 1);
+        if (c.subscriber === FIRSTS.opened.subscriber || c.subscriber === FIRSTS.clicked.subscriber)
+          engaged.add(e.subscriberId!);
       }
-    const grouped = new Map<string, number[]>();
-    for (const [key, n] of increments) {
-      const [column, id] = key.split('\u0000');
-      const group = `${column}\u0000${n}`;
-      (grouped.get(group) ?? grouped.set(group, []).get(group)!).push(Number(id));
-    }
-    // The engaged subscribers' previous engagement days are read before their increments set today's.
-    await analytics.readEngagement(trx);
-    for (const [group, ids] of grouped) {
-      const [column, n] = group.split('\u0000');
-      ids.sort((a, b) => a - b);
-      const engagement = column === 'messages_opened' || column === 'messages_clicked';
-      await trx('subscribers')
-        .whereIn('id', ids)
+    // The engaged subscribers' previous engagement days, as read with their mails, before this sets today's.
+    analytics.engagedBefore(lastEngaged);
+    if (!increments.size) return null;
+    const all = [...new Set([...increments.values()].flatMap((ids) => [...ids.keys()]))].sort((a, b) => a - b);
+    return (trx) => {
+      const added = (column: string, ids: Map<number, number>) => {
+        const byAmount = new Map<number, number[]>();
+        for (const [id, n] of ids) (byAmount.get(n) ?? byAmount.set(n, []).get(n)!).push(id);
+        if (byAmount.size === 1 && ids.size === all.length) return trx.raw('?? + ?', [column, [...byAmount.keys()][0]]);
+        const cases = [...byAmount].map(([n, list]) => ({
+          sql: `when ?? in (${placeholders(list)}) then ?`,
+          bindings: ['id', ...list, n],
+        }));
+        return trx.raw(`?? + case ${cases.map((c) => c.sql).join(' ')} else 0 end`, [
+          column,
+          ...cases.flatMap((c) => c.bindings),
+        ]);
+      };
+      const day =
+        engaged.size === all.length
+          ? analytics.day
+          : trx.raw(`case when ?? in (${placeholders([...engaged])}) then ? else ?? end`, [
+              'id',
+              ...engaged,
+              analytics.day,
+              'last_engaged_day',
+            ]);
+      return trx('subscribers')
+        .whereIn('id', all)
         .update({
-          [column]: trx.raw('?? + ?', [column, Number(n)]),
-          ...(engagement ? { last_engaged_day: analytics.day } : {}),
+          ...Object.fromEntries([...increments].map(([column, ids]) => [column, added(column, ids)])),
+          ...(engaged.size ? { last_engaged_day: day } : {}),
         });
-    }
+    };
   }
 
   /** The messages' counters of counted events: one statement per message, in id order. */
@@ -237,7 +294,14 @@ export class MailEventLedger {
       if (e.testMode) continue;
       const list =
         byOrganization.get(e.organizationId) ?? byOrganization.set(e.organizationId, []).get(e.organizationId)!;
-      list.push({ event: e.type as WebhookEvent['event'], occurredAt: e.occurredAt, data: webhookData(e) });
+      // The payload is made only if a subscription wants the event (most organizations have none).
+      list.push({
+        event: e.type as WebhookEvent['event'],
+        occurredAt: e.occurredAt,
+        get data() {
+          return webhookData(e);
+        },
+      });
     }
     for (const [organizationId, list] of byOrganization) await this.webhooks.emit(trx, organizationId, list);
   }
