@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { toInt, WriteConflict } from '@switchboard/core';
 import { MailCounts } from '../daily-figures';
 import { SubscriberWriter } from '../audience/subscribers';
+import { placeholders } from '../shared/raw-update';
 import type { SubscriberStatus } from '../shared/subscriber-statuses';
 import { WebhookEvent, WebhookOutbox } from '../webhooks';
 import { COUNTERS, CountedMailEvent, FIRSTS, MailEvent } from './mail-event';
@@ -29,9 +30,6 @@ const countersOf = (e: CountedMailEvent) => [
 
 const reasonOf = (e: MailEvent) =>
   e.source.kind === 'provider' ? `${e.source.provider} ${e.type}` : 'unsubscribe link';
-
-/** Placeholders for a list of values in raw SQL. */
-const placeholders = (values: unknown[]) => values.map(() => '?').join(', ');
 
 /** A send's first opens and clicks to mark: the subscribers of each. */
 interface Marks {
@@ -157,7 +155,12 @@ export class MailEventLedger {
     const markOf = (column: string, ids: number[]) =>
       ids.length === rows.length
         ? now
-        : trx.raw(`case when ?? in (${placeholders(ids)}) then ? else ?? end`, ['subscriber_id', ...ids, now, column]);
+        : trx.raw(`case when ?? in (${placeholders(ids.length)}) then ? else ?? end`, [
+            'subscriber_id',
+            ...ids,
+            now,
+            column,
+          ]);
     const marked = await trx('send_recipients')
       .where('send_id', sendId)
       .whereIn('subscriber_id', rows)
@@ -245,7 +248,7 @@ export class MailEventLedger {
         for (const [id, n] of ids) (byAmount.get(n) ?? byAmount.set(n, []).get(n)!).push(id);
         if (byAmount.size === 1 && ids.size === all.length) return trx.raw('?? + ?', [column, [...byAmount.keys()][0]]);
         const cases = [...byAmount].map(([n, list]) => ({
-          sql: `when ?? in (${placeholders(list)}) then ?`,
+          sql: `when ?? in (${placeholders(list.length)}) then ?`,
           bindings: ['id', ...list, n],
         }));
         return trx.raw(`?? + case ${cases.map((c) => c.sql).join(' ')} else 0 end`, [
@@ -256,7 +259,7 @@ export class MailEventLedger {
       const day =
         engaged.size === all.length
           ? analytics.day
-          : trx.raw(`case when ?? in (${placeholders([...engaged])}) then ? else ?? end`, [
+          : trx.raw(`case when ?? in (${placeholders(engaged.size)}) then ? else ?? end`, [
               'id',
               ...engaged,
               analytics.day,

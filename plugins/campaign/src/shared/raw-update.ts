@@ -17,5 +17,5 @@ export async function rawUpdate(
     : (result as { changes: number }).changes;
 }
 
-/** `?, ?, ...`: a placeholder for each of `count` values (an IN list). */
-export const placeholders = (count: number): string => (count === 1 ? '?' : `?${', ?'.repeat(count - 1)}`);
+/** `?, ?, ...`: a placeholder for each of `count` values (an IN list); none for none. */
+export const placeholders = (count: number): string => (count > 0 ? `?${', ?'.repeat(count - 1)}` : '');
