@@ -1,5 +1,6 @@
 import net from 'node:net';
 import type { Agent } from 'undici';
+import { LRUCache } from 'lru-cache';
 import type { AppConfig } from '../config/types';
 import { guardedConnector, ipLiteralOf } from './address-guard';
 import { addressInRanges, allowedRangesOf, LOOPBACK_RANGES, NON_PUBLIC_RANGES, type Ranges } from './outbound-ranges';
@@ -7,7 +8,7 @@ import { loadOnFirstUse } from '../load-on-first-use';
 
 const undici = loadOnFirstUse(() => require('undici') as typeof import('undici'));
 
-/** Urls whose answer is kept at most; past it the answers are worked out again. */
+/** Urls whose answer is kept at most (the least recently asked go first). */
 const CHECKED_URLS = 1_000;
 
 /**
@@ -20,7 +21,7 @@ export class OutboundGuard {
   private readonly allowedRanges: Ranges;
   private agent?: Agent;
   /** A url's answer never changes (names are not resolved): a receiver's is worked out once, not per try. */
-  private readonly checked = new Map<string, string | null>();
+  private readonly checked = new LRUCache<string, { reason: string | null }>({ max: CHECKED_URLS });
 
   constructor(config: Pick<AppConfig, 'appEnv' | 'env'>) {
     this.allowedRanges = [
@@ -49,12 +50,9 @@ export class OutboundGuard {
 
   /** Why the URL may not be used, or null; host names are not resolved. */
   checkUrl(url: string): string | null {
-    let reason = this.checked.get(url);
-    if (reason === undefined) {
-      if (this.checked.size >= CHECKED_URLS) this.checked.clear();
-      this.checked.set(url, (reason = this.reasonAgainst(url)));
-    }
-    return reason;
+    let checked = this.checked.get(url);
+    if (!checked) this.checked.set(url, (checked = { reason: this.reasonAgainst(url) }));
+    return checked.reason;
   }
 
   private reasonAgainst(url: string): string | null {

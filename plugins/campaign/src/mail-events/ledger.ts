@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { toInt, WriteConflict } from '@switchboard/core';
 import { MailCounts } from '../daily-figures';
 import { SubscriberWriter } from '../audience/subscribers';
-import { placeholders } from '../shared/raw-update';
+import { placeholders } from '../shared/raw-write';
 import type { SubscriberStatus } from '../shared/subscriber-statuses';
 import { WebhookEvent, WebhookOutbox } from '../webhooks';
 import { COUNTERS, CountedMailEvent, FIRSTS, MailEvent } from './mail-event';

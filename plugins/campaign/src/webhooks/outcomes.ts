@@ -4,7 +4,7 @@ import { SERVICES, transactionWithRetry } from '@switchboard/core';
 import { PostOutcome, retryDelayMs } from '../shared/webhook-poster';
 import { WEBHOOK_OPTIONS, WebhookOptions } from './options';
 import { parkPending } from './pending';
-import { placeholders, rawUpdate } from '../shared/raw-update';
+import { placeholders, rawWrite } from '../shared/raw-write';
 
 /** One finished try of a delivery. */
 export interface Tried {
@@ -134,7 +134,7 @@ export class WebhookOutcomes {
           ),
     ];
     for (const t of these) bindings.push(t.id);
-    await rawUpdate(
+    await rawWrite(
       trx,
       `update \`webhook_deliveries\` set ${columns.join(', ')} ` +
         `where \`id\` in (${placeholders(these.length)}) and \`state\` = 'pending'`,

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import {
   AppConfig,
   Clock,
@@ -60,10 +61,10 @@ const storedOf = (row: Record<string, unknown>) =>
     toBool(row.is_active),
     row.options ?? null,
   ]);
-/** The most endpoints a process keeps read (it starts again from none beyond). */
+/** The most endpoints a process keeps read (the least recently used go first). */
 const CACHED_ENDPOINTS = 1_000;
 /** Endpoints named by id as last read, per database: see `receiving`. */
-const cachedEndpoints = new WeakMap<Knex, Map<string, ReceivingEndpoint>>();
+const cachedEndpoints = new WeakMap<Knex, LRUCache<string, ReceivingEndpoint>>();
 
 /**
  * Secrets a provider signs with: random, unless given. Postmark (provider_c) sends HTTP Basic
@@ -158,7 +159,9 @@ export class InboundWebhooksService {
     endpointId: number | undefined,
     { fresh = false } = {},
   ): Promise<ReceivingEndpoint | null> {
-    const cache = cachedEndpoints.get(this.knex) ?? cachedEndpoints.set(this.knex, new Map()).get(this.knex)!;
+    const cache =
+      cachedEndpoints.get(this.knex) ??
+      cachedEndpoints.set(this.knex, new LRUCache({ max: CACHED_ENDPOINTS })).get(this.knex)!;
     const key = `${provider}\u0000${endpointId}`;
     const cached = endpointId !== undefined && !fresh ? cache.get(key) : undefined;
     if (cached) return cached;
@@ -180,10 +183,7 @@ export class InboundWebhooksService {
       options: optionsOf(row),
       stored: storedOf(row),
     };
-    if (endpointId !== undefined) {
-      if (cache.size >= CACHED_ENDPOINTS) cache.clear();
-      cache.set(key, endpoint);
-    }
+    if (endpointId !== undefined) cache.set(key, endpoint);
     return endpoint;
   }
 

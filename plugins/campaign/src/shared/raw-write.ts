@@ -2,11 +2,11 @@ import type { Knex } from 'knex';
 import { dialectOfKnex } from '@switchboard/core';
 
 /**
- * Runs an UPDATE given as its text with placeholders (knex's builder compiles every value of a statement
- * of many rows; measured on the webhook dispatcher's hot path) and answers how many rows it changed.
- * Identifiers in backticks: MariaDB's quoting, which SQLite accepts too.
+ * Runs an UPDATE or INSERT given as its text with placeholders (knex's builder compiles every value of a
+ * statement of many rows; measured on the webhook dispatcher's and the inbound events' hot paths) and
+ * answers how many rows it changed. Identifiers in backticks: MariaDB's quoting, which SQLite accepts too.
  */
-export async function rawUpdate(
+export async function rawWrite(
   knex: Knex | Knex.Transaction,
   sql: string,
   bindings: Knex.RawBinding[],
