@@ -13,14 +13,13 @@ const due = (id: number, webhookId: number): Due => ({
 
 const WAIT_MS = 1_000;
 
+/** A run's places: `placesOf` a subscription's share, `answers` whether its receiver answered. */
+const placesOf = (concurrency: number, share: (id: number) => number, answers: (id: number) => boolean = () => true) =>
+  new Places(concurrency, share, answers, WAIT_MS);
+
 describe("campaign: a webhook run's places", () => {
   it('claims ahead up to CLAIMED_PER_PLACE times the places, and as many times its share for a subscription', () => {
-    const places = new Places(
-      8,
-      (id) => (id === 2 ? 2 : 8),
-      () => true,
-      WAIT_MS,
-    );
+    const places = placesOf(8, (id) => (id === 2 ? 2 : 8));
     expect(places.room()).to.equal(8 * CLAIMED_PER_PLACE);
     expect(places.roomOf(2)).to.equal(2 * CLAIMED_PER_PLACE);
     places.claimed(
@@ -33,11 +32,10 @@ describe("campaign: a webhook run's places", () => {
   });
 
   it('claims no more than its places for a subscription whose receiver does not answer', () => {
-    const places = new Places(
+    const places = placesOf(
       8,
       () => 2,
       (id) => id !== 3,
-      WAIT_MS,
     );
     expect(places.roomOf(3)).to.equal(2);
     expect(places.roomOf(4)).to.equal(2 * CLAIMED_PER_PLACE);
@@ -46,12 +44,7 @@ describe("campaign: a webhook run's places", () => {
   });
 
   it("starts in claim order within a subscription's places; its waiting ones do not hold up another's", () => {
-    const places = new Places(
-      4,
-      (id) => (id === 1 ? 1 : 4),
-      () => true,
-      WAIT_MS,
-    );
+    const places = placesOf(4, (id) => (id === 1 ? 1 : 4));
     places.claimed([due(1, 1), due(2, 1), due(3, 2), due(4, 2), due(5, 2), due(6, 2)], 0);
     const started = [places.start(0), places.start(0), places.start(0), places.start(0)].map((d) => d?.id);
     // The hanging one's second waits; the other's fill the rest of the places, then all are taken.
@@ -65,12 +58,7 @@ describe("campaign: a webhook run's places", () => {
   });
 
   it('lets go of a claimed delivery that waited longer than a try may take, so its lease still covers a try', () => {
-    const places = new Places(
-      1,
-      () => 1,
-      () => true,
-      WAIT_MS,
-    );
+    const places = placesOf(1, () => 1);
     places.claimed([due(1, 1), due(2, 1)], 0);
     expect(places.start(0)?.id).to.equal(1);
     places.ended(1);
@@ -80,12 +68,7 @@ describe("campaign: a webhook run's places", () => {
   });
 
   it('lets go of every waiting delivery when the run stops taking', () => {
-    const places = new Places(
-      1,
-      () => 1,
-      () => true,
-      WAIT_MS,
-    );
+    const places = placesOf(1, () => 1);
     places.claimed([due(1, 1), due(2, 1)], 0);
     places.start(0);
     places.dropWaiting();
