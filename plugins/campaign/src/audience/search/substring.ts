@@ -84,7 +84,6 @@ const FIRST_WINDOW_BLOCKS = 4;
 const WINDOW_IDS = 65_536;
 
 interface ScanProgress {
-  found: number;
   blocksRead: number;
   /** The candidates the windows so far left, and how many of them were confirmed. */
   candidates: number;
@@ -101,10 +100,10 @@ interface ScanProgress {
  * Never more blocks than hold WINDOW_IDS lead ids, nor candidates than are left to confirm, nor index
  * bytes than are left of SUBSTRING_READ_BUDGET, at the rates read so far; 0 when that budget is spent.
  */
-function nextWindow(p: ScanProgress, enough: number): number {
+function nextWindow(p: ScanProgress, found: number, enough: number): number {
   const perBlock = (n: number) => n / p.blocksRead;
-  const byMatches = p.found
-    ? Math.max(FIRST_WINDOW_BLOCKS, Math.ceil(((enough - p.found) / perBlock(p.found)) * 1.5))
+  const byMatches = found
+    ? Math.max(FIRST_WINDOW_BLOCKS, Math.ceil(((enough - found) / perBlock(found)) * 1.5))
     : Infinity;
   const byIds = p.leadPerBlock ? Math.ceil(WINDOW_IDS / p.leadPerBlock) : Infinity;
   const byConfirms = p.candidates
@@ -168,14 +167,13 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
   const density: GramDensity = new Map();
   const ids: number[] = [];
   const progress: ScanProgress = {
-    found: 0,
     blocksRead: 0,
     candidates: 0,
     confirmed: 0,
     leadPerBlock: 0,
     bytesRead: 0,
   };
-  for (let size = FIRST_WINDOW_BLOCKS; from < to; size = nextWindow(progress, scan.enough)) {
+  for (let size = FIRST_WINDOW_BLOCKS; from < to; size = nextWindow(progress, ids.length, scan.enough)) {
     if (!size) return { ids, complete: false };
     const end = Math.min(from + size, to);
     const index = gramIndex(alternatives, rarestTerm(alternatives, density) ?? longest, listGrams, density);
@@ -197,7 +195,6 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
       i += batch.length;
       progress.confirmed += batch.length;
       ids.push(...(await scan.confirm(batch)));
-      progress.found = ids.length;
       if (ids.length >= scan.enough) return { ids, complete: true };
     }
   }
