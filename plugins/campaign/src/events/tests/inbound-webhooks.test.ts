@@ -55,6 +55,9 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
       .post(`/api/campaign${path}`)
       .set({ 'content-type': 'application/json', ...headers })
       .send(body);
+  /** An endpoint made through the API (of `tenant`, else the fixture's), as it answered. */
+  const createEndpoint = async (body: Record<string, unknown>, tenant?: Parameters<CampaignFixture['api']>[0]) =>
+    (await f.api(tenant).post('/inbound-webhooks', body).expect(201)).body.data;
 
   it('manages endpoints: the secret shown once, sealed at rest, the url to give the provider', async () => {
     const created = (await f.api().post('/inbound-webhooks', { provider: 'provider_a', name: 'SendGrid' }).expect(201))
@@ -82,9 +85,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
   });
 
   it('records a signed batch once, counts it on the message and moves the subscribers', async () => {
-    const endpoint = (
-      await f.api().post('/inbound-webhooks', { provider: 'provider_a', name: 'SG', secret: 'sg-secret-1' }).expect(201)
-    ).body.data;
+    const endpoint = await createEndpoint({ provider: 'provider_a', name: 'SG', secret: 'sg-secret-1' });
     const ids = (subscriber: number) => ({
       campaign_message_id: String(message),
       campaign_subscriber_id: String(subscriber),
@@ -181,12 +182,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
   });
 
   it('counts a batch once when a provider delivers it several times at once', async () => {
-    const endpoint = (
-      await f
-        .api()
-        .post('/inbound-webhooks', { provider: 'provider_a', name: 'Racing', secret: 'race-secret' })
-        .expect(201)
-    ).body.data;
+    const endpoint = await createEndpoint({ provider: 'provider_a', name: 'Racing', secret: 'race-secret' });
     const at = Math.floor(Date.now() / 1000);
     const batch = JSON.stringify(
       Array.from({ length: 20 }, (_, i) => ({
@@ -209,19 +205,9 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
   });
 
   it("refuses what is not the provider's, writing nothing: 401, 404, 403, 400, 413", async () => {
-    const endpoint = (
-      await f
-        .api()
-        .post('/inbound-webhooks', { provider: 'provider_a', name: 'SG2', secret: 'sg-secret-2' })
-        .expect(201)
-    ).body.data;
+    const endpoint = await createEndpoint({ provider: 'provider_a', name: 'SG2', secret: 'sg-secret-2' });
     const other = await createTenant(f.engine, { name: 'Other' });
-    const foreign = (
-      await f
-        .api(other)
-        .post('/inbound-webhooks', { provider: 'provider_a', name: 'Theirs', secret: 'their-secret' })
-        .expect(201)
-    ).body.data;
+    const foreign = await createEndpoint({ provider: 'provider_a', name: 'Theirs', secret: 'their-secret' }, other);
     const body = JSON.stringify([{ event: 'delivered', email: 'ada@example.com', timestamp: 1, sg_event_id: 'r1' }]);
     const count = await events();
     const path = `/webhook/provider_a?endpoint=${endpoint.id}`;
@@ -247,12 +233,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
   });
 
   it('provider_c: HTTP Basic, an unsubscribe by Postmark moves the subscriber and counts a stop', async () => {
-    const endpoint = (
-      await f
-        .api()
-        .post('/inbound-webhooks', { provider: 'provider_c', name: 'PM', secret: 'pm:secret-pass' })
-        .expect(201)
-    ).body.data;
+    const endpoint = await createEndpoint({ provider: 'provider_c', name: 'PM', secret: 'pm:secret-pass' });
     const fresh = (await f.api().post('/subscribers', { email: 'grace@example.com' }).expect(201)).body.data.id;
     const body = JSON.stringify({
       RecordType: 'SubscriptionChange',
@@ -274,12 +255,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
   });
 
   it('an endpoint changed by another process: its old secret refused at once, its new one accepted', async () => {
-    const endpoint = (
-      await f
-        .api()
-        .post('/inbound-webhooks', { provider: 'provider_c', name: 'PM-rotating', secret: 'pm:old-pass' })
-        .expect(201)
-    ).body.data;
+    const endpoint = await createEndpoint({ provider: 'provider_c', name: 'PM-rotating', secret: 'pm:old-pass' });
     const path = `/webhook/provider_c?endpoint=${endpoint.id}`;
     const basic = (secret: string) => ({ authorization: `Basic ${Buffer.from(secret).toString('base64')}` });
     let n = 0;
@@ -315,12 +291,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
   });
 
   it('provider_e: a Mailgun token is taken once, across the whole deployment (the locks)', async () => {
-    const endpoint = (
-      await f
-        .api()
-        .post('/inbound-webhooks', { provider: 'provider_e', name: 'Brevo', secret: 'brevo-secret' })
-        .expect(201)
-    ).body.data;
+    const endpoint = await createEndpoint({ provider: 'provider_e', name: 'Brevo', secret: 'brevo-secret' });
     const timestamp = String(Math.floor(Date.now() / 1000));
     const token = crypto.randomBytes(25).toString('hex');
     const body = JSON.stringify({
@@ -356,12 +327,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     const alanMail = mails.find((m) => m.to.includes('alan@example.com'))!;
     const relayId = /queued as (\S+)/.exec(adaMail.answer)![1];
     const ourMailId = /^Message-ID: <([^>]+)>/im.exec(alanMail.raw)![1];
-    const postmark = (
-      await f
-        .api()
-        .post('/inbound-webhooks', { provider: 'provider_c', name: 'PM-link', secret: 'pm:link-secret' })
-        .expect(201)
-    ).body.data;
+    const postmark = await createEndpoint({ provider: 'provider_c', name: 'PM-link', secret: 'pm:link-secret' });
     const basic = { authorization: `Basic ${Buffer.from('pm:link-secret').toString('base64')}` };
     const delivery = (messageId: string, recipient: string) =>
       JSON.stringify({
@@ -382,12 +348,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     const byRelay = await stored(relayId);
     expect([Number(byRelay.message_id), Number(byRelay.subscriber_id)]).to.deep.equal([message, ada]);
 
-    const brevo = (
-      await f
-        .api()
-        .post('/inbound-webhooks', { provider: 'provider_e', name: 'Brevo-link', secret: 'brevo-link' })
-        .expect(201)
-    ).body.data;
+    const brevo = await createEndpoint({ provider: 'provider_e', name: 'Brevo-link', secret: 'brevo-link' });
     const signedE = (data: Record<string, unknown>) => {
       const timestamp = String(Math.floor(Date.now() / 1000));
       const token = crypto.randomBytes(25).toString('hex');
@@ -406,12 +367,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     const byOurs = await stored(ourMailId);
     expect([Number(byOurs.message_id), Number(byOurs.subscriber_id)]).to.deep.equal([message, alan]);
     // SendGrid without our custom arguments: its smtp-id is the mail's Message-ID header, ours (issue 24).
-    const sendgrid = (
-      await f
-        .api()
-        .post('/inbound-webhooks', { provider: 'provider_a', name: 'SG-link', secret: 'sg-link-secret' })
-        .expect(201)
-    ).body.data;
+    const sendgrid = await createEndpoint({ provider: 'provider_a', name: 'SG-link', secret: 'sg-link-secret' });
     const smtpIdBatch = JSON.stringify([
       {
         email: 'alias3@elsewhere.example',
@@ -443,12 +399,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
 
     // Another organization's endpoint learns nothing from our relay ids.
     const other = await createTenant(f.engine, { name: 'Linker' });
-    const theirs = (
-      await f
-        .api(other)
-        .post('/inbound-webhooks', { provider: 'provider_c', name: 'T', secret: 'them:their-pass' })
-        .expect(201)
-    ).body.data;
+    const theirs = await createEndpoint({ provider: 'provider_c', name: 'T', secret: 'them:their-pass' }, other);
     const foreignBody = JSON.stringify({
       RecordType: 'Open',
       MessageID: relayId,
@@ -475,12 +426,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
       },
     });
     const topic = 'arn:aws:sns:us-east-1:123456789012:ses-events';
-    const endpoint = (
-      await f
-        .api()
-        .post('/inbound-webhooks', { provider: 'provider_d', name: 'SES', topic_arns: [topic] })
-        .expect(201)
-    ).body.data;
+    const endpoint = await createEndpoint({ provider: 'provider_d', name: 'SES', topic_arns: [topic] });
     expect(endpoint.topic_arns).to.deep.equal([topic]);
     await f
       .api()
@@ -534,12 +480,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
   });
 
   it("commits a complaint and its subscriber's change together: a crash between keeps neither, the retry both", async () => {
-    const endpoint = (
-      await f
-        .api()
-        .post('/inbound-webhooks', { provider: 'provider_a', name: 'SG 2', secret: 'sg-secret-2' })
-        .expect(201)
-    ).body.data;
+    const endpoint = await createEndpoint({ provider: 'provider_a', name: 'SG 2', secret: 'sg-secret-2' });
     const complaint = JSON.stringify([
       {
         event: 'spamreport',
@@ -578,12 +519,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     const statusOf = async () => (await f.api().get(`/subscribers/${alan}`).expect(200)).body.data.status;
     const statusBefore = await statusOf();
     // Mailgun: {signature, event-data}, signed with the domain's webhook signing key.
-    const mailgun = (
-      await f
-        .api()
-        .post('/inbound-webhooks', { provider: 'provider_b', name: 'MG-json', secret: 'mailgun-signing-key' })
-        .expect(201)
-    ).body.data;
+    const mailgun = await createEndpoint({ provider: 'provider_b', name: 'MG-json', secret: 'mailgun-signing-key' });
     const timestamp = String(Math.floor(Date.now() / 1000));
     const token = crypto.randomBytes(25).toString('hex');
     const signature = crypto
@@ -607,12 +543,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     expect(await statusOf()).to.equal(statusBefore);
 
     // Brevo: its flat body, with the bearer token the user set in Brevo.
-    const brevo = (
-      await f
-        .api()
-        .post('/inbound-webhooks', { provider: 'provider_e', name: 'Brevo-own', secret: 'brevo-bearer-token' })
-        .expect(201)
-    ).body.data;
+    const brevo = await createEndpoint({ provider: 'provider_e', name: 'Brevo-own', secret: 'brevo-bearer-token' });
     const delivered = JSON.stringify({
       event: 'delivered',
       email: 'alan@example.com',
