@@ -4,21 +4,12 @@ import type { SendMailOptions, Transporter } from 'nodemailer';
 import type { DkimKey } from '../config/types';
 import { loadOnFirstUse } from '../load-on-first-use';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../private-files';
+import type { MailMessage } from './mail-message';
 import { writeMime } from './mime-writer';
 
 const nodemailerModule = loadOnFirstUse(() => require('nodemailer') as typeof import('nodemailer'));
 
-export interface MailMessage {
-  from: string | { name: string; address: string };
-  to: string;
-  subject: string;
-  html?: string;
-  text?: string;
-  headers?: Record<string, string>;
-  replyTo?: string;
-  /** The Message-ID header, angle brackets included; nodemailer makes one when absent. */
-  messageId?: string;
-}
+export type { MailMessage } from './mail-message';
 
 export interface SentMail {
   messageId: string;

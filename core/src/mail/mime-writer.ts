@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { MailMessage } from './mailer';
+import type { MailMessage } from './mail-message';
 import { loadOnFirstUse } from '../load-on-first-use';
 
 const mimeNode = loadOnFirstUse(() => require('nodemailer/lib/mime-node') as typeof import('nodemailer/lib/mime-node'));

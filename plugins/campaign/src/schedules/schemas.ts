@@ -1,5 +1,5 @@
 import { MAX_SEND_LISTS } from '../shared/send-limits';
-import { SCHEDULE_ZONES } from './next-run';
+import { SCHEDULE_ZONES } from './zones';
 import { idSchema, INT_UNSIGNED_MAX, nullableTimestamp, Shape, timestamp, Validated } from '@switchboard/core';
 
 export const FREQUENCIES = ['weekly', 'daily'] as const;

@@ -11,7 +11,8 @@ import {
   validationError,
 } from '@switchboard/core';
 import { assertListsOwned } from '../audience/lists';
-import { isIanaZone, nextRunAt, Recurrence } from './next-run';
+import { nextRunAt, Recurrence } from './next-run';
+import { isIanaZone } from './zones';
 import { NewSchedule, Schedule, ScheduleChanges, ScheduleListQuery, scheduleSchema } from './schemas';
 
 const toSchedule = rowMapper(scheduleSchema, { list_ids: (row) => parseJson<number[] | null>(row.list_ids, null) });

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { insertValues } from '@switchboard/core';
 import { searchTexts } from './folding';
-import type { SearchSource } from './rows';
+import type { SearchSource } from './search-source';
 import {
   addGrams,
   BLOCK_BITS,

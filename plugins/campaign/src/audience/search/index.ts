@@ -2,7 +2,7 @@ export { searchCompactionCommands, searchCompactionTask } from './compaction-com
 export { searchTexts } from './folding';
 export { appendMembershipRows } from './gram-rows';
 export { SEARCH_SOURCE_COLUMNS, deleteSearchRows, insertSearchRows, replaceSearchRows } from './rows';
-export type { SearchSource } from './rows';
+export type { SearchSource } from './search-source';
 export { scanSubstrings, spanOf, SUBSTRING_READ_BUDGET, termHolds } from './substring';
 export type { IdFilter, SubstringTerm } from './substring';
 export { parseSearch } from './syntax';

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { isIanaZone, nextRunAt } from '../next-run';
+import { nextRunAt } from '../next-run';
+import { isIanaZone } from '../zones';
 
 describe('campaign: next run of a schedule', () => {
   const weekly = (day: number, time: string, timezone: string) => ({
