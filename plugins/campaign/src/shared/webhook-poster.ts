@@ -1,8 +1,7 @@
 import type { Dispatcher } from 'undici';
-import { loadOnFirstUse, OUTBOUND_ADDRESS_REFUSED, type OutboundGuard } from '@switchboard/core';
+import { OUTBOUND_ADDRESS_REFUSED, type OutboundGuard } from '@switchboard/core';
 import { standardWebhookHeaders } from './standard-webhooks';
-
-const undici = loadOnFirstUse(() => require('undici') as typeof import('undici'));
+import { postBounded } from './bounded-post';
 
 /** What a receiver answered a POST, or why it could not. */
 export interface PostOutcome {
@@ -72,22 +71,14 @@ export async function postJson(
   const took = () => Math.round(performance.now() - started);
   const refused = through.guard.checkUrl(url);
   if (refused) return { status: null, error: refused, latencyMs: 0, refused: true };
-  // A timer of its own, cleared at the end: AbortSignal.timeout's weakly held timer costs several times more.
-  const deadline = new AbortController();
-  const timer = setTimeout(
-    () => deadline.abort(new DOMException(`no answer within ${through.timeoutMs} ms`, 'TimeoutError')),
-    through.timeoutMs,
-  );
   try {
-    const answer = await undici().request(url, {
-      method: 'POST',
+    const status = await postBounded(through.guard.dispatcher, url, {
       headers,
       body,
-      dispatcher: through.guard.dispatcher,
-      signal: deadline.signal,
+      timeoutMs: through.timeoutMs,
+      maxBytes: BODY_BYTES,
     });
-    await readAtMost(answer.body, BODY_BYTES);
-    return { status: answer.statusCode, error: null, latencyMs: took() };
+    return { status, error: null, latencyMs: took() };
   } catch (err) {
     const error = err as Error & { code?: string; cause?: Error & { code?: string } };
     const reason =
@@ -96,8 +87,6 @@ export async function postJson(
         : (error.cause?.message ?? error.message);
     const refusedAddress = (error.cause?.code ?? error.code) === OUTBOUND_ADDRESS_REFUSED;
     return { status: null, error: reason, latencyMs: took(), ...(refusedAddress ? { refused: true } : {}) };
-  } finally {
-    clearTimeout(timer);
   }
 }
 
