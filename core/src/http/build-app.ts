@@ -52,7 +52,9 @@ export function buildHttpApp(deps: HttpDeps): Koa {
     routerChain(
       [
         healthRouter(deps.ready, deps.metrics, deps.config.version, metricsAccess(deps.config)),
-        docsRouter(() => buildOpenApi(deps.registry, { version: deps.config.version, serverUrl: deps.config.publicUrl })),
+        docsRouter(() =>
+          buildOpenApi(deps.registry, { version: deps.config.version, serverUrl: deps.config.publicUrl }),
+        ),
         ...deps.registry.groups.map((g) => g.router),
       ],
       deps.registry,
