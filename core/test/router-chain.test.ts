@@ -30,8 +30,10 @@ describe('router chain: only the routers that could match a path under a group p
     outer.router.register('/:kind/:id', ['GET'], (ctx) => void (ctx.body = 'outer'));
     outer.router.register('/lists', ['GET'], (ctx) => void (ctx.body = 'lists'));
     inner.router.register('/:provider', ['GET', 'POST'], (ctx) => void (ctx.body = 'inner'));
+    const pages = registry.forPlugin('p').group({ prefix: '/api/pages', tag: 't', auth: 'none' });
+    pages.router.register('/', ['GET'], (ctx) => void (ctx.body = 'page'));
     const app = new Koa();
-    app.use(routerChain([routerOf('', '/health'), outer.router, inner.router], registry));
+    app.use(routerChain([routerOf('', '/health'), outer.router, inner.router, pages.router], registry));
     const server = app.callback();
     expect((await request(server).get('/api/c/webhook/x')).text).to.equal('outer');
     expect((await request(server).post('/api/c/webhook/x')).text).to.equal('inner');
@@ -41,5 +43,9 @@ describe('router chain: only the routers that could match a path under a group p
     expect((await request(server).get('/API/C/WEBHOOK/y')).text).to.equal('outer');
     expect((await request(server).get('/health')).status).to.equal(200);
     expect((await request(server).get('/api/c/webhook/x/y')).status).to.equal(404);
+    // Under a prefix whose routes all end before the path does, no router could match: still 501 and 404.
+    expect((await request(server).get('/api/pages')).text).to.equal('page');
+    expect((await request(server).trace('/api/pages/x/y')).status).to.equal(501);
+    expect((await request(server).get('/api/pages/x/y')).status).to.equal(404);
   });
 });

@@ -37,9 +37,12 @@ export function routerChain(routers: Router[], registry: ApiRegistry): Middlewar
     compose(list.flatMap((r) => [r.routes(), r.allowedMethods()] as Middleware[]));
   const everyRouter = chain(routers);
   const underPrefix = new Map<string, Middleware>();
-  for (const { options } of registry.groups)
-    if (!underPrefix.has(options.prefix) && !options.prefix.endsWith('/'))
-      underPrefix.set(options.prefix, chain(routers.filter((r) => !cannotMatchUnder(r, options.prefix))));
+  for (const { options } of registry.groups) {
+    if (underPrefix.has(options.prefix) || options.prefix.endsWith('/')) continue;
+    const candidates = routers.filter((r) => !cannotMatchUnder(r, options.prefix));
+    // None could match: one still runs, so that its allowedMethods() answers an unknown method 501 as the chain does.
+    underPrefix.set(options.prefix, chain(candidates.length ? candidates : routers.slice(0, 1)));
+  }
   return (ctx, next) => {
     const prefix = registry.groupFor(ctx.path)?.options.prefix;
     const after = prefix === undefined ? '' : ctx.path.slice(prefix.length, prefix.length + 2);
