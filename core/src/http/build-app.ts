@@ -10,6 +10,7 @@ import { errorHandler } from './error-handler';
 import { clientAddress } from './client-address';
 import { groupGuard } from './group-guard';
 import { shadowedPaths } from './shadowed-paths';
+import { routerChain } from './router-chain';
 import { docsRouter } from './docs';
 import { healthRouter, ReadinessCheck } from './health';
 import { buildOpenApi } from './openapi';
@@ -46,14 +47,18 @@ export function buildHttpApp(deps: HttpDeps): Koa {
   app.use(clientAddress(deps.config.trustedProxies));
   app.use(groupGuard(deps.registry, deps.tokens, deps.rateLimits));
   app.use(shadowedPaths(deps.registry));
-  for (const router of [
-    healthRouter(deps.ready, deps.metrics, deps.config.version, metricsAccess(deps.config)),
-    docsRouter(() => buildOpenApi(deps.registry, { version: deps.config.version, serverUrl: deps.config.publicUrl })),
-    ...deps.registry.groups.map((g) => g.router),
-  ]) {
-    app.use(router.routes());
-    // 405 and 501 are left as statuses (with Allow) for the error handler to answer in the group's envelope.
-    app.use(router.allowedMethods());
-  }
+  // 405 and 501 are left as statuses (with Allow) for the error handler to answer in the group's envelope.
+  app.use(
+    routerChain(
+      [
+        healthRouter(deps.ready, deps.metrics, deps.config.version, metricsAccess(deps.config)),
+        docsRouter(() =>
+          buildOpenApi(deps.registry, { version: deps.config.version, serverUrl: deps.config.publicUrl }),
+        ),
+        ...deps.registry.groups.map((g) => g.router),
+      ],
+      deps.registry,
+    ),
+  );
   return app;
 }

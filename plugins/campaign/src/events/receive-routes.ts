@@ -104,7 +104,9 @@ export function receiveRoutes(api: PluginApi, ctx: PluginContext): void {
               await replay.release();
               return null;
             }
-            await replay.spend();
+            // The events are committed: the answer does not wait for the spend. The token stays held
+            // meanwhile, so a replay is refused all the same; a spend that fails leaves the hold to lapse.
+            replay.spend().catch((err: unknown) => http.state.log.warn({ err }, 'webhook token not spent'));
             return receipt;
           } catch (err) {
             await replay.release();
