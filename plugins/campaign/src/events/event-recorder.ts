@@ -154,11 +154,13 @@ export class InboundEventRecorder {
       await ensureStatusCountRows(this.knex, orgId);
     const recorded = await transactionWithRetry(this.knex, async (trx) => {
       const inserted = await this.insertNew(trx, rows);
-      // Every row new (no retry among them): they are the run's as they are, without reading them back.
-      const mine = inserted === rows.length ? rows : await this.writtenBy(trx, receipt, rows);
-      await this.ledger.apply(trx, now, mine.map(asMailEvent));
+      // Every row new (no retry nor repeat among them): they are the run's as they are, without reading them back.
+      const mine = inserted === rows.length ? null : await this.writtenBy(trx, receipt, rows);
+      await this.ledger.apply(trx, now, (mine ?? rows).map(asMailEvent));
       return mine;
     });
+    // Every row written: each submission recorded all its events.
+    if (!recorded) return batch.map((s) => ({ received: s.events.length, recorded: s.events.length }));
     // Each event this run wrote is credited to the first submission that carried it.
     const firstCarrier = new Map<string, number>();
     rows.forEach((row, i) => {
