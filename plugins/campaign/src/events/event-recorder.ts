@@ -82,11 +82,13 @@ interface Receipt {
 /** Events of one run, at most: a request heavier than that runs alone. */
 const RUN_EVENTS = 1_000;
 /**
- * Runs in flight at once per process: a second run's statements overlap the first's commit (batches of
- * 100 events: 13,000 events/s with one, 16,100 with two; docs/performance-history.md). Their row locks may
- * meet in another order: a deadlock is run again (transactionWithRetry).
+ * Runs in flight at once per process: one, which takes every request that came while the one before ran,
+ * so that its ~13 statements serve more of them. Two (sessions 18-19) halved the requests a run carries at
+ * 8 clients, and the serve thread was spent on per-statement costs: one measured 27 % less CPU a batch
+ * at the same rate (docs/performance-history.md, ingest, session 20). Runs of other processes may still
+ * meet this one's row locks in another order: a deadlock is run again (transactionWithRetry).
  */
-const RUNS_AT_ONCE = 2;
+const RUNS_AT_ONCE = 1;
 
 /**
  * Records verified requests' events and applies them (campaign spec §6): each event is written once
