@@ -19,6 +19,8 @@ export { paginate } from './db/paginate';
 export { whereContains } from './db/like';
 export { insertRows, insertRowsReturningIds, insertValues } from './db/insert-rows';
 export type { InsertRowsOptions, InsertedStatement, RowValues } from './db/insert-rows';
+export { onDriverConnection } from './db/driver-connection';
+export type { DriverConnection, MysqlWriteResult } from './db/driver-connection';
 export { ownedRow, deleteOwnedRow } from './db/owned-rows';
 export { transactionWithRetry, isRetryableConflict, WriteConflict } from './db/retry-transaction';
 export { GroupCommit } from './db/group-commit';

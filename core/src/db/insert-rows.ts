@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { dialectOfKnex } from './dialect';
 import { loadOnFirstUse } from '../load-on-first-use';
+import { onDriverConnection } from './driver-connection';
 
 const mysql2 = loadOnFirstUse(() => require('mysql2') as typeof import('mysql2'));
 
@@ -106,7 +107,7 @@ export async function insertValues(
     : '';
   const tuple = `(${[...rows.columns.map(() => '?'), ...shared.map((_, i) => `@sb_insert_${i}`)].join(', ')})`;
   const sizes = MYSQL_STATEMENT_SIZES.filter((size) => size * width <= MYSQL_MAX_PLACEHOLDERS);
-  return onConnection(trx, async (execute) => {
+  return onDriverConnection(trx, async ({ execute }) => {
     if (shared.length)
       await execute(
         `SET ${shared.map((_, i) => `@sb_insert_${i} = ?`).join(', ')}`,
@@ -161,34 +162,6 @@ async function insertWithKnex(
     statements.push({ id: Number(id), rows: part.length });
   }
   return statements;
-}
-
-type Done = (err: Error | null, result: { insertId: number }) => void;
-interface MysqlConnection {
-  execute(sql: string, values: unknown[], done: Done): void;
-}
-type Execute = (sql: string, values: unknown[]) => Promise<{ insertId: number }>;
-
-/**
- * Runs prepared statements through mysql2 itself (which caches them per connection) on the
- * transaction's connection, or on one connection taken from the pool for the whole call.
- */
-async function onConnection<T>(trx: Knex | Knex.Transaction, work: (execute: Execute) => Promise<T>): Promise<T> {
-  const client = trx.client as {
-    acquireConnection(): Promise<MysqlConnection>;
-    releaseConnection(c: MysqlConnection): Promise<unknown>;
-  };
-  const connection = await client.acquireConnection();
-  try {
-    return await work(
-      (sql, values) =>
-        new Promise((resolve, reject) =>
-          connection.execute(sql, values, (err, result) => (err ? reject(err) : resolve(result))),
-        ),
-    );
-  } finally {
-    await client.releaseConnection(connection);
-  }
 }
 
 /**

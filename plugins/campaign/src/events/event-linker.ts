@@ -30,18 +30,19 @@ export class EventLinker {
 
   async link(received: ReceivedEvent[]): Promise<ReceivedEvent[]> {
     const { messages, subscribers } = await this.owned(received);
-    let linked = received.map(({ organizationId, event }) => ({
-      organizationId,
-      event: {
-        ...event,
-        messageId:
-          event.messageId !== null && messages.has(orgKey(organizationId, event.messageId)) ? event.messageId : null,
-        subscriberId:
-          event.subscriberId !== null && subscribers.has(orgKey(organizationId, event.subscriberId))
-            ? event.subscriberId
-            : null,
-      },
-    }));
+    let linked = received.map((r) => {
+      const { organizationId, event } = r;
+      const messageId =
+        event.messageId !== null && messages.has(orgKey(organizationId, event.messageId)) ? event.messageId : null;
+      const subscriberId =
+        event.subscriberId !== null && subscribers.has(orgKey(organizationId, event.subscriberId))
+          ? event.subscriberId
+          : null;
+      // Copied only when an id is dropped (most events name ids of their own organization).
+      return messageId === event.messageId && subscriberId === event.subscriberId
+        ? r
+        : { organizationId, event: { ...event, messageId, subscriberId } };
+    });
     linked = await this.byMail(linked);
     return this.byAddress(linked);
   }

@@ -1,12 +1,21 @@
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, dialectOfKnex, GroupCommit, SERVICES, toDate, toInt, transactionWithRetry } from '@switchboard/core';
+import {
+  Clock,
+  dialectOfKnex,
+  GroupCommit,
+  onDriverConnection,
+  SERVICES,
+  toDate,
+  toInt,
+  transactionWithRetry,
+} from '@switchboard/core';
 import type { EventType, NormalizedEvent } from '@switchboard/provider-kit';
 import { ensureStatusCountRows } from '../audience/subscribers';
 import { MailEvent, MailEventLedger } from '../mail-events';
 import { EventLinker } from './event-linker';
-import { placeholders, rawWrite } from '../shared/raw-write';
+import { placeholders } from '../shared/raw-write';
 import { InboundWebhooksService, ReceivingEndpoint } from './inbound-webhooks/service';
 
 const INSERT_CHUNK = 500;
@@ -73,11 +82,13 @@ interface Receipt {
 /** Events of one run, at most: a request heavier than that runs alone. */
 const RUN_EVENTS = 1_000;
 /**
- * Runs in flight at once per process: a second run's statements overlap the first's commit (batches of
- * 100 events: 13,000 events/s with one, 16,100 with two; docs/performance-history.md). Their row locks may
- * meet in another order: a deadlock is run again (transactionWithRetry).
+ * Runs in flight at once per process: one, which takes every request that came while the one before ran,
+ * so that its ~13 statements serve more of them. Two (sessions 18-19) halved the requests a run carries at
+ * 8 clients, and the serve thread was spent on per-statement costs: one measured 27 % less CPU a batch
+ * at the same rate (docs/performance-history.md, ingest, session 20). Runs of other processes may still
+ * meet this one's row locks in another order: a deadlock is run again (transactionWithRetry).
  */
-const RUNS_AT_ONCE = 2;
+const RUNS_AT_ONCE = 1;
 
 /**
  * Records verified requests' events and applies them (campaign spec §6): each event is written once
@@ -145,11 +156,13 @@ export class InboundEventRecorder {
       await ensureStatusCountRows(this.knex, orgId);
     const recorded = await transactionWithRetry(this.knex, async (trx) => {
       const inserted = await this.insertNew(trx, rows);
-      // Every row new (no retry among them): they are the run's as they are, without reading them back.
-      const mine = inserted === rows.length ? rows : await this.writtenBy(trx, receipt, rows);
-      await this.ledger.apply(trx, now, mine.map(asMailEvent));
+      // Every row new (no retry nor repeat among them): they are the run's as they are, without reading them back.
+      const mine = inserted === rows.length ? null : await this.writtenBy(trx, receipt, rows);
+      await this.ledger.apply(trx, now, (mine ?? rows).map(asMailEvent));
       return mine;
     });
+    // Every row written: each submission recorded all its events.
+    if (!recorded) return batch.map((s) => ({ received: s.events.length, recorded: s.events.length }));
     // Each event this run wrote is credited to the first submission that carried it.
     const firstCarrier = new Map<string, number>();
     rows.forEach((row, i) => {
@@ -174,10 +187,12 @@ export class InboundEventRecorder {
           .ignore();
         continue;
       }
-      // The statement's text with placeholders, not knex's builder: it compiles every row's every value
-      // (measured: a sixth of the serve thread during batches of 100).
-      const values = part.flatMap((row) => EVENT_COLUMNS.map((c) => row[c]));
-      inserted += await rawWrite(trx, insertIgnoreEvents(part.length), values as Knex.RawBinding[]);
+      // The statement's text with placeholders, run by mysql2 itself: knex's builder compiles every row's
+      // every value, and its raw binding pass scans them all again (docs/performance-history.md, ingest).
+      const values: unknown[] = [];
+      for (const row of part) for (const c of EVENT_COLUMNS) values.push(row[c]);
+      const sql = insertIgnoreEvents(part.length);
+      inserted += (await onDriverConnection(trx, (connection) => connection.query(sql, values))).affectedRows;
     }
     return mysql ? inserted : null;
   }

@@ -297,14 +297,7 @@ export class MailEventLedger {
       if (e.testMode) continue;
       const list =
         byOrganization.get(e.organizationId) ?? byOrganization.set(e.organizationId, []).get(e.organizationId)!;
-      // The payload is made only if a subscription wants the event (most organizations have none).
-      list.push({
-        event: e.type as WebhookEvent['event'],
-        occurredAt: e.occurredAt,
-        get data() {
-          return webhookData(e);
-        },
-      });
+      list.push(new MailWebhookEvent(e));
     }
     for (const [organizationId, list] of byOrganization) await this.webhooks.emit(trx, organizationId, list);
   }
@@ -325,6 +318,21 @@ export class MailEventLedger {
         ...(status === 'unsubscribed' ? { unsubscribe_reason: reasonOf(e) } : {}),
       });
     }
+  }
+}
+
+/** A counted event as webhooks take it: the payload is made only if a subscription wants the event (most organizations have none). */
+class MailWebhookEvent implements WebhookEvent {
+  readonly event: WebhookEvent['event'];
+  readonly occurredAt: Date;
+
+  constructor(private readonly counted: CountedMailEvent) {
+    this.event = counted.type as WebhookEvent['event'];
+    this.occurredAt = counted.occurredAt;
+  }
+
+  get data(): Record<string, unknown> {
+    return webhookData(this.counted);
   }
 }
 
