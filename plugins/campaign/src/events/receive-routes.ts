@@ -1,12 +1,8 @@
-import { AppError, Clock, Locks, PluginApi, PluginContext, readRawBody, SERVICES } from '@switchboard/core';
-import { InboundRequest, isProviderError } from '@switchboard/provider-kit';
+import { AppError, PluginApi, PluginContext, readRawBody } from '@switchboard/core';
 import { CAMPAIGN_API_PREFIX } from '../shared/paths';
 import { envelopes, okSchema } from '../shared/envelope';
-import { InboundWebhooksService } from './inbound-webhooks/service';
-import { InboundEventRecorder } from './event-recorder';
 import { ProviderAdapters } from './provider-adapters';
-import { requestReplayGuard } from './replay-guard';
-import { REMOTE_TEXT, RemoteText } from './remote-text';
+import { providerRequestReceiver } from './provider-request';
 
 const receiptSchema = {
   type: 'object',
@@ -19,16 +15,14 @@ const receiptSchema = {
 } as const;
 
 /**
- * Where providers post their events: no API token, the endpoint's secret is the proof. The request is
- * verified on its raw bytes, its events normalized by the provider's adapter, then recorded and applied
- * (event-recorder.ts). A refusal writes nothing.
+ * Where providers post their events: no API token, the endpoint's secret is the proof. Each request is
+ * received by provider-request.ts (verified on its raw bytes, its events normalized by the provider's
+ * adapter, then recorded and applied by event-recorder.ts); an endpoint named by id that was refused or
+ * changed since this process read it is read again once. A refusal writes nothing.
  */
 export function receiveRoutes(api: PluginApi, ctx: PluginContext): void {
   const adapters = ctx.container.resolve(ProviderAdapters);
-  const endpoints = ctx.container.resolve(InboundWebhooksService);
-  const recorder = ctx.container.resolve(InboundEventRecorder);
-  const clock = ctx.container.resolve<Clock>(SERVICES.Clock);
-  const locks = ctx.container.resolve<Locks>(SERVICES.Locks);
+  const receiveRequest = providerRequestReceiver(ctx);
   const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
   // Its own group under /webhook (the longest prefix wins): a verified request is never refused for rate,
   // however many a provider sends from its few addresses; only refused ones count (bad signatures, ...).
@@ -63,58 +57,15 @@ export function receiveRoutes(api: PluginApi, ctx: PluginContext): void {
         const adapter = adapters.get(params.provider);
         if (!adapter) throw new AppError('RESOURCE_NOT_FOUND', `Unknown provider ${params.provider}`);
         let body: Promise<Buffer> | undefined;
-        /** The request received with the endpoint as last read (`fresh`: as it is now); null when that changed since. */
-        const receive = async (fresh: boolean) => {
-          const endpoint = await endpoints.receiving(params.provider, query.endpoint, { fresh });
-          if (!endpoint)
-            throw new AppError(
-              'RESOURCE_NOT_FOUND',
-              query.endpoint !== undefined
-                ? `No ${params.provider} endpoint ${query.endpoint}`
-                : `No single active ${params.provider} endpoint: give ?endpoint=<id>`,
-            );
-          if (!endpoint.isActive) throw new AppError('INACTIVE', `Inbound webhook endpoint ${endpoint.id} is inactive`);
-          if (endpoint.secret === null)
-            throw new AppError('SIGNATURE_INVALID', `Endpoint ${endpoint.id} has no secret`);
-          const request: InboundRequest = {
-            rawBody: await (body ??= readRawBody(http)),
-            headers: http.headers,
-            query: http.query as Record<string, string | undefined>,
-          };
-          // A one-time token is spent with the request's events, and given back when anything fails.
-          const replay = requestReplayGuard(locks, endpoint.id);
-          try {
-            // Resolved per request, so that tests can stand in for the network.
-            const fetchText = (url: string) => ctx.container.resolve<RemoteText>(REMOTE_TEXT)(url);
-            await adapter.verify(
-              request,
-              { secret: endpoint.secret, options: { ...endpoint.options } },
-              { now: () => clock.now(), replay, fetchText },
-            );
-            const confirmation = adapter.subscriptionUrl?.(request);
-            if (confirmation && !(await endpoints.unchanged([endpoint]))(endpoint)) {
-              await replay.release();
-              return null;
-            }
-            if (confirmation) await fetchText(confirmation);
-            const receipt = confirmation
-              ? { received: 0, recorded: 0, confirmed: true }
-              : await recorder.record(endpoint, params.provider, await adapter.normalize(request));
-            if ('stale' in receipt) {
-              await replay.release();
-              return null;
-            }
-            // The events are committed: the answer does not wait for the spend. The token stays held
-            // meanwhile, so a replay is refused all the same; a spend that fails leaves the hold to lapse.
-            replay.spend().catch((err: unknown) => http.state.log.warn({ err }, 'webhook token not spent'));
-            return receipt;
-          } catch (err) {
-            await replay.release();
-            if (!isProviderError(err)) throw err;
-            if (err.kind === 'malformed') throw new AppError('BAD_REQUEST', err.message);
-            throw new AppError('SIGNATURE_INVALID', err.message);
-          }
-        };
+        const receive = (fresh: boolean) =>
+          receiveRequest({
+            adapter,
+            provider: params.provider,
+            endpointId: query.endpoint,
+            http,
+            body: () => (body ??= readRawBody(http)),
+            fresh,
+          });
         // An endpoint named by id comes as last read: refused or changed since, it is read again.
         const receipt =
           (await receive(false).catch((err: unknown) => {

@@ -1,0 +1,104 @@
+import type { Context } from 'koa';
+import { AppError, Clock, Locks, PluginContext, SERVICES } from '@switchboard/core';
+import { InboundRequest, isProviderError, ProviderAdapter } from '@switchboard/provider-kit';
+import { InboundWebhooksService, ReceivingEndpoint } from './inbound-webhooks/service';
+import { InboundEventRecorder } from './event-recorder';
+import { requestReplayGuard, RequestReplayGuard } from './replay-guard';
+import { REMOTE_TEXT, RemoteText } from './remote-text';
+
+/** What a provider is answered. */
+export interface ProviderReceipt {
+  received: number;
+  recorded: number;
+  confirmed?: boolean;
+}
+
+/** One try at a provider's request with the endpoint as last read (`fresh`: as it is now). */
+export interface ProviderRequest {
+  adapter: ProviderAdapter;
+  provider: string;
+  endpointId: number | undefined;
+  http: Context;
+  /** The raw body, read once for all tries. */
+  body: () => Promise<Buffer>;
+  fresh: boolean;
+}
+
+/**
+ * Receives a provider's request (receive-routes.ts): the endpoint found and checked, the request verified
+ * on its raw bytes, a subscription confirmation visited or the events recorded and applied. Its answer is
+ * the receipt, or null when the endpoint changed since it was read (the route tries again with it fresh).
+ * A refusal writes nothing.
+ */
+export function providerRequestReceiver(ctx: PluginContext) {
+  const endpoints = ctx.container.resolve(InboundWebhooksService);
+  const recorder = ctx.container.resolve(InboundEventRecorder);
+  const clock = ctx.container.resolve<Clock>(SERVICES.Clock);
+  const locks = ctx.container.resolve<Locks>(SERVICES.Locks);
+  // Resolved per request, so that tests can stand in for the network.
+  const fetchText = (url: string) => ctx.container.resolve<RemoteText>(REMOTE_TEXT)(url);
+
+  async function endpointOf({ provider, endpointId, fresh }: ProviderRequest): Promise<ReceivingEndpoint> {
+    const endpoint = await endpoints.receiving(provider, endpointId, { fresh });
+    if (!endpoint)
+      throw new AppError(
+        'RESOURCE_NOT_FOUND',
+        endpointId !== undefined
+          ? `No ${provider} endpoint ${endpointId}`
+          : `No single active ${provider} endpoint: give ?endpoint=<id>`,
+      );
+    if (!endpoint.isActive) throw new AppError('INACTIVE', `Inbound webhook endpoint ${endpoint.id} is inactive`);
+    if (endpoint.secret === null) throw new AppError('SIGNATURE_INVALID', `Endpoint ${endpoint.id} has no secret`);
+    return endpoint;
+  }
+
+  /** The verified request's receipt; null when the endpoint changed meanwhile. */
+  async function verifiedReceipt(
+    { adapter, provider }: ProviderRequest,
+    endpoint: ReceivingEndpoint,
+    request: InboundRequest,
+    replay: RequestReplayGuard,
+  ): Promise<ProviderReceipt | null> {
+    await adapter.verify(
+      request,
+      { secret: endpoint.secret!, options: { ...endpoint.options } },
+      { now: () => clock.now(), replay, fetchText },
+    );
+    const confirmation = adapter.subscriptionUrl?.(request);
+    if (confirmation) {
+      if (!(await endpoints.unchanged([endpoint]))(endpoint)) return null;
+      await fetchText(confirmation);
+      return { received: 0, recorded: 0, confirmed: true };
+    }
+    const receipt = await recorder.record(endpoint, provider, await adapter.normalize(request));
+    return 'stale' in receipt ? null : receipt;
+  }
+
+  return async function receive(call: ProviderRequest): Promise<ProviderReceipt | null> {
+    const endpoint = await endpointOf(call);
+    const { http } = call;
+    const request: InboundRequest = {
+      rawBody: await call.body(),
+      headers: http.headers,
+      query: http.query as Record<string, string | undefined>,
+    };
+    // A one-time token is spent with the request's events, and given back when anything fails.
+    const replay = requestReplayGuard(locks, endpoint.id);
+    try {
+      const receipt = await verifiedReceipt(call, endpoint, request, replay);
+      if (!receipt) {
+        await replay.release();
+        return null;
+      }
+      // The events are committed: the answer does not wait for the spend. The token stays held
+      // meanwhile, so a replay is refused all the same; a spend that fails leaves the hold to lapse.
+      replay.spend().catch((err: unknown) => http.state.log.warn({ err }, 'webhook token not spent'));
+      return receipt;
+    } catch (err) {
+      await replay.release();
+      if (!isProviderError(err)) throw err;
+      if (err.kind === 'malformed') throw new AppError('BAD_REQUEST', err.message);
+      throw new AppError('SIGNATURE_INVALID', err.message);
+    }
+  };
+}
