@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { expect } from 'chai';
 import request from 'supertest';
 import type { Engine, RouteRecord } from '@switchboard/core';
@@ -35,7 +36,8 @@ interface Sent {
 describeEachBackend('fuzzing every route', (backend) => {
   let engine: Engine;
   let tenant: TestTenant;
-  let app: ReturnType<Engine['http']>['callback'] extends () => infer A ? A : never;
+  // One listening server for every request: given the app's callback, supertest would listen anew for each.
+  let server: Server;
   let state: () => Promise<string>;
   const writes: string[] = [];
 
@@ -46,13 +48,14 @@ describeEachBackend('fuzzing every route', (backend) => {
       env: { RATE_LIMIT_SCALE: '1000000', SERVER_MONITOR_API_KEY: MONITOR_KEY },
     });
     tenant = await createTenant(engine);
-    app = engine.http().callback();
+    server = engine.http().listen(0, '127.0.0.1');
     state = databaseState(engine.knex);
     engine.knex.on('query', (query: { sql: string }) => {
       if (/^\s*(insert|update|delete|replace)\b/i.test(query.sql)) writes.push(query.sql);
     });
   });
   after(async () => {
+    server?.close();
     await engine?.close();
   });
 
@@ -63,7 +66,7 @@ describeEachBackend('fuzzing every route', (backend) => {
 
   async function send(route: RouteRecord, path: string, body?: { raw: string | Buffer; type?: string }) {
     writes.length = 0;
-    let req = (request(app) as any)[route.method.toLowerCase()](path).set(tenant.auth);
+    let req = (request(server) as any)[route.method.toLowerCase()](path).set(tenant.auth);
     if (body) req = req.set('Content-Type', body.type ?? 'application/json').send(body.raw);
     const res = await req;
     return { status: res.status, type: res.type as string, body: res.body, wrote: writes.length > 0 };
