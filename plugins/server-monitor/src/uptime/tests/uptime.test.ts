@@ -65,7 +65,11 @@ describeEachBackend('server-monitor: uptime', (backend) => {
 
     const all = (await f.call('/calculate/all').expect(200)).body;
     expect(all.message).to.match(/^Uptime recalculation queued for all \d+ servers$/);
-    await waitFor(async () => (await count('monitor_servers', { uptime_stale: true })) === 0, 10_000);
+    // The job claims its servers (stale cleared) before it writes their figures: wait for the figures.
+    await waitFor(
+      async () => (await f.engine.knex('monitor_servers').where({ id: api }).first()).uptime_at !== null,
+      10_000,
+    );
     const apiFigures = await f.engine.knex('monitor_servers').where({ id: api }).first('uptime_24h', 'uptime_30d');
     expect(Number(apiFigures.uptime_24h)).to.equal(100);
     expect(Number(apiFigures.uptime_30d)).to.equal(100);
