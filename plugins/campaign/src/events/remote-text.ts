@@ -1,5 +1,5 @@
+import type { Dispatcher } from 'undici';
 import { AppError, loadOnFirstUse, OutboundGuard } from '@switchboard/core';
-import { readAtMost } from '../shared/webhook-poster';
 
 const undici = loadOnFirstUse(() => require('undici') as typeof import('undici'));
 
@@ -9,6 +9,21 @@ export const REMOTE_TEXT = 'campaign.RemoteText';
 
 const TIMEOUT_MS = 5000;
 const MAX_BYTES = 64 * 1024;
+
+/** Reads an answer's body up to `max` bytes, then drops the rest; `cut` says whether there was more. */
+async function readAtMost(body: Dispatcher.ResponseData['body'], max: number) {
+  const chunks: Buffer[] = [];
+  let read = 0;
+  for await (const chunk of body) {
+    read += (chunk as Buffer).length;
+    if (read > max) {
+      body.destroy();
+      return { bytes: Buffer.concat(chunks), cut: true };
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return { bytes: Buffer.concat(chunks), cut: false };
+}
 
 /**
  * Only URLs an adapter has checked come here (Amazon SNS's own), read through the outbound guard like

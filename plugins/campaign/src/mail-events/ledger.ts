@@ -31,6 +31,25 @@ const countersOf = (e: CountedMailEvent) => [
 const reasonOf = (e: MailEvent) =>
   e.source.kind === 'provider' ? `${e.source.provider} ${e.type}` : 'unsubscribe link';
 
+/**
+ * An UPDATE's value for `column`: `value` on the rows whose `key` is one of `ids`, the column as it is on
+ * the others; `value` alone when `ids` are all of the statement's `of` rows.
+ */
+const onlyWhere = (
+  trx: Knex.Transaction,
+  rows: { key: string; ids: number[]; of: number },
+  column: string,
+  value: Knex.Value,
+): Knex.Value | Knex.Raw =>
+  rows.ids.length === rows.of
+    ? value
+    : trx.raw(`case when ?? in (${placeholders(rows.ids.length)}) then ? else ?? end`, [
+        rows.key,
+        ...rows.ids,
+        value,
+        column,
+      ]);
+
 /** A send's first opens and clicks to mark: the subscribers of each. */
 interface Marks {
   sendId: number;
@@ -153,14 +172,7 @@ export class MailEventLedger {
   private async markFirsts(trx: Knex.Transaction, now: Date, { sendId, opened, clicked }: Marks): Promise<void> {
     const rows = [...new Set([...opened, ...clicked])];
     const markOf = (column: string, ids: number[]) =>
-      ids.length === rows.length
-        ? now
-        : trx.raw(`case when ?? in (${placeholders(ids.length)}) then ? else ?? end`, [
-            'subscriber_id',
-            ...ids,
-            now,
-            column,
-          ]);
+      onlyWhere(trx, { key: 'subscriber_id', ids, of: rows.length }, column, now);
     const marked = await trx('send_recipients')
       .where('send_id', sendId)
       .whereIn('subscriber_id', rows)
@@ -256,15 +268,7 @@ export class MailEventLedger {
           ...cases.flatMap((c) => c.bindings),
         ]);
       };
-      const day =
-        engaged.size === all.length
-          ? analytics.day
-          : trx.raw(`case when ?? in (${placeholders(engaged.size)}) then ? else ?? end`, [
-              'id',
-              ...engaged,
-              analytics.day,
-              'last_engaged_day',
-            ]);
+      const day = onlyWhere(trx, { key: 'id', ids: [...engaged], of: all.length }, 'last_engaged_day', analytics.day);
       return trx('subscribers')
         .whereIn('id', all)
         .update({

@@ -1,4 +1,3 @@
-import type { Dispatcher } from 'undici';
 import { OUTBOUND_ADDRESS_REFUSED, type OutboundGuard } from '@switchboard/core';
 import { standardWebhookHeaders } from './standard-webhooks';
 import { postBounded } from './bounded-post';
@@ -14,47 +13,6 @@ export interface PostOutcome {
 
 /** Of a receiver's answer only this much is read, then the rest is thrown away. */
 const BODY_BYTES = 64 * 1024;
-
-/**
- * Reads an answer's body up to `max` bytes, then drops the rest; `cut` says whether there was more. A body
- * that errs (a reset, the time limit) or closes before its end rejects. By the stream's events, not an
- * async iterator: the iterator's machinery per answer cost more than reading the (mostly empty) bodies.
- */
-export function readAtMost(
-  body: Dispatcher.ResponseData['body'],
-  max: number,
-): Promise<{ bytes: Buffer; cut: boolean }> {
-  return new Promise((resolve, reject) => {
-    // Events already emitted are not emitted again to listeners added now.
-    if (body.readableEnded) return resolve({ bytes: Buffer.alloc(0), cut: false });
-    if (body.destroyed) return reject(body.errored ?? new Error('the answer ended before its body did'));
-    const chunks: Buffer[] = [];
-    let read = 0;
-    let settled = false;
-    const settle = (cut: boolean) => {
-      settled = true;
-      resolve({ bytes: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), cut });
-    };
-    body.on('data', (chunk: Buffer) => {
-      if (settled) return;
-      read += chunk.length;
-      if (read <= max) return void chunks.push(chunk);
-      settle(true);
-      body.destroy();
-    });
-    body.once('end', () => settled || settle(false));
-    body.once('error', (err) => {
-      if (settled) return;
-      settled = true;
-      reject(err);
-    });
-    body.once('close', () => {
-      if (settled) return;
-      settled = true;
-      reject(new Error('the answer ended before its body did'));
-    });
-  });
-}
 
 /**
  * POSTs a JSON body to a tenant's receiver through the outbound guard (no private, loopback or metadata
