@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { benchBackend, BenchOptions, waitFor } from '@switchboard/core/testing';
+import { execFileSync } from 'node:child_process';
+import { benchBackend, BenchOptions, processCpuSeconds, waitFor } from '@switchboard/core/testing';
 import campaign from '../src';
 import { api, seed } from './client';
 
@@ -70,6 +71,28 @@ async function sendAll(url: string, requests: Prepared[], connections: number, a
   };
 }
 
+/** The local MariaDB server's process, when there is one: its CPU is part of each path's cost. */
+function databasePid(): number | null {
+  try {
+    return Number(execFileSync('pgrep', ['-x', 'mariadbd|mysqld']).toString().split('\n')[0]) || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A phase's run with the CPU it cost, in ms a request: the receiving process's and the database's
+ * (the host is shared and noisy: CPU a request moves less than the rate between runs).
+ */
+async function withCpu<R extends Run>(receiver: number, phase: () => Promise<R>, requests: number) {
+  const database = databasePid();
+  const before = [processCpuSeconds(receiver), database ? processCpuSeconds(database) : 0];
+  const run = await phase();
+  const ms = (pid: number | null, at: number) =>
+    pid === null ? null : Number((((processCpuSeconds(pid) - at) * 1000) / requests).toFixed(3));
+  return { ...run, cpu_ms_a_request: { receiver: ms(receiver, before[0]), database: ms(database, before[1]) } };
+}
+
 /** The same requests to the bare process (bare-ingest.ts): the path names its route there. */
 const toBare = (requests: Prepared[], route: string) => requests.map((r) => ({ ...r, path: route }));
 
@@ -100,14 +123,35 @@ async function bareRuns(
     return {
       // Parsing alone is quick: ten rounds of the bodies make a measurable run.
       parse: await sendAll(`${url}/parse`, work.batches, BATCH_CLIENTS, work.batches.length * 10),
-      batches: await sendAll(`${url}/provider_a`, work.batches, BATCH_CLIENTS),
-      postmark: await sendAll(url, toBare(work.postmark, '/provider_c'), SINGLE_CLIENTS),
-      mailgun: await sendAll(url, toBare(work.mailgun, '/provider_e'), SINGLE_CLIENTS),
+      batches: await withCpu(
+        child.pid!,
+        () => sendAll(`${url}/provider_a`, work.batches, BATCH_CLIENTS),
+        work.batches.length,
+      ),
+      postmark: await withCpu(
+        child.pid!,
+        () => sendAll(url, toBare(work.postmark, '/provider_c'), SINGLE_CLIENTS),
+        work.postmark.length,
+      ),
+      mailgun: await withCpu(
+        child.pid!,
+        () => sendAll(url, toBare(work.mailgun, '/provider_e'), SINGLE_CLIENTS),
+        work.mailgun.length,
+      ),
     };
   } finally {
     child.kill('SIGTERM');
   }
 }
+
+type Costed = Run & { cpu_ms_a_request: { receiver: number | null; database: number | null } };
+/** The bare path's CPU a request (its process and the database) over ours: 0.5 means ours costs twice. */
+const cpuRatio = (ours: Costed, bare: Costed) => {
+  const total = (r: Costed) =>
+    r.cpu_ms_a_request.database === null ? null : r.cpu_ms_a_request.receiver! + r.cpu_ms_a_request.database;
+  const [o, b] = [total(ours), total(bare)];
+  return o === null || b === null ? null : Number((b / o).toFixed(2));
+};
 
 const ratio = (ours: Run, bare: Run) => Number((ours.requests_per_second / bare.requests_per_second).toFixed(2));
 
@@ -253,14 +297,14 @@ export async function ingestBenchmark({ quick, log, serve, worker }: BenchOption
       const mailgun = singleRequests.slice(singles);
 
       log(`sending ${batches} provider_a batches of ${BATCH} events, ${BATCH_CLIENTS} clients`);
-      const batchRun = await sendAll(
-        `${server.url}/api/campaign/webhook/provider_a?endpoint=${a}`,
-        batchRequests,
-        BATCH_CLIENTS,
+      const batchRun = await withCpu(
+        server.pid,
+        () => sendAll(`${server.url}/api/campaign/webhook/provider_a?endpoint=${a}`, batchRequests, BATCH_CLIENTS),
+        batches,
       );
       log(`sending ${singles} single-event provider_c requests, then ${singles} provider_e, ${SINGLE_CLIENTS} clients`);
-      const postmarkRun = await sendAll(`${server.url}/`, postmark, SINGLE_CLIENTS);
-      const mailgunRun = await sendAll(`${server.url}/`, mailgun, SINGLE_CLIENTS);
+      const postmarkRun = await withCpu(server.pid, () => sendAll(`${server.url}/`, postmark, SINGLE_CLIENTS), singles);
+      const mailgunRun = await withCpu(server.pid, () => sendAll(`${server.url}/`, mailgun, SINGLE_CLIENTS), singles);
       log('measuring the baselines: bare Koa parsing, and bare Koa verifying, parsing and inserting the same rows');
       const bare = await bareRuns(env, tenant.organizationId, { batches: batchRequests, postmark, mailgun });
 
@@ -309,6 +353,11 @@ export async function ingestBenchmark({ quick, log, serve, worker }: BenchOption
         },
         ratio_to_baseline: Number((batchRun.requests_per_second / bare.parse.requests_per_second).toFixed(2)),
         ratio_to_bare_insert: ratios,
+        cpu_ratio_to_bare_insert: {
+          batches: cpuRatio(batchRun, bare.batches),
+          postmark: cpuRatio(postmarkRun, bare.postmark),
+          mailgun: cpuRatio(mailgunRun, bare.mailgun),
+        },
         counters,
         expected,
         targets: TARGETS,

@@ -204,6 +204,39 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     await f.api().delete(`/inbound-webhooks/${endpoint.id}`).expect(200);
   });
 
+  it('records a batch of a hundred (a prepared statement on MySQL) once, dates and payloads as sent', async () => {
+    const endpoint = await createEndpoint({ provider: 'provider_a', name: 'Hundreds', secret: 'hundred-secret' });
+    const at = Math.floor(Date.UTC(2026, 10, 20, 23, 59, 58) / 1000);
+    const eventsOf = (from: number) =>
+      Array.from({ length: 100 }, (_, i) => ({
+        event: 'delivered',
+        email: 'alan@example.com',
+        timestamp: at,
+        sg_event_id: `hundred-${from + i}`,
+        note: `it's "${from + i}" \\ \u00e9`,
+        campaign_message_id: String(message),
+        campaign_subscriber_id: String(alan),
+      }));
+    const path = `/webhook/provider_a?endpoint=${endpoint.id}`;
+    const send = (events: unknown[]) => {
+      const body = JSON.stringify(events);
+      return post(path, body, signProviderA('hundred-secret', body)).expect(200);
+    };
+    const before = Number((await counters()).count_delivered);
+    expect((await send(eventsOf(0))).body.data).to.deep.equal({ received: 100, recorded: 100 });
+    // Half of them again with fifty new ones: only the new ones are recorded and counted.
+    expect((await send(eventsOf(50))).body.data).to.deep.equal({ received: 100, recorded: 50 });
+    expect(Number((await counters()).count_delivered)).to.equal(before + 150);
+    const row = await f.engine
+      .knex('inbound_events')
+      .where({ provider: 'provider_a', provider_event_id: 'delivered:hundred-7' })
+      .first('event_at', 'payload', 'message_id', 'subscriber_id');
+    expect(new Date(row.event_at).toISOString()).to.equal('2026-11-20T23:59:58.000Z');
+    expect(JSON.parse(row.payload).note).to.equal(`it's "7" \\ \u00e9`);
+    expect([Number(row.message_id), Number(row.subscriber_id)]).to.deep.equal([message, alan]);
+    await f.api().delete(`/inbound-webhooks/${endpoint.id}`).expect(200);
+  });
+
   it("refuses what is not the provider's, writing nothing: 401, 404, 403, 400, 413", async () => {
     const endpoint = await createEndpoint({ provider: 'provider_a', name: 'SG2', secret: 'sg-secret-2' });
     const other = await createTenant(f.engine, { name: 'Other' });
