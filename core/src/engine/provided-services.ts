@@ -1,6 +1,6 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { PluginContext } from '../plugin/types';
-import type { ServiceProvision, ServiceToken } from '../plugin/services';
+import type { ServiceProvision, ServiceToken } from '../plugin/types';
 
 /**
  * The services plugins provide one another in one engine (a plugin's `provides` and `needs`): each made once,

@@ -1,4 +1,10 @@
-import type { RouteRecord } from './api-registry';
+import type { ApiGroupOptions, RouteSpec } from './route-spec';
+
+/** What documentedResponses reads of a route: api-registry's RouteRecord is one. */
+export interface DocumentedRoute {
+  spec: RouteSpec;
+  group: { options: ApiGroupOptions };
+}
 
 /** The engine's error body (`{success: false, error: {code, message, details?, retry_after?}}`). */
 export const standardErrorSchema = {
@@ -25,16 +31,13 @@ export interface DocumentedResponse {
   schema?: object;
 }
 
-/** What another status of a route is: a sentence, or a sentence with the body's content type. */
-export type OtherAnswer = string | { description: string; contentType?: string; schema?: object };
-
 /**
  * Every status a route may answer, with its body: the success status, the errors its kind of route always
  * may answer (a token route 401/403, a rate-limited one 429, one with a body 400/413/415/422 ...) and the
  * ones the route names itself (`spec.answers`). The OpenAPI document publishes exactly this, and test
  * engines refuse any other status a route answers, so the two cannot drift.
  */
-export function documentedResponses(route: RouteRecord): Record<string, DocumentedResponse> {
+export function documentedResponses(route: DocumentedRoute): Record<string, DocumentedResponse> {
   const { spec, group } = route;
   const errorSchema = group.options.errorSchema ?? standardErrorSchema;
   const error = (description: string): DocumentedResponse => ({ description, schema: errorSchema });
