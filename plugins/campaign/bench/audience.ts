@@ -190,7 +190,7 @@ async function searchesDuringCompaction(client: Api, size: number, healthUrl: st
   );
   const samples = new Map(queries.map(([name]) => [name, [] as number[]]));
   // Per search, how many answers of each HTTP status: a search may be refused while its part of the
-  // index is not compacted yet and answered once it is (SUBSTRING_READ_BUDGET).
+  // index is not compacted yet and answered once it is (the search read budget, plugins.campaign.options.search).
   const statuses = new Map(queries.map(([name]) => [name, {} as Record<number, number>]));
   const health = pollHealth(healthUrl);
   const started = performance.now();

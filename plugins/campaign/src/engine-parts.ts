@@ -17,6 +17,7 @@ import { unsubscribeRoutes } from './sending';
 import { trackingRoutes } from './sending';
 import { processSendRanges, sendWatchdogTask } from './sending';
 import { searchCompactionTask } from './audience/search';
+import { DEFAULT_SEARCH_OPTIONS, SEARCH_OPTIONS, SearchOptions } from './audience/search';
 import { CAMPAIGN_API_PREFIX } from './shared/paths';
 import { SENDING_OPTIONS, SendingOptions } from './sending';
 import { inboundWebhookRoutes } from './events';
@@ -41,6 +42,9 @@ export function register(ctx: PluginContext): void {
       pauseFailureRate: 0.5,
       pauseMinimumTried: 100,
     },
+  });
+  ctx.container.register(SEARCH_OPTIONS, {
+    useValue: { ...DEFAULT_SEARCH_OPTIONS, ...(ctx.options as { search?: Partial<SearchOptions> }).search },
   });
   ctx.container.register(WEBHOOK_OPTIONS, {
     useValue: { ...DEFAULT_WEBHOOK_OPTIONS, ...(ctx.options as { webhooks?: Partial<WebhookOptions> }).webhooks },

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { definePlugin, loadOnFirstUse } from '@switchboard/core';
 import { changelogCommands } from './changelog';
-import { searchCompactionCommands } from './audience/search';
+import { searchCompactionCommands, searchOptionsSchema } from './audience/search';
 import { sendingOptionsSchema } from './sending';
 import { statsRebuildCommands } from './events';
 import { analyticsCommands } from './analytics';
@@ -31,7 +31,12 @@ export default definePlugin({
   optionsSchema: {
     type: 'object',
     additionalProperties: false,
-    properties: { sending: sendingOptionsSchema, providers: providersOptionsSchema, webhooks: webhookOptionsSchema },
+    properties: {
+      sending: sendingOptionsSchema,
+      providers: providersOptionsSchema,
+      webhooks: webhookOptionsSchema,
+      search: searchOptionsSchema,
+    },
   },
   register: (ctx) => parts().register(ctx),
   rateLimits: { windowSeconds: 3600, perToken: { overall: 1000, GET: 500, POST: 100, DELETE: 50 }, perAddress: 100 },

@@ -66,14 +66,6 @@ const POINT_COST = 10;
  * 50 ms (docs/performance-history.md, issue 27).
  */
 export const SUBSTRING_CONFIRM_CAP = 5_000;
-/**
- * Bytes of index rows one search reads at most. At a million subscribers a search of eight one-letter
- * prefixes reads about 1.3 MB of compacted rows, and over 6 MB (about 45 ms, 140 to 190 ms at p95 on a
- * busy machine) while a large import's rows are not compacted yet; a search that reaches this before
- * it has found a match of its page is refused (docs/decisions.md, Search). An object so that tests can
- * lower it to meet it at a few thousand subscribers.
- */
-export const SUBSTRING_READ_BUDGET = { bytes: 4 * 2 ** 20 };
 /** Index rows decoded in one turn of the event loop. */
 const ROWS_PER_TURN = 500;
 const FIRST_WINDOW_BLOCKS = 4;
@@ -90,15 +82,16 @@ interface ScanProgress {
   confirmed: number;
   /** The lead grams' ids per block in the last window (the lead may change from one window to the next). */
   leadPerBlock: number;
-  /** Bytes of index rows read so far. */
+  /** Bytes of index rows read so far, and the most the search may read (SearchOptions.readBudgetBytes). */
   bytesRead: number;
+  readBudget: number;
 }
 
 /**
  * The next window: as many blocks as should bring the matches still missing at the rate found so far,
  * half again for safety; all the rest when nothing matched yet (a rare term needs one more read, not ten).
  * Never more blocks than hold WINDOW_IDS lead ids, nor candidates than are left to confirm, nor index
- * bytes than are left of SUBSTRING_READ_BUDGET, at the rates read so far; 0 when that budget is spent.
+ * bytes than are left of the search's read budget, at the rates read so far; 0 when that budget is spent.
  */
 function nextWindow(p: ScanProgress, found: number, enough: number): number {
   const perBlock = (n: number) => n / p.blocksRead;
@@ -109,7 +102,7 @@ function nextWindow(p: ScanProgress, found: number, enough: number): number {
   const byConfirms = p.candidates
     ? Math.ceil((SUBSTRING_CONFIRM_CAP - p.confirmed) / perBlock(p.candidates))
     : Infinity;
-  const byBytes = Math.floor((SUBSTRING_READ_BUDGET.bytes - p.bytesRead) / perBlock(p.bytesRead));
+  const byBytes = Math.floor((p.readBudget - p.bytesRead) / perBlock(p.bytesRead));
   if (byBytes < 1) return 0;
   return Math.max(1, Math.min(byMatches, byIds, byConfirms, byBytes));
 }
@@ -130,13 +123,15 @@ export interface SubstringScan {
   confirm(ids: number[]): Promise<number[]>;
   /** Stop once this many matches are found. */
   enough: number;
+  /** Bytes of index rows to read at most (SearchOptions.readBudgetBytes). */
+  readBudgetBytes: number;
 }
 
 /**
  * The matching ids in id order, from the substring index: block by block, in windows sized by the rate
  * of matches (nextWindow), the sets of each term's grams are intersected (a term in either scope for a plain word), then with the
  * other filters' ids in the window, and the candidates confirmed. `complete` is false when the scan
- * stopped at SUBSTRING_CONFIRM_CAP or SUBSTRING_READ_BUDGET before the end.
+ * stopped at SUBSTRING_CONFIRM_CAP or its read budget before the end.
  */
 export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number[]; complete: boolean }> {
   const { knex, organizationId, status, terms } = scan;
@@ -172,6 +167,7 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
     confirmed: 0,
     leadPerBlock: 0,
     bytesRead: 0,
+    readBudget: scan.readBudgetBytes,
   };
   for (let size = FIRST_WINDOW_BLOCKS; from < to; size = nextWindow(progress, ids.length, scan.enough)) {
     if (!size) return { ids, complete: false };

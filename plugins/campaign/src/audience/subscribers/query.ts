@@ -6,6 +6,7 @@ import { parseSearch, SubscriberSearch } from '../search';
 import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './rows';
 import { searchTerms } from '../search';
 import { IdFilter, scanSubstrings, spanOf, SubstringTerm, termHolds } from '../search';
+import { SEARCH_OPTIONS, SearchOptions } from '../search';
 import { searchTexts } from '../search';
 import type { SubscriberListQuery } from './schemas';
 
@@ -50,7 +51,10 @@ const tooBroad = (q: SubscriberListQuery) =>
  */
 @injectable()
 export class SubscriberQuery {
-  constructor(@inject(SERVICES.Knex) private readonly knex: Knex) {}
+  constructor(
+    @inject(SERVICES.Knex) private readonly knex: Knex,
+    @inject(SEARCH_OPTIONS) private readonly search: SearchOptions,
+  ) {}
 
   async list(orgId: number, q: SubscriberListQuery) {
     const search = parseSearch(q.search);
@@ -152,6 +156,7 @@ export class SubscriberQuery {
       // A page past the counted matches needs only to know whether there are more than counted.
       enough:
         offset < SUBSTRING_COUNT_CAP ? Math.max(SUBSTRING_COUNT_CAP + 1, offset + q.per_page) : SUBSTRING_COUNT_CAP + 1,
+      readBudgetBytes: this.search.readBudgetBytes,
     });
     const counted =
       complete && matches.length <= SUBSTRING_COUNT_CAP

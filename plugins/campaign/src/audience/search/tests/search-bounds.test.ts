@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { describeEachBackend } from '@switchboard/core/testing';
 import { campaignFixture, CampaignFixture } from '../../../shared/tests/support';
-import { SUBSTRING_READ_BUDGET } from '../substring';
 
 const AUDIENCE = 20_000;
 const WORST = 'u* e* x* a* g* 1* 2* 3* 4* 5* 6* 7* 8* 9* 0* y*';
@@ -45,15 +44,21 @@ describeEachBackend('campaign: every search costs bounded work', (backend) => {
     expect(none.body.data).to.deep.equal([]);
   });
 
-  it('reads at most SUBSTRING_READ_BUDGET of the index: a page with no match found by then is a 422 too_broad', async () => {
-    const budget = SUBSTRING_READ_BUDGET.bytes;
-    // Spent by the first window's rows (4 blocks of 4096 ids): user19000 to user19999 lie past it.
-    SUBSTRING_READ_BUDGET.bytes = 1;
+  it('reads at most its read budget of the index: a page with no match found by then is a 422 too_broad', async () => {
+    // Another engine on the same database, its budget (plugins.campaign.options.search) spent by the first
+    // window's rows (4 blocks of 4096 ids): user19000 to user19999 lie past it.
+    const tight = await campaignFixture(backend(), {}, undefined, {
+      plugins: [
+        { id: 'campaign', package: '@switchboard/plugin-campaign', options: { search: { readBudgetBytes: 1 } } },
+      ],
+    });
     try {
+      const searchTight = (text: string, page = 1) =>
+        tight.api(f.tenant).get(`/subscribers?search=${encodeURIComponent(text)}&page=${page}`);
       // user19, user190 to user199 and user1900 to user1999 are in the first window.
-      const found = await search('user19').expect(200);
+      const found = await searchTight('user19').expect(200);
       expect(found.body.pagination).to.include({ total: 111, total_capped: true });
-      const last = await f.api().get(`/subscribers?search=user19&page=6`).expect(200);
+      const last = await searchTight('user19', 6).expect(200);
       expect(last.body.data.map((s: { email: string }) => s.email.split('@')[0])).to.deep.equal(
         Array.from({ length: 11 }, (_, i) => `user${1989 + i}`),
       );
@@ -61,13 +66,14 @@ describeEachBackend('campaign: every search costs bounded work', (backend) => {
         ['user19', 7],
         ['user19999', 1],
       ] as const) {
-        const res = await f.api().get(`/subscribers?search=${text}&page=${page}`).expect(422);
+        const res = await searchTight(text, page).expect(422);
         expect(res.body.error.details, text).to.deep.equal({ field: 'search', rule: 'too_broad' });
         expect(res.body.error.message).to.include(`held no match for page ${page}.`);
       }
     } finally {
-      SUBSTRING_READ_BUDGET.bytes = budget;
+      await tight.close();
     }
+    // The default budget (4 MiB) reads the whole index of these 20,000.
     expect((await search('user19999').expect(200)).body.pagination).to.include({ total: 1 });
     expect((await search('user19').expect(200)).body.pagination).to.include({ total: 1000, total_capped: true });
   });
