@@ -55,7 +55,6 @@ export type { Mailer, MailMessage, MailerOptions, SentMail } from './mail/mailer
 export { isPermanentMailError, nodemailerMail, relayIdOf } from './mail/mailer';
 export * from './plugin/types';
 export { defineService, provide } from './plugin/services';
-export type { ServiceProvision, ServiceToken } from './plugin/types';
 export { loadPlugins, hostResolver, PluginLoadError } from './plugin/loader';
 export type { LoadedPlugin } from './plugin/loader';
 export type { AuthContext } from './auth/api-tokens';

@@ -9,9 +9,9 @@ import { compileResponseCheck, compileValidator } from './validation';
 import { readJsonBody } from './body';
 import { documentedResponses } from './documented-responses';
 import type { ApiGroupOptions, RouteSpec } from './route-spec';
+import { loadOnFirstUse } from '../load-on-first-use';
 
 export type { ApiGroupOptions, RenderedError, RouteSpec } from './route-spec';
-import { loadOnFirstUse } from '../load-on-first-use';
 
 /** The type a request schema describes once ajv has validated (defaults applied, unknown members dropped). */
 export type Validated<S> = S extends JSONSchema ? (JSONSchema extends S ? unknown : FromSchema<S>) : unknown;

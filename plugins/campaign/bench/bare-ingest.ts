@@ -13,6 +13,17 @@ import { createKnex, readRawBody } from '@switchboard/core';
  */
 const knex = createKnex(process.env.DATABASE_URL!);
 const TABLE = 'bare_inbound_events';
+/**
+ * The counted baseline's own copies (`/counted/<provider>`), so that the engine's counters stay as it left
+ * them: the events, and the organization's messages and subscribers whose counters it adds to.
+ */
+const COUNTED = { events: 'bare_counted_events', messages: 'bare_messages', subscribers: 'bare_subscribers' };
+/** A provider_a event name's message counter and subscriber counter (spec §6; the subscriber's fields). */
+const COUNTERS: Record<string, { message: string; subscriber?: string }> = {
+  delivered: { message: 'count_delivered' },
+  open: { message: 'count_read', subscriber: 'messages_opened' },
+  click: { message: 'count_clicked', subscriber: 'messages_clicked' },
+};
 const ORGANIZATION = Number(process.env.BENCH_ORG_ID);
 const SECRETS: Record<string, string> = {
   provider_a: process.env.BENCH_SECRET_A!,
@@ -89,18 +100,77 @@ app.use(async (ctx) => {
     ctx.body = { received: Array.isArray(body) ? body.length : 1 };
     return;
   }
+  const counted = provider.startsWith('counted/');
   const raw = await readRawBody(ctx);
-  const rows = verifiedRows[provider]?.(ctx, raw);
+  const rows = verifiedRows[counted ? provider.slice('counted/'.length) : provider]?.(ctx, raw);
   if (!rows) {
     ctx.status = 401;
     return;
   }
-  await knex(TABLE).insert(rows).onConflict(['organization_id', 'provider', 'provider_event_id']).ignore();
+  if (counted) await insertAndCount(rows);
+  else await knex(TABLE).insert(rows).onConflict(['organization_id', 'provider', 'provider_event_id']).ignore();
   ctx.body = { received: rows.length };
 });
 
+/**
+ * The spec's writes and nothing else, in one transaction: the rows, each message's counters (one UPDATE
+ * per message) and the subscribers' counters of opens and clicks (one UPDATE for all, a CASE per column).
+ * Every row counts: the benchmark never repeats an event. No linking, first-open marks, timelines, daily
+ * figures, outbound webhooks or ownership checks.
+ */
+async function insertAndCount(rows: Row[]): Promise<void> {
+  const byMessage = new Map<number, Map<string, number>>();
+  const bySubscriber = new Map<string, Map<number, number>>();
+  for (const r of rows) {
+    const counter = COUNTERS[String(r.event_type)];
+    if (!counter || r.message_id === null) continue;
+    const m =
+      byMessage.get(Number(r.message_id)) ?? byMessage.set(Number(r.message_id), new Map()).get(Number(r.message_id))!;
+    m.set(counter.message, (m.get(counter.message) ?? 0) + 1);
+    if (!counter.subscriber || r.subscriber_id === null) continue;
+    const s =
+      bySubscriber.get(counter.subscriber) ?? bySubscriber.set(counter.subscriber, new Map()).get(counter.subscriber)!;
+    s.set(Number(r.subscriber_id), (s.get(Number(r.subscriber_id)) ?? 0) + 1);
+  }
+  await knex.transaction(async (trx) => {
+    await trx(COUNTED.events).insert(rows).onConflict(['organization_id', 'provider', 'provider_event_id']).ignore();
+    for (const [id, columns] of byMessage)
+      await trx(COUNTED.messages)
+        .where({ id })
+        .update(Object.fromEntries([...columns].map(([c, n]) => [c, trx.raw('?? + ?', [c, n])])));
+    const ids = [...new Set([...bySubscriber.values()].flatMap((m) => [...m.keys()]))];
+    if (!ids.length) return;
+    // Each column by how much each id adds: the ids of one amount in one IN list.
+    const sets = [...bySubscriber].map(([column, amounts]) => {
+      const byAmount = new Map<number, number[]>();
+      for (const [id, n] of amounts) (byAmount.get(n) ?? byAmount.set(n, []).get(n)!).push(id);
+      const cases = [...byAmount].map(([n, list]) => ({
+        sql: `when ?? in (${list.map(() => '?').join(', ')}) then ?`,
+        bindings: ['id', ...list, n],
+      }));
+      return [
+        column,
+        trx.raw(`?? + case ${cases.map((c) => c.sql).join(' ')} else 0 end`, [
+          column,
+          ...cases.flatMap((c) => c.bindings),
+        ]),
+      ];
+    });
+    await trx(COUNTED.subscribers).whereIn('id', ids).update(Object.fromEntries(sets));
+  });
+}
+
 void (async () => {
   await knex.raw('CREATE TABLE IF NOT EXISTS ?? LIKE inbound_events', [TABLE]);
+  await knex.raw('CREATE TABLE IF NOT EXISTS ?? LIKE inbound_events', [COUNTED.events]);
+  for (const table of ['messages', 'subscribers'] as const) {
+    await knex.raw('CREATE TABLE IF NOT EXISTS ?? LIKE ??', [COUNTED[table], table]);
+    await knex.raw('INSERT IGNORE INTO ?? SELECT * FROM ?? WHERE organization_id = ?', [
+      COUNTED[table],
+      table,
+      ORGANIZATION,
+    ]);
+  }
   const server = app.listen(Number(process.env.PORT), '127.0.0.1');
   process.once('SIGTERM', () => server.close(() => void knex.destroy()));
 })();

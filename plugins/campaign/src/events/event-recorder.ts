@@ -19,8 +19,6 @@ import { placeholders } from '../shared/raw-write';
 import { InboundWebhooksService, ReceivingEndpoint } from './inbound-webhooks/service';
 
 const INSERT_CHUNK = 500;
-/** Events INSERTs of a multiple of this many rows are prepared statements. */
-const PREPARED_ROWS = 100;
 
 interface RecordedEvent {
   organization_id: unknown;
@@ -194,15 +192,7 @@ export class InboundEventRecorder {
       const values: unknown[] = [];
       for (const row of part) for (const c of EVENT_COLUMNS) values.push(row[c]);
       const sql = insertIgnoreEvents(part.length);
-      // Runs of whole batches (a hundred rows each) as prepared statements, their values sent binary: the
-      // server does not parse every value. Other sizes as text: few prepared shapes per connection (the
-      // server allows 16,382 statements in all).
-      const prepared = part.length % PREPARED_ROWS === 0;
-      inserted += (
-        await onDriverConnection(trx, (connection) =>
-          prepared ? connection.execute(sql, values) : connection.query(sql, values),
-        )
-      ).affectedRows;
+      inserted += (await onDriverConnection(trx, (connection) => connection.query(sql, values))).affectedRows;
     }
     return mysql ? inserted : null;
   }

@@ -53,7 +53,7 @@ const tooBroad = (q: SubscriberListQuery) =>
 export class SubscriberQuery {
   constructor(
     @inject(SERVICES.Knex) private readonly knex: Knex,
-    @inject(SEARCH_OPTIONS) private readonly search: SearchOptions,
+    @inject(SEARCH_OPTIONS) private readonly searchOptions: SearchOptions,
   ) {}
 
   async list(orgId: number, q: SubscriberListQuery) {
@@ -156,7 +156,7 @@ export class SubscriberQuery {
       // A page past the counted matches needs only to know whether there are more than counted.
       enough:
         offset < SUBSTRING_COUNT_CAP ? Math.max(SUBSTRING_COUNT_CAP + 1, offset + q.per_page) : SUBSTRING_COUNT_CAP + 1,
-      readBudgetBytes: this.search.readBudgetBytes,
+      readBudgetBytes: this.searchOptions.readBudgetBytes,
     });
     const counted =
       complete && matches.length <= SUBSTRING_COUNT_CAP

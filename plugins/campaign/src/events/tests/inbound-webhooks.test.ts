@@ -204,7 +204,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     await f.api().delete(`/inbound-webhooks/${endpoint.id}`).expect(200);
   });
 
-  it('records a batch of a hundred (a prepared statement on MySQL) once, dates and payloads as sent', async () => {
+  it('records a batch of a hundred once, then only the new half of one half resent, dates and payloads as sent', async () => {
     const endpoint = await createEndpoint({ provider: 'provider_a', name: 'Hundreds', secret: 'hundred-secret' });
     const at = Math.floor(Date.UTC(2026, 10, 20, 23, 59, 58) / 1000);
     const eventsOf = (from: number) =>
