@@ -17,9 +17,10 @@ import { unsubscribeRoutes } from './sending';
 import { trackingRoutes } from './sending';
 import { processSendRanges, sendWatchdogTask } from './sending';
 import { searchCompactionTask } from './audience/search';
-import { DEFAULT_SEARCH_OPTIONS, SEARCH_OPTIONS, SearchOptions } from './audience/search';
+import { SEARCH_OPTIONS, SearchOptions, searchOptionsSchema } from './audience/search';
 import { CAMPAIGN_API_PREFIX } from './shared/paths';
-import { SENDING_OPTIONS, SendingOptions } from './sending';
+import { SENDING_OPTIONS, SendingOptions, sendingOptionsSchema } from './sending';
+import { withDefaults } from './shared/plugin-options';
 import { inboundWebhookRoutes } from './events';
 import { receiveRoutes } from './events';
 import { remoteTextThrough, REMOTE_TEXT } from './events';
@@ -28,7 +29,7 @@ import { messageStatsRoutes } from './events';
 import { analyticsRoutes } from './analytics';
 import { webhookRoutes } from './webhooks';
 import { processWebhookDeliveries, webhookDeliveriesTask } from './webhooks';
-import { DEFAULT_WEBHOOK_OPTIONS, WEBHOOK_OPTIONS, WebhookOptions } from './webhooks';
+import { WEBHOOK_OPTIONS, WebhookOptions, webhookOptionsSchema } from './webhooks';
 import { BUILT_IN_PROVIDERS, loadProviderAdapters, ProviderAdapters } from './events';
 
 export function register(ctx: PluginContext): void {
@@ -37,18 +38,10 @@ export function register(ctx: PluginContext): void {
   ctx.container.register(REMOTE_TEXT, {
     useFactory: (c) => remoteTextThrough(c.resolve<OutboundGuard>(SERVICES.OutboundGuard)),
   });
-  ctx.container.register(SENDING_OPTIONS, {
-    useValue: (ctx.options as { sending?: SendingOptions }).sending ?? {
-      pauseFailureRate: 0.5,
-      pauseMinimumTried: 100,
-    },
-  });
-  ctx.container.register(SEARCH_OPTIONS, {
-    useValue: { ...DEFAULT_SEARCH_OPTIONS, ...(ctx.options as { search?: Partial<SearchOptions> }).search },
-  });
-  ctx.container.register(WEBHOOK_OPTIONS, {
-    useValue: { ...DEFAULT_WEBHOOK_OPTIONS, ...(ctx.options as { webhooks?: Partial<WebhookOptions> }).webhooks },
-  });
+  const options = ctx.options as { sending?: SendingOptions; search?: SearchOptions; webhooks?: WebhookOptions };
+  ctx.container.register(SENDING_OPTIONS, { useValue: withDefaults(sendingOptionsSchema, options.sending) });
+  ctx.container.register(SEARCH_OPTIONS, { useValue: withDefaults(searchOptionsSchema, options.search) });
+  ctx.container.register(WEBHOOK_OPTIONS, { useValue: withDefaults(webhookOptionsSchema, options.webhooks) });
 }
 
 export function routes(api: PluginApi, ctx: PluginContext): void {

@@ -34,8 +34,3 @@ export const webhookOptionsSchema = {
     keepDays: { type: 'integer', minimum: 1, maximum: 3650, default: 30 },
   },
 } as const;
-
-/** The defaults, as the schema gives them to a config that names none. */
-export const DEFAULT_WEBHOOK_OPTIONS: WebhookOptions = Object.fromEntries(
-  Object.entries(webhookOptionsSchema.properties).map(([name, p]) => [name, p.default]),
-) as unknown as WebhookOptions;

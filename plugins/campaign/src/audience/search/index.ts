@@ -4,7 +4,7 @@ export { appendMembershipRows } from './gram-rows';
 export { SEARCH_SOURCE_COLUMNS, deleteSearchRows, insertSearchRows, replaceSearchRows } from './rows';
 export type { SearchSource } from './search-source';
 export { scanSubstrings, spanOf, termHolds } from './substring';
-export { DEFAULT_SEARCH_OPTIONS, SEARCH_OPTIONS, searchOptionsSchema } from './options';
+export { SEARCH_OPTIONS, searchOptionsSchema } from './options';
 export type { SearchOptions } from './options';
 export type { IdFilter, SubstringTerm } from './substring';
 export { parseSearch } from './syntax';

@@ -20,8 +20,3 @@ export const searchOptionsSchema = {
     readBudgetBytes: { type: 'integer', minimum: 1, default: 4 * 2 ** 20 },
   },
 } as const;
-
-/** The defaults, as the schema gives them to a config that names none. */
-export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
-  readBudgetBytes: searchOptionsSchema.properties.readBudgetBytes.default,
-};

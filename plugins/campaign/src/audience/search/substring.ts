@@ -82,9 +82,8 @@ interface ScanProgress {
   confirmed: number;
   /** The lead grams' ids per block in the last window (the lead may change from one window to the next). */
   leadPerBlock: number;
-  /** Bytes of index rows read so far, and the most the search may read (SearchOptions.readBudgetBytes). */
+  /** Bytes of index rows read so far. */
   bytesRead: number;
-  readBudget: number;
 }
 
 /**
@@ -93,7 +92,11 @@ interface ScanProgress {
  * Never more blocks than hold WINDOW_IDS lead ids, nor candidates than are left to confirm, nor index
  * bytes than are left of the search's read budget, at the rates read so far; 0 when that budget is spent.
  */
-function nextWindow(p: ScanProgress, found: number, enough: number): number {
+function nextWindow(
+  p: ScanProgress,
+  found: number,
+  { enough, readBudgetBytes }: Pick<SubstringScan, 'enough' | 'readBudgetBytes'>,
+): number {
   const perBlock = (n: number) => n / p.blocksRead;
   const byMatches = found
     ? Math.max(FIRST_WINDOW_BLOCKS, Math.ceil(((enough - found) / perBlock(found)) * 1.5))
@@ -102,7 +105,7 @@ function nextWindow(p: ScanProgress, found: number, enough: number): number {
   const byConfirms = p.candidates
     ? Math.ceil((SUBSTRING_CONFIRM_CAP - p.confirmed) / perBlock(p.candidates))
     : Infinity;
-  const byBytes = Math.floor((p.readBudget - p.bytesRead) / perBlock(p.bytesRead));
+  const byBytes = Math.floor((readBudgetBytes - p.bytesRead) / perBlock(p.bytesRead));
   if (byBytes < 1) return 0;
   return Math.max(1, Math.min(byMatches, byIds, byConfirms, byBytes));
 }
@@ -167,9 +170,8 @@ export async function scanSubstrings(scan: SubstringScan): Promise<{ ids: number
     confirmed: 0,
     leadPerBlock: 0,
     bytesRead: 0,
-    readBudget: scan.readBudgetBytes,
   };
-  for (let size = FIRST_WINDOW_BLOCKS; from < to; size = nextWindow(progress, ids.length, scan.enough)) {
+  for (let size = FIRST_WINDOW_BLOCKS; from < to; size = nextWindow(progress, ids.length, scan)) {
     if (!size) return { ids, complete: false };
     const end = Math.min(from + size, to);
     const index = gramIndex(alternatives, rarestTerm(alternatives, density) ?? longest, listGrams, density);
