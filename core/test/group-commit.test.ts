@@ -45,6 +45,31 @@ describe('GroupCommit', () => {
     expect(runs).to.deep.equal([['aaa'], ['bb'], ['cc'], ['dddddddd'], ['e', 'f']]);
   });
 
+  it('with even runs, starts a further run only once as much waits as the lightest run in flight carries', async () => {
+    const runs: string[][] = [];
+    const first = gate();
+    const group = new GroupCommit<string, number>(
+      async (items) => {
+        runs.push(items);
+        if (runs.length === 1) await first.opened;
+        return items.map((s) => s.length);
+      },
+      { concurrency: 2, weight: (s) => s.length, evenRuns: true },
+    );
+    const answers = [group.submit('aaa'), group.submit('b')];
+    // 'aaa' runs; 'b' alone would be a run a third as full: it waits while a place is free.
+    expect(runs).to.deep.equal([['aaa']]);
+    answers.push(group.submit('cc'));
+    // 'b' and 'cc' weigh as much as the run in flight: they start beside it.
+    expect(runs).to.deep.equal([['aaa'], ['b', 'cc']]);
+    answers.push(group.submit('d'));
+    expect(runs).to.have.length(2);
+    first.open();
+    expect(await Promise.all(answers)).to.deep.equal([3, 1, 2, 1]);
+    // A place freed with nothing in flight: 'd' runs at once, whatever it weighs.
+    expect(runs).to.deep.equal([['aaa'], ['b', 'cc'], ['d']]);
+  });
+
   it('runs each item of a failed run alone, so one bad item fails only itself', async () => {
     const first = gate();
     let started = false;

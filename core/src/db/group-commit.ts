@@ -5,6 +5,12 @@ export interface GroupCommitOptions<T> {
   maxWeight?: number;
   /** An item's weight (default 1): the events of a request, say. */
   weight?: (item: T) => number;
+  /**
+   * With concurrency above 1, a further run starts only once as much weight waits as the lightest run in
+   * flight carries: runs at once stay as full as one run alone would be, each paying its fixed cost for
+   * as many items (default false: as soon as a place is free).
+   */
+  evenRuns?: boolean;
 }
 
 interface Waiting<T, R> {
@@ -21,7 +27,8 @@ interface Waiting<T, R> {
  */
 export class GroupCommit<T, R> {
   private readonly waiting: Array<Waiting<T, R>> = [];
-  private running = 0;
+  /** The weight each run in flight carries. */
+  private readonly inFlight: number[] = [];
 
   constructor(
     private readonly run: (items: T[]) => Promise<R[]>,
@@ -36,14 +43,22 @@ export class GroupCommit<T, R> {
   }
 
   private pump(): void {
-    while (this.running < (this.options.concurrency ?? 1) && this.waiting.length) {
+    while (this.inFlight.length < (this.options.concurrency ?? 1) && this.waiting.length) {
+      if (this.options.evenRuns && this.inFlight.length && this.weightOf(this.waiting) < Math.min(...this.inFlight))
+        return;
       const taken = this.take();
-      this.running++;
+      const weight = this.weightOf(taken);
+      this.inFlight.push(weight);
       void this.runTogether(taken).finally(() => {
-        this.running--;
+        this.inFlight.splice(this.inFlight.indexOf(weight), 1);
         this.pump();
       });
     }
+  }
+
+  private weightOf(items: Array<Waiting<T, R>>): number {
+    const { weight } = this.options;
+    return weight ? items.reduce((n, w) => n + weight(w.item), 0) : items.length;
   }
 
   private take(): Array<Waiting<T, R>> {

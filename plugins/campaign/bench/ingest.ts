@@ -5,6 +5,7 @@ import autocannon from 'autocannon';
 import { benchBackend, BenchOptions, processCpuSeconds, waitFor } from '@switchboard/core/testing';
 import campaign from '../src';
 import { api, seed } from './client';
+import { alternate, cpuRatio, Rounds, roundsRatio, Run, slices } from './ingest-rounds';
 
 const BATCH = 100;
 /**
@@ -14,6 +15,8 @@ const BATCH = 100;
 const BATCH_CLIENTS = 8;
 const SINGLE_CLIENTS = 16;
 const MIN_RATIO = 0.5;
+/** Each phase's requests in this many slices, the engine and the baselines taking turns in each (ingest-rounds.ts). */
+const ROUNDS = 3;
 const TARGETS = {
   batch_events_per_second: 10_000,
   single_requests_per_second: 1_500,
@@ -23,14 +26,6 @@ const TARGETS = {
 const TYPES = ['delivered', 'open', 'click'] as const;
 const SECRETS = { a: 'secret-a-1234', c: 'user:secret-c', e: 'secret-e-1234' };
 
-interface Run {
-  requests_per_second: number;
-  p99_ms: number;
-  non_2xx: number;
-  errors: number;
-  seconds: number;
-}
-
 interface Prepared {
   path?: string;
   body: string;
@@ -38,7 +33,12 @@ interface Prepared {
 }
 
 /** Sends every prepared request once, `connections` at a time, and reports what autocannon measured. */
-async function sendAll(url: string, requests: Prepared[], connections: number, amount = requests.length): Promise<Run> {
+async function sendAll(
+  url: string,
+  requests: Prepared[],
+  connections: number,
+  amount = requests.length,
+): Promise<Omit<Run, 'cpu_ms_a_request'>> {
   let next = 0;
   // autocannon stops on its one-second tick: the run's time is to the last answer, not to its end.
   let lastAnswer = 0;
@@ -62,6 +62,7 @@ async function sendAll(url: string, requests: Prepared[], connections: number, a
   });
   const seconds = ((lastAnswer || performance.now()) - started) / 1000;
   return {
+    requests: result.requests.total,
     requests_per_second: Math.round(result.requests.total / seconds),
     p99_ms: result.latency.p99,
     non_2xx: result.non2xx,
@@ -87,11 +88,11 @@ function databasePid(databaseUrl: string): number | null {
  * A phase's run with the CPU it cost, in ms a request: the receiving process's and the database's
  * (the host is shared and noisy: CPU a request moves less than the rate between runs).
  */
-async function withCpu<R extends Run>(
+async function withCpu(
   pids: { receiver: number; database: number | null },
-  phase: () => Promise<R>,
+  phase: () => Promise<Omit<Run, 'cpu_ms_a_request'>>,
   requests: number,
-) {
+): Promise<Run> {
   const { receiver, database } = pids;
   const before = [processCpuSeconds(receiver), database ? processCpuSeconds(database) : 0];
   const run = await phase();
@@ -100,16 +101,12 @@ async function withCpu<R extends Run>(
   return { ...run, cpu_ms_a_request: { receiver: ms(receiver, before[0]), database: ms(database, before[1]) } };
 }
 
-/** The same requests to the bare process (bare-ingest.ts): the path names its route there. */
-const toBare = (requests: Prepared[], route: string) => requests.map((r) => ({ ...r, path: route }));
-
-/** The baselines: bare Koa routes in a process of their own, on the benchmark's database. */
-async function bareRuns(
-  env: Record<string, string>,
-  organizationId: number,
-  work: { batches: Prepared[]; postmark: Prepared[]; mailgun: Prepared[] },
-  database: number | null,
-) {
+/**
+ * The baselines' process (bare-ingest.ts) on the benchmark's database, up alongside the engine's so that
+ * their phases can take turns: it copies the organization's messages and subscribers first (the
+ * counted baseline's own rows).
+ */
+async function startBare(env: Record<string, string>, organizationId: number) {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   // The server's node options (a profiler, say) apply to its baseline too.
   const nodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
@@ -125,51 +122,10 @@ async function bareRuns(
     },
     stdio: 'ignore',
   });
-  try {
-    const url = `http://127.0.0.1:${port}`;
-    // It copies the organization's messages and subscribers first (the counted baseline's own rows).
-    await waitFor(async () => (await fetch(`${url}/`).catch(() => null))?.ok === true, 120_000);
-    const pids = { receiver: child.pid!, database };
-    /** The three phases against the routes under `prefix`: '' inserts only, '/counted' also counts. */
-    const phases = async (prefix: string) => ({
-      batches: await withCpu(
-        pids,
-        () => sendAll(`${url}${prefix}/provider_a`, work.batches, BATCH_CLIENTS),
-        work.batches.length,
-      ),
-      postmark: await withCpu(
-        pids,
-        () => sendAll(url, toBare(work.postmark, `${prefix}/provider_c`), SINGLE_CLIENTS),
-        work.postmark.length,
-      ),
-      mailgun: await withCpu(
-        pids,
-        () => sendAll(url, toBare(work.mailgun, `${prefix}/provider_e`), SINGLE_CLIENTS),
-        work.mailgun.length,
-      ),
-    });
-    return {
-      // Parsing alone is quick: ten rounds of the bodies make a measurable run.
-      parse: await sendAll(`${url}/parse`, work.batches, BATCH_CLIENTS, work.batches.length * 10),
-      ...(await phases('')),
-      // The same requests once more, each also adding to the counters the spec names (bare-ingest.ts, insertAndCount).
-      counted: await phases('/counted'),
-    };
-  } finally {
-    child.kill('SIGTERM');
-  }
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(async () => (await fetch(`${url}/`).catch(() => null))?.ok === true, 120_000);
+  return { url, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
-
-type Costed = Run & { cpu_ms_a_request: { receiver: number | null; database: number | null } };
-/** The bare path's CPU a request (its process and the database) over ours: 0.5 means ours costs twice. */
-const cpuRatio = (ours: Costed, bare: Costed) => {
-  const total = (r: Costed) =>
-    r.cpu_ms_a_request.database === null ? null : r.cpu_ms_a_request.receiver! + r.cpu_ms_a_request.database;
-  const [o, b] = [total(ours), total(bare)];
-  return o === null || b === null ? null : Number((b / o).toFixed(2));
-};
-
-const ratio = (ours: Run, bare: Run) => Number((ours.requests_per_second / bare.requests_per_second).toFixed(2));
 
 const sign = (secret: string, timestamp: string, body: string) =>
   crypto.createHmac('sha256', secret).update(timestamp).update(body).digest('base64');
@@ -313,28 +269,56 @@ export async function ingestBenchmark({ quick, log, serve, worker }: BenchOption
       const postmark = singleRequests.slice(0, singles);
       const mailgun = singleRequests.slice(singles);
 
-      log(`sending ${batches} provider_a batches of ${BATCH} events, ${BATCH_CLIENTS} clients`);
       const database = databasePid(env.DATABASE_URL);
-      const batchRun = await withCpu(
-        { receiver: server.pid, database },
-        () => sendAll(`${server.url}/api/campaign/webhook/provider_a?endpoint=${a}`, batchRequests, BATCH_CLIENTS),
-        batches,
-      );
-      log(`sending ${singles} single-event provider_c requests, then ${singles} provider_e, ${SINGLE_CLIENTS} clients`);
-      const postmarkRun = await withCpu(
-        { receiver: server.pid, database },
-        () => sendAll(`${server.url}/`, postmark, SINGLE_CLIENTS),
-        singles,
-      );
-      const mailgunRun = await withCpu(
-        { receiver: server.pid, database },
-        () => sendAll(`${server.url}/`, mailgun, SINGLE_CLIENTS),
-        singles,
-      );
-      log(
-        'measuring the baselines: bare Koa parsing; bare Koa verifying, parsing and inserting the same rows; the same also counting',
-      );
-      const bare = await bareRuns(env, tenant.organizationId, { batches: batchRequests, postmark, mailgun }, database);
+      const bare = await startBare(env, tenant.organizationId);
+      const measure = async () => {
+        // Parsing alone is quick: ten rounds of the bodies make a measurable run.
+        const parseRun = await sendAll(`${bare.url}/parse`, batchRequests, BATCH_CLIENTS, batches * 10);
+        /** Each path's runner for a phase's requests: the engine's URL, the baselines' routes ('' and '/counted'). */
+        const paths = (requests: Prepared[], clients: number, ours: string, route: string) => {
+          const runner =
+            (pid: number, url: string, pathOf: (r: Prepared) => string | undefined) => (indexes: number[]) =>
+              withCpu(
+                { receiver: pid, database },
+                () =>
+                  sendAll(
+                    url,
+                    indexes.map((i) => ({ ...requests[i], path: pathOf(requests[i]) })),
+                    clients,
+                  ),
+                indexes.length,
+              );
+          return {
+            ours: runner(server.pid, ours, (r) => r.path),
+            bare: runner(bare.pid, `${bare.url}/${route}`, () => `/${route}`),
+            counted: runner(bare.pid, `${bare.url}/counted/${route}`, () => `/counted/${route}`),
+          };
+        };
+        log(`sending ${batches} provider_a batches of ${BATCH} events, ${BATCH_CLIENTS} clients, in ${ROUNDS} rounds`);
+        const batchRuns = await alternate(
+          paths(
+            batchRequests,
+            BATCH_CLIENTS,
+            `${server.url}/api/campaign/webhook/provider_a?endpoint=${a}`,
+            'provider_a',
+          ),
+          slices(batches, ROUNDS),
+        );
+        log(
+          `sending ${singles} single-event provider_c requests, then ${singles} provider_e, ${SINGLE_CLIENTS} clients`,
+        );
+        const postmarkRuns = await alternate(
+          paths(postmark, SINGLE_CLIENTS, `${server.url}/`, 'provider_c'),
+          slices(singles, ROUNDS),
+        );
+        const mailgunRuns = await alternate(
+          paths(mailgun, SINGLE_CLIENTS, `${server.url}/`, 'provider_e'),
+          slices(singles, ROUNDS),
+        );
+        return { parseRun, batchRuns, postmarkRuns, mailgunRuns };
+      };
+      const { parseRun, batchRuns, postmarkRuns, mailgunRuns } = await measure().finally(() => bare.stop());
+      const [batchRun, postmarkRun, mailgunRun] = [batchRuns.ours, postmarkRuns.ours, mailgunRuns.ours];
 
       const counters = await (async () => {
         const m = (await client.get(`/messages/${message}`)).data;
@@ -352,11 +336,12 @@ export async function ingestBenchmark({ quick, log, serve, worker }: BenchOption
       };
       const batchEventsPerSecond = Math.round(batchRun.requests_per_second * BATCH);
       const ratios = {
-        batches: ratio(batchRun, bare.batches),
-        postmark: ratio(postmarkRun, bare.postmark),
-        mailgun: ratio(mailgunRun, bare.mailgun),
+        batches: roundsRatio(batchRun, batchRuns.bare),
+        postmark: roundsRatio(postmarkRun, postmarkRuns.bare),
+        mailgun: roundsRatio(mailgunRun, mailgunRuns.bare),
       };
       const slowestSingles = [postmarkRun, mailgunRun].sort((x, y) => x.requests_per_second - y.requests_per_second)[0];
+      const eventsOf = (run: Rounds) => ({ ...run, events_per_second: run.requests_per_second * BATCH });
       return {
         name: 'ingest',
         database: 'mariadb',
@@ -367,43 +352,42 @@ export async function ingestBenchmark({ quick, log, serve, worker }: BenchOption
           singles,
           batch_clients: BATCH_CLIENTS,
           single_clients: SINGLE_CLIENTS,
+          rounds: ROUNDS,
           quick,
         },
-        batches: { ...batchRun, events_per_second: batchEventsPerSecond },
+        batches: eventsOf(batchRun),
         singles: { provider_c: postmarkRun, provider_e: mailgunRun },
         baseline: {
-          bare_koa_json_parse: { ...bare.parse, events_per_second: bare.parse.requests_per_second * BATCH },
+          bare_koa_json_parse: { ...parseRun, events_per_second: parseRun.requests_per_second * BATCH },
           bare_koa_verify_insert: {
-            batches: { ...bare.batches, events_per_second: bare.batches.requests_per_second * BATCH },
-            provider_c: bare.postmark,
-            provider_e: bare.mailgun,
+            batches: eventsOf(batchRuns.bare),
+            provider_c: postmarkRuns.bare,
+            provider_e: mailgunRuns.bare,
           },
           bare_koa_insert_and_count: {
-            batches: {
-              ...bare.counted.batches,
-              events_per_second: bare.counted.batches.requests_per_second * BATCH,
-            },
-            provider_c: bare.counted.postmark,
-            provider_e: bare.counted.mailgun,
+            batches: eventsOf(batchRuns.counted),
+            provider_c: postmarkRuns.counted,
+            provider_e: mailgunRuns.counted,
           },
         },
-        ratio_to_baseline: Number((batchRun.requests_per_second / bare.parse.requests_per_second).toFixed(2)),
+        ratio_to_baseline: Number((batchRun.requests_per_second / parseRun.requests_per_second).toFixed(2)),
+        // Medians over the rounds of ours / the baseline's rate in the same round.
         ratio_to_bare_insert: ratios,
         // Against a bare route that also adds to the counters the spec names (no marks, timelines, figures, webhooks).
         ratio_to_bare_counted: {
-          batches: ratio(batchRun, bare.counted.batches),
-          postmark: ratio(postmarkRun, bare.counted.postmark),
-          mailgun: ratio(mailgunRun, bare.counted.mailgun),
+          batches: roundsRatio(batchRun, batchRuns.counted),
+          postmark: roundsRatio(postmarkRun, postmarkRuns.counted),
+          mailgun: roundsRatio(mailgunRun, mailgunRuns.counted),
         },
         cpu_ratio_to_bare_counted: {
-          batches: cpuRatio(batchRun, bare.counted.batches),
-          postmark: cpuRatio(postmarkRun, bare.counted.postmark),
-          mailgun: cpuRatio(mailgunRun, bare.counted.mailgun),
+          batches: cpuRatio(batchRun, batchRuns.counted),
+          postmark: cpuRatio(postmarkRun, postmarkRuns.counted),
+          mailgun: cpuRatio(mailgunRun, mailgunRuns.counted),
         },
         cpu_ratio_to_bare_insert: {
-          batches: cpuRatio(batchRun, bare.batches),
-          postmark: cpuRatio(postmarkRun, bare.postmark),
-          mailgun: cpuRatio(mailgunRun, bare.mailgun),
+          batches: cpuRatio(batchRun, batchRuns.bare),
+          postmark: cpuRatio(postmarkRun, postmarkRuns.bare),
+          mailgun: cpuRatio(mailgunRun, mailgunRuns.bare),
         },
         counters,
         expected,

@@ -82,13 +82,15 @@ interface Receipt {
 /** Events of one run, at most: a request heavier than that runs alone. */
 const RUN_EVENTS = 1_000;
 /**
- * Runs in flight at once per process: one, which takes every request that came while the one before ran,
- * so that its ~13 statements serve more of them. Two (sessions 18-19) halved the requests a run carries at
- * 8 clients, and the serve thread was spent on per-statement costs: one measured 27 % less CPU a batch
- * at the same rate (docs/performance-history.md, ingest, session 20). Runs of other processes may still
- * meet this one's row locks in another order: a deadlock is run again (transactionWithRetry).
+ * Runs in flight at once per process: two, the second only once as many events wait as the run in flight
+ * carries (GroupCommit's evenRuns). One run at a time (sessions 20-21) left every client waiting on that
+ * run while the serve thread and MariaDB took turns: at 16 clients a run of 15 requests, then a run of the
+ * 1 that came meanwhile. Two runs started as soon as a place was free (sessions 18-19) halved the requests
+ * each run's ~9 statements served. Even runs keep runs as full and overlap them (docs/performance-history.md,
+ * ingest, session 22). Runs of other processes, or the two of this one, may meet each other's row locks in
+ * another order: a deadlock is run again (transactionWithRetry).
  */
-const RUNS_AT_ONCE = 1;
+const RUNS_AT_ONCE = 2;
 
 /**
  * Records verified requests' events and applies them (campaign spec §6): each event is written once
@@ -103,6 +105,7 @@ export class InboundEventRecorder {
     maxWeight: RUN_EVENTS,
     concurrency: RUNS_AT_ONCE,
     weight: (s) => s.events.length,
+    evenRuns: true,
   });
 
   constructor(
