@@ -64,10 +64,33 @@ describe('GroupCommit', () => {
     expect(runs).to.deep.equal([['aaa'], ['b', 'cc']]);
     answers.push(group.submit('d'));
     expect(runs).to.have.length(2);
+    // 'b' and 'cc' are done; 'd' still waits on the heavier run in flight.
+    await answers[2];
+    expect(runs).to.have.length(2);
     first.open();
     expect(await Promise.all(answers)).to.deep.equal([3, 1, 2, 1]);
     // A place freed with nothing in flight: 'd' runs at once, whatever it weighs.
     expect(runs).to.deep.equal([['aaa'], ['b', 'cc'], ['d']]);
+  });
+
+  it('with even runs, starts a further run once a whole run waits though the one in flight is heavier', async () => {
+    const runs: string[][] = [];
+    const first = gate();
+    const group = new GroupCommit<string, number>(
+      async (items) => {
+        runs.push(items);
+        if (runs.length === 1) await first.opened;
+        return items.map((s) => s.length);
+      },
+      { concurrency: 2, maxWeight: 4, weight: (s) => s.length, evenRuns: true },
+    );
+    const answers = [group.submit('aaaaaaaa'), group.submit('bb')];
+    expect(runs).to.deep.equal([['aaaaaaaa']]);
+    // A run holds at most 4: 'bb' and 'cc' fill one, so it starts beside the heavy item.
+    answers.push(group.submit('cc'));
+    expect(runs).to.deep.equal([['aaaaaaaa'], ['bb', 'cc']]);
+    first.open();
+    expect(await Promise.all(answers)).to.deep.equal([8, 2, 2]);
   });
 
   it('runs each item of a failed run alone, so one bad item fails only itself', async () => {

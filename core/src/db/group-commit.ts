@@ -27,8 +27,8 @@ interface Waiting<T, R> {
  */
 export class GroupCommit<T, R> {
   private readonly waiting: Array<Waiting<T, R>> = [];
-  /** The weight each run in flight carries. */
-  private readonly inFlight: number[] = [];
+  /** The runs in flight, each with the weight it carries. */
+  private readonly inFlight = new Set<{ weight: number }>();
 
   constructor(
     private readonly run: (items: T[]) => Promise<R[]>,
@@ -43,17 +43,23 @@ export class GroupCommit<T, R> {
   }
 
   private pump(): void {
-    while (this.inFlight.length < (this.options.concurrency ?? 1) && this.waiting.length) {
-      if (this.options.evenRuns && this.inFlight.length && this.weightOf(this.waiting) < Math.min(...this.inFlight))
-        return;
+    while (this.inFlight.size < (this.options.concurrency ?? 1) && this.waiting.length) {
+      if (this.holdsBack()) return;
       const taken = this.take();
-      const weight = this.weightOf(taken);
-      this.inFlight.push(weight);
+      const run = { weight: this.weightOf(taken) };
+      this.inFlight.add(run);
       void this.runTogether(taken).finally(() => {
-        this.inFlight.splice(this.inFlight.indexOf(weight), 1);
+        this.inFlight.delete(run);
         this.pump();
       });
     }
+  }
+
+  /** evenRuns: a further run waits until it would be as full as the lightest in flight (or a whole run). */
+  private holdsBack(): boolean {
+    if (!this.options.evenRuns || !this.inFlight.size) return false;
+    const full = Math.min(this.options.maxWeight ?? Infinity, ...[...this.inFlight].map((r) => r.weight));
+    return this.weightOf(this.waiting) < full;
   }
 
   private weightOf(items: Array<Waiting<T, R>>): number {

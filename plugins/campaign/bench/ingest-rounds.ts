@@ -32,17 +32,36 @@ export function slices(total: number, rounds: number): number[][] {
 /**
  * Sends a phase's requests in rounds, every path taking its turn within each round and the order turning
  * by one each round, so that the shared host's drift over minutes falls on every path alike: a round's
- * paths are measured within seconds of each other.
+ * paths are measured within seconds of each other. Before each turn `settle` lets the work the turn
+ * before left behind (MariaDB's purge and flushing) finish, so that no path pays for another's.
  */
-export async function alternate<K extends string>(runners: Runners<K>, parts: number[][]): Promise<Record<K, Rounds>> {
+export async function alternate<K extends string>(
+  runners: Runners<K>,
+  parts: number[][],
+  settle: () => Promise<void>,
+): Promise<Record<K, Rounds>> {
   const keys = Object.keys(runners) as K[];
   const runs = Object.fromEntries(keys.map((k) => [k, [] as Run[]])) as Record<K, Run[]>;
   for (const [r, part] of parts.entries())
     for (let i = 0; i < keys.length; i++) {
       const key = keys[(i + r) % keys.length];
+      await settle();
       runs[key].push(await runners[key](part));
     }
   return Object.fromEntries(keys.map((k) => [k, fold(runs[k])])) as Record<K, Rounds>;
+}
+
+/**
+ * Waits (up to `most` ms) until none of `pids` spends more than a tenth of a core over a quarter second:
+ * the processes a benchmark's paths share are idle again.
+ */
+export async function quiet(pids: number[], cpuSeconds: (pid: number) => number, most = 10_000): Promise<void> {
+  const until = Date.now() + most;
+  while (Date.now() < until) {
+    const before = pids.map(cpuSeconds);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    if (pids.every((pid, i) => cpuSeconds(pid) - before[i] < 0.025)) return;
+  }
 }
 
 function fold(runs: Run[]): Rounds {

@@ -5,7 +5,7 @@ import autocannon from 'autocannon';
 import { benchBackend, BenchOptions, processCpuSeconds, waitFor } from '@switchboard/core/testing';
 import campaign from '../src';
 import { api, seed } from './client';
-import { alternate, cpuRatio, Rounds, roundsRatio, Run, slices } from './ingest-rounds';
+import { alternate, cpuRatio, quiet, Rounds, roundsRatio, Run, slices } from './ingest-rounds';
 
 const BATCH = 100;
 /**
@@ -15,8 +15,11 @@ const BATCH = 100;
 const BATCH_CLIENTS = 8;
 const SINGLE_CLIENTS = 16;
 const MIN_RATIO = 0.5;
-/** Each phase's requests in this many slices, the engine and the baselines taking turns in each (ingest-rounds.ts). */
-const ROUNDS = 3;
+/**
+ * Each phase's requests in this many slices, the engine and the baselines taking turns in each
+ * (ingest-rounds.ts); one at --quick, whose phases are too short to slice.
+ */
+const FULL_ROUNDS = 3;
 const TARGETS = {
   batch_events_per_second: 10_000,
   single_requests_per_second: 1_500,
@@ -123,8 +126,12 @@ async function startBare(env: Record<string, string>, organizationId: number) {
     stdio: 'ignore',
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(async () => (await fetch(`${url}/`).catch(() => null))?.ok === true, 120_000);
-  return { url, pid: child.pid!, stop: () => child.kill('SIGTERM') };
+  const stop = () => child.kill('SIGTERM');
+  await waitFor(async () => (await fetch(`${url}/`).catch(() => null))?.ok === true, 120_000).catch((err) => {
+    stop();
+    throw err;
+  });
+  return { url, pid: child.pid!, stop };
 }
 
 const sign = (secret: string, timestamp: string, body: string) =>
@@ -144,6 +151,7 @@ export async function ingestBenchmark({ quick, log, serve, worker }: BenchOption
   const recipients = quick ? 20_000 : 100_000;
   const batches = recipients / BATCH;
   const singles = quick ? 2_000 : 8_000;
+  const rounds = quick ? 1 : FULL_ROUNDS;
   const { backend, engine, tenant, env } = await benchBackend([campaign]);
   try {
     await engine.close();
@@ -272,7 +280,10 @@ export async function ingestBenchmark({ quick, log, serve, worker }: BenchOption
       const database = databasePid(env.DATABASE_URL);
       const bare = await startBare(env, tenant.organizationId);
       const measure = async () => {
-        // Parsing alone is quick: ten rounds of the bodies make a measurable run.
+        // The engine's processes and the database idle before each turn: no path pays for another's leftovers.
+        const settle = () =>
+          quiet([server.pid, sender.pid, bare.pid, ...(database ? [database] : [])], processCpuSeconds);
+        // Parsing alone is quick: ten rounds of the bodies make a measurable run (once, before the rounds).
         const parseRun = await sendAll(`${bare.url}/parse`, batchRequests, BATCH_CLIENTS, batches * 10);
         /** Each path's runner for a phase's requests: the engine's URL, the baselines' routes ('' and '/counted'). */
         const paths = (requests: Prepared[], clients: number, ours: string, route: string) => {
@@ -294,7 +305,7 @@ export async function ingestBenchmark({ quick, log, serve, worker }: BenchOption
             counted: runner(bare.pid, `${bare.url}/counted/${route}`, () => `/counted/${route}`),
           };
         };
-        log(`sending ${batches} provider_a batches of ${BATCH} events, ${BATCH_CLIENTS} clients, in ${ROUNDS} rounds`);
+        log(`sending ${batches} provider_a batches of ${BATCH} events, ${BATCH_CLIENTS} clients, in ${rounds} rounds`);
         const batchRuns = await alternate(
           paths(
             batchRequests,
@@ -302,18 +313,21 @@ export async function ingestBenchmark({ quick, log, serve, worker }: BenchOption
             `${server.url}/api/campaign/webhook/provider_a?endpoint=${a}`,
             'provider_a',
           ),
-          slices(batches, ROUNDS),
+          slices(batches, rounds),
+          settle,
         );
         log(
           `sending ${singles} single-event provider_c requests, then ${singles} provider_e, ${SINGLE_CLIENTS} clients`,
         );
         const postmarkRuns = await alternate(
           paths(postmark, SINGLE_CLIENTS, `${server.url}/`, 'provider_c'),
-          slices(singles, ROUNDS),
+          slices(singles, rounds),
+          settle,
         );
         const mailgunRuns = await alternate(
           paths(mailgun, SINGLE_CLIENTS, `${server.url}/`, 'provider_e'),
-          slices(singles, ROUNDS),
+          slices(singles, rounds),
+          settle,
         );
         return { parseRun, batchRuns, postmarkRuns, mailgunRuns };
       };
@@ -352,7 +366,7 @@ export async function ingestBenchmark({ quick, log, serve, worker }: BenchOption
           singles,
           batch_clients: BATCH_CLIENTS,
           single_clients: SINGLE_CLIENTS,
-          rounds: ROUNDS,
+          rounds,
           quick,
         },
         batches: eventsOf(batchRun),

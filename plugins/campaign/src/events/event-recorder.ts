@@ -85,8 +85,8 @@ const RUN_EVENTS = 1_000;
  * Runs in flight at once per process: two, the second only once as many events wait as the run in flight
  * carries (GroupCommit's evenRuns). One run at a time (sessions 20-21) left every client waiting on that
  * run while the serve thread and MariaDB took turns: at 16 clients a run of 15 requests, then a run of the
- * 1 that came meanwhile. Two runs started as soon as a place was free (sessions 18-19) halved the requests
- * each run's ~9 statements served. Even runs keep runs as full and overlap them (docs/performance-history.md,
+ * 1 that came meanwhile. Two runs started as soon as a place was free (sessions 18-19) cut the requests
+ * each run's ~9 statements served by ~40 %. Even runs keep runs as full and overlap them (docs/performance-history.md,
  * ingest, session 22). Runs of other processes, or the two of this one, may meet each other's row locks in
  * another order: a deadlock is run again (transactionWithRetry).
  */
