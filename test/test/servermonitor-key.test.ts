@@ -24,18 +24,23 @@ describe('server-monitor key from the first start', () => {
     ...more,
   });
 
-  /** `serve` until its banner; what it printed up to then, each JSON log line read. */
+  /**
+   * `serve` until its banner and its log line naming the key's file (the logger writes asynchronously: the
+   * line may follow the banner); each JSON log line printed up to then, read.
+   */
   async function serving(port: number, body: (logs: Array<Record<string, any>>) => Promise<void>): Promise<void> {
     const child = startCli(['serve'], local({ PORT: String(port) }));
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk));
-    try {
-      await waitFor(() => output.includes('Switchboard is serving'), 60_000);
-      const logs = output
+    const logs = () =>
+      output
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, any>);
-      await body(logs);
+    const file = path.join(dataDir, 'server-monitor.key');
+    try {
+      await waitFor(() => output.includes('Switchboard is serving') && logs().some((l) => l.file === file), 60_000);
+      await body(logs());
     } finally {
       child.kill('SIGTERM');
       expect(await exitOf(child)).to.equal(0);
