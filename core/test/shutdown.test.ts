@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { createTestEngine, createTenant, embeddedBackend, TestBackend } from '../src/testing';
-import { probePlugin } from './support/probe-plugin';
+import { createTestEngine, createTenant, embeddedBackend, TestBackend, waitFor } from '../src/testing';
+import { probePlugin, slowHandlers } from './support/probe-plugin';
 
 describe('graceful shutdown', () => {
   let backend: TestBackend;
@@ -14,8 +14,10 @@ describe('graceful shutdown', () => {
     const tenant = await createTenant(engine);
     const server = await engine.listen();
     const { port } = server.address() as { port: number };
+    const started = slowHandlers.started;
     const inFlight = fetch(`http://127.0.0.1:${port}/api/probe/slow`, { headers: tenant.auth });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Closing once the request is being handled (on a busy host it may take longer than any fixed pause).
+    await waitFor(() => slowHandlers.started > started, 10_000);
     const closing = engine.close();
     const res = await inFlight;
     expect(res.status).to.equal(200);

@@ -6,6 +6,9 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** How many /rows handlers are running, in every probe engine of the process. */
 export const rowsHandlers = { running: 0 };
 
+/** How many /slow handlers have started, in every probe engine of the process. */
+export const slowHandlers = { started: 0 };
+
 /** A tiny plugin that exercises the HTTP core: every kind of success and failure. */
 export const probePlugin = definePlugin({
   id: 'probe',
@@ -46,6 +49,7 @@ export const probePlugin = definePlugin({
         throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3306'), { code: 'ECONNREFUSED', fatal: true });
       })
       .get('/slow', { summary: 'a slow request', permission: 'things:read', response: {} }, async () => {
+        slowHandlers.started++;
         await new Promise((resolve) => setTimeout(resolve, 300));
         return successBody({ slow: true }, ctx.config.version);
       })
