@@ -74,11 +74,17 @@ describeEachBackend('shutdown under load on keep-alive connections', (backend) =
 
     // In flight when the close begins: a request that waits 300 ms before its query, and two that wait
     // 500 ms but whose clients hang up first (as a load generator does when its time is up).
+    const seen = rowsHandlers.started.length;
     const inFlight = get(port, '/api/probe/rows/300', agent, tenant.auth);
     const abandoned = [1, 2].map(() =>
       get(port, '/api/probe/rows/500', new http.Agent({ keepAlive: true }), tenant.auth, 50).catch(() => 'gone'),
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The close begins once the 300 ms request is being handled (a fixed pause, on a busy host, may not be).
+    await waitFor(() => rowsHandlers.started.slice(seen).includes(300), 10_000);
+    // The abandoned two too, as far as they get read: on a busy host a client may hang up before its request is.
+    await waitFor(() => rowsHandlers.started.slice(seen).filter((id) => id === 500).length === 2, 2_000).catch(
+      () => undefined,
+    );
     closing = true;
     await engine.close();
     // Nothing ran on after the pools closed: the abandoned requests' handlers had finished too.

@@ -3,8 +3,8 @@ import { AppError, definePlugin, idParams, SERVICES, successBody } from '../../s
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** How many /rows handlers are running, in every probe engine of the process. */
-export const rowsHandlers = { running: 0 };
+/** How many /rows handlers are running, and the pause of each that started, in every probe engine of the process. */
+export const rowsHandlers = { running: 0, started: [] as number[] };
 
 /** How many /slow handlers have started, in every probe engine of the process. */
 export const slowHandlers = { started: 0 };
@@ -92,6 +92,7 @@ export const probePlugin = definePlugin({
         { summary: 'a query, after a pause of id ms', permission: 'things:read', params: idParams, response: {} },
         async ({ params, auth }) => {
           rowsHandlers.running += 1;
+          rowsHandlers.started.push(params.id);
           try {
             await pause(params.id);
             const knex = ctx.container.resolve<Knex>(SERVICES.Knex);
