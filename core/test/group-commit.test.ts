@@ -8,6 +8,21 @@ function gate() {
   return { opened, open };
 }
 
+/** Two runs at once with even runs, items weighing their length; the first run held until `first` opens. */
+function evenRuns(maxWeight?: number) {
+  const runs: string[][] = [];
+  const first = gate();
+  const group = new GroupCommit<string, number>(
+    async (items) => {
+      runs.push(items);
+      if (runs.length === 1) await first.opened;
+      return items.map((s) => s.length);
+    },
+    { concurrency: 2, maxWeight, weight: (s) => s.length, evenRuns: true },
+  );
+  return { runs, first, group };
+}
+
 describe('GroupCommit', () => {
   it('starts the first item at once and runs the items that came meanwhile together', async () => {
     const runs: number[][] = [];
@@ -46,16 +61,7 @@ describe('GroupCommit', () => {
   });
 
   it('with even runs, starts a further run only once as much waits as the lightest run in flight carries', async () => {
-    const runs: string[][] = [];
-    const first = gate();
-    const group = new GroupCommit<string, number>(
-      async (items) => {
-        runs.push(items);
-        if (runs.length === 1) await first.opened;
-        return items.map((s) => s.length);
-      },
-      { concurrency: 2, weight: (s) => s.length, evenRuns: true },
-    );
+    const { runs, first, group } = evenRuns();
     const answers = [group.submit('aaa'), group.submit('b')];
     // 'aaa' runs; 'b' alone would be a run a third as full: it waits while a place is free.
     expect(runs).to.deep.equal([['aaa']]);
@@ -74,16 +80,7 @@ describe('GroupCommit', () => {
   });
 
   it('with even runs, starts a further run once a whole run waits though the one in flight is heavier', async () => {
-    const runs: string[][] = [];
-    const first = gate();
-    const group = new GroupCommit<string, number>(
-      async (items) => {
-        runs.push(items);
-        if (runs.length === 1) await first.opened;
-        return items.map((s) => s.length);
-      },
-      { concurrency: 2, maxWeight: 4, weight: (s) => s.length, evenRuns: true },
-    );
+    const { runs, first, group } = evenRuns(4);
     const answers = [group.submit('aaaaaaaa'), group.submit('bb')];
     expect(runs).to.deep.equal([['aaaaaaaa']]);
     // A run holds at most 4: 'bb' and 'cc' fill one, so it starts beside the heavy item.

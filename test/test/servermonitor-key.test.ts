@@ -12,6 +12,7 @@ describe('server-monitor key from the first start', () => {
   let dataDir: string;
   beforeEach(() => (dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'monitor-key-cli-'))));
   afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const keyFile = () => path.join(dataDir, 'server-monitor.key');
 
   /** The embedded default, APP_ENV=local, no key set. */
   const local = (more: Record<string, string> = {}) => ({
@@ -37,9 +38,11 @@ describe('server-monitor key from the first start', () => {
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, any>);
-    const file = path.join(dataDir, 'server-monitor.key');
     try {
-      await waitFor(() => output.includes('Switchboard is serving') && logs().some((l) => l.file === file), 60_000);
+      await waitFor(
+        () => output.includes('Switchboard is serving') && logs().some((l) => l.file === keyFile()),
+        60_000,
+      );
       await body(logs());
     } finally {
       child.kill('SIGTERM');
@@ -49,7 +52,7 @@ describe('server-monitor key from the first start', () => {
 
   it('serve (APP_ENV=local, no SERVER_MONITOR_API_KEY) generates DATA_DIR/server-monitor.key, names it at start-up and takes it; the next start and the CLI see the same key', async function () {
     this.timeout(180_000);
-    const file = path.join(dataDir, 'server-monitor.key');
+    const file = keyFile();
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     let key = '';

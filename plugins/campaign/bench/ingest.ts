@@ -35,13 +35,16 @@ interface Prepared {
   headers: Record<string, string>;
 }
 
+/** A run as autocannon measured it, before its CPU is added. */
+type Sent = Omit<Run, 'cpu_ms_a_request'>;
+
 /** Sends every prepared request once, `connections` at a time, and reports what autocannon measured. */
 async function sendAll(
   url: string,
   requests: Prepared[],
   connections: number,
   amount = requests.length,
-): Promise<Omit<Run, 'cpu_ms_a_request'>> {
+): Promise<Sent> {
   let next = 0;
   // autocannon stops on its one-second tick: the run's time is to the last answer, not to its end.
   let lastAnswer = 0;
@@ -93,7 +96,7 @@ function databasePid(databaseUrl: string): number | null {
  */
 async function withCpu(
   pids: { receiver: number; database: number | null },
-  phase: () => Promise<Omit<Run, 'cpu_ms_a_request'>>,
+  phase: () => Promise<Sent>,
   requests: number,
 ): Promise<Run> {
   const { receiver, database } = pids;
@@ -287,48 +290,41 @@ export async function ingestBenchmark({ quick, log, serve, worker }: BenchOption
         const parseRun = await sendAll(`${bare.url}/parse`, batchRequests, BATCH_CLIENTS, batches * 10);
         /** Each path's runner for a phase's requests: the engine's URL, the baselines' routes ('' and '/counted'). */
         const paths = (requests: Prepared[], clients: number, ours: string, route: string) => {
-          const runner =
-            (pid: number, url: string, pathOf: (r: Prepared) => string | undefined) => (indexes: number[]) =>
-              withCpu(
-                { receiver: pid, database },
-                () =>
-                  sendAll(
-                    url,
-                    indexes.map((i) => ({ ...requests[i], path: pathOf(requests[i]) })),
-                    clients,
-                  ),
-                indexes.length,
-              );
+          const runner = (pid: number, url: string, to?: string) => (indexes: number[]) =>
+            withCpu(
+              { receiver: pid, database },
+              () =>
+                sendAll(
+                  url,
+                  indexes.map((i) => ({ ...requests[i], path: to ?? requests[i].path })),
+                  clients,
+                ),
+              indexes.length,
+            );
           return {
-            ours: runner(server.pid, ours, (r) => r.path),
-            bare: runner(bare.pid, `${bare.url}/${route}`, () => `/${route}`),
-            counted: runner(bare.pid, `${bare.url}/counted/${route}`, () => `/counted/${route}`),
+            ours: runner(server.pid, ours),
+            bare: runner(bare.pid, bare.url, `/${route}`),
+            counted: runner(bare.pid, bare.url, `/counted/${route}`),
           };
         };
+        /** A phase's `total` requests in rounds, the paths taking turns. */
+        const inTurns = (runners: ReturnType<typeof paths>, total: number) =>
+          alternate(runners, slices(total, rounds), settle);
         log(`sending ${batches} provider_a batches of ${BATCH} events, ${BATCH_CLIENTS} clients, in ${rounds} rounds`);
-        const batchRuns = await alternate(
+        const batchRuns = await inTurns(
           paths(
             batchRequests,
             BATCH_CLIENTS,
             `${server.url}/api/campaign/webhook/provider_a?endpoint=${a}`,
             'provider_a',
           ),
-          slices(batches, rounds),
-          settle,
+          batches,
         );
         log(
           `sending ${singles} single-event provider_c requests, then ${singles} provider_e, ${SINGLE_CLIENTS} clients`,
         );
-        const postmarkRuns = await alternate(
-          paths(postmark, SINGLE_CLIENTS, `${server.url}/`, 'provider_c'),
-          slices(singles, rounds),
-          settle,
-        );
-        const mailgunRuns = await alternate(
-          paths(mailgun, SINGLE_CLIENTS, `${server.url}/`, 'provider_e'),
-          slices(singles, rounds),
-          settle,
-        );
+        const postmarkRuns = await inTurns(paths(postmark, SINGLE_CLIENTS, `${server.url}/`, 'provider_c'), singles);
+        const mailgunRuns = await inTurns(paths(mailgun, SINGLE_CLIENTS, `${server.url}/`, 'provider_e'), singles);
         return { parseRun, batchRuns, postmarkRuns, mailgunRuns };
       };
       const { parseRun, batchRuns, postmarkRuns, mailgunRuns } = await measure().finally(() => bare.stop());
