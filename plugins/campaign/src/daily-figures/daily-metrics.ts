@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dialectOfKnex, toInt } from '@switchboard/core';
+import { addOnConflict, toInt } from '@switchboard/core';
 
 /** An organization's daily figures (table analytics_daily): metric name to the amount a day adds. */
 export type Metrics = Record<string, number>;
@@ -23,12 +23,7 @@ export async function addMetricsByDay(
         .map(([metric, value]) => ({ organization_id: organizationId, metric, day, value })),
     )
     .sort((a, b) => (a.metric < b.metric ? -1 : a.metric > b.metric ? 1 : a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
-  if (!rows.length) return;
-  const added =
-    dialectOfKnex(trx) === 'mysql'
-      ? trx.raw('`value` + VALUES(`value`)')
-      : trx.raw('"analytics_daily"."value" + excluded."value"');
-  await trx('analytics_daily').insert(rows).onConflict(['organization_id', 'metric', 'day']).merge({ value: added });
+  await addOnConflict(trx, 'analytics_daily', ['organization_id', 'metric', 'day'], 'value', rows);
 }
 
 /** Adds to an organization's figures of one day (see addMetricsByDay). */

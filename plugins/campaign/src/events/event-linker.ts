@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { SERVICES, toInt } from '@switchboard/core';
+import { placeholders, selectText, SERVICES, toInt } from '@switchboard/core';
 import type { NormalizedEvent } from '@switchboard/provider-kit';
 import { normalizeEmail } from '../shared/email';
 
@@ -57,21 +57,28 @@ export class EventLinker {
     ];
     const ids = { messages: named((e) => e.messageId), subscribers: named((e) => e.subscriberId) };
     const found = { messages: new Set<string>(), subscribers: new Set<string>() };
-    const parts = Math.max(chunks(ids.messages).length, chunks(ids.subscribers).length);
-    for (let i = 0; i < parts; i++) {
+    const statements = Math.max(chunks(ids.messages).length, chunks(ids.subscribers).length);
+    for (let i = 0; i < statements; i++) {
       const [messages, subscribers] = [ids.messages, ids.subscribers].map((all) =>
         all.slice(i * CHUNK, (i + 1) * CHUNK),
       );
-      const select = (table: 'messages' | 'subscribers', part: number[]) =>
-        this.knex(table)
-          .whereIn('id', part)
-          .select('id', 'organization_id', this.knex.raw('? as kind', [table]));
-      const query = !messages.length
-        ? select('subscribers', subscribers)
-        : subscribers.length
-          ? select('messages', messages).unionAll(select('subscribers', subscribers))
-          : select('messages', messages);
-      for (const r of (await query) as Array<Record<string, unknown>>)
+      const tables = (
+        [
+          ['messages', messages],
+          ['subscribers', subscribers],
+        ] as const
+      ).filter(([, part]) => part.length);
+      const sql = tables
+        .map(
+          ([table, part]) =>
+            `select \`id\`, \`organization_id\`, '${table}' as \`kind\` from \`${table}\` where \`id\` in (${placeholders(part.length)})`,
+        )
+        .join(' union all ');
+      for (const r of await selectText(
+        this.knex,
+        sql,
+        tables.flatMap(([, part]) => part),
+      ))
         found[r.kind as 'messages' | 'subscribers'].add(orgKey(toInt(r.organization_id), toInt(r.id)));
     }
     return found;

@@ -6,6 +6,7 @@ import {
   dialectOfKnex,
   GroupCommit,
   onDriverConnection,
+  placeholders,
   SERVICES,
   toDate,
   toInt,
@@ -15,7 +16,6 @@ import type { EventType, NormalizedEvent } from '@switchboard/provider-kit';
 import { ensureStatusCountRows } from '../audience/subscribers';
 import { MailEvent, MailEventLedger } from '../mail-events';
 import { EventLinker } from './event-linker';
-import { placeholders } from '../shared/raw-write';
 import { InboundWebhooksService, ReceivingEndpoint } from './inbound-webhooks/service';
 
 const INSERT_CHUNK = 500;

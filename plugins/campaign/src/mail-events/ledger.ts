@@ -1,9 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { toInt, WriteConflict } from '@switchboard/core';
+import { placeholders, toInt, writeText, WriteConflict } from '@switchboard/core';
 import { MailCounts } from '../daily-figures';
 import { SubscriberWriter } from '../audience/subscribers';
-import { placeholders } from '../shared/raw-write';
 import type { SubscriberStatus } from '../shared/subscriber-statuses';
 import { WebhookEvent, WebhookOutbox } from '../webhooks';
 import { COUNTERS, CountedMailEvent, FIRSTS, MailEvent } from './mail-event';
@@ -286,12 +285,14 @@ export class MailEventLedger {
         const columns = byMessage.get(e.messageId!) ?? byMessage.set(e.messageId!, new Map()).get(e.messageId!)!;
         columns.set(c.message, (columns.get(c.message) ?? 0) + 1);
       }
-    for (const id of [...byMessage.keys()].sort((a, b) => a - b))
-      await trx('messages')
-        .where({ id })
-        .update(
-          Object.fromEntries([...byMessage.get(id)!].map(([column, n]) => [column, trx.raw('?? + ?', [column, n])])),
-        );
+    for (const id of [...byMessage.keys()].sort((a, b) => a - b)) {
+      const columns = [...byMessage.get(id)!];
+      await writeText(
+        trx,
+        `update \`messages\` set ${columns.map(([c]) => `\`${c}\` = \`${c}\` + ?`).join(', ')} where \`id\` = ?`,
+        [...columns.map(([, n]) => n), id],
+      );
+    }
   }
 
   /** The webhook events of counted events (a test send's mail aside): each organization's in one write. */

@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
-import { dialectOfKnex } from '@switchboard/core';
+import { addOnConflict } from '@switchboard/core';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const UPSERT_CHUNK = 500;
 
 interface PeriodCount {
   message_id: number;
@@ -39,15 +38,12 @@ export class TimelineCounts {
   }
 
   async save(trx: Knex.Transaction): Promise<void> {
-    const rows = [...this.counts.values()];
-    const added =
-      dialectOfKnex(trx) === 'mysql'
-        ? trx.raw('`events` + VALUES(`events`)')
-        : trx.raw('"message_event_rollups"."events" + excluded."events"');
-    for (let i = 0; i < rows.length; i += UPSERT_CHUNK)
-      await trx('message_event_rollups')
-        .insert(rows.slice(i, i + UPSERT_CHUNK))
-        .onConflict(['message_id', 'period', 'period_start', 'event_type'])
-        .merge({ events: added });
+    await addOnConflict(
+      trx,
+      'message_event_rollups',
+      ['message_id', 'period', 'period_start', 'event_type'],
+      'events',
+      [...this.counts.values()],
+    );
   }
 }

@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import { isRetryableConflict, type LockHandle } from '@switchboard/core';
-import { placeholders, rawWrite } from './raw-write';
+import { isRetryableConflict, type LockHandle, placeholders, writeText } from '@switchboard/core';
 
 /**
  * Keeps a run's lock: extended every third of its time. `held()` turns false once an extension fails,
@@ -36,7 +35,7 @@ export async function claimDue(
   let claimed: number;
   for (let attempt = 1; ; attempt++) {
     try {
-      claimed = await rawWrite(knex, sql, [lease, ...ids, now]);
+      claimed = await writeText(knex, sql, [lease, ...ids, now]);
       break;
     } catch (err) {
       // A deadlock with an outcome write running beside the claim rolled this statement back alone.

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, isForeignKeyViolation, parseJson, SERVICES, toInt } from '@switchboard/core';
+import { Clock, isForeignKeyViolation, parseJson, selectText, SERVICES, toInt } from '@switchboard/core';
 import type { WebhookEventName } from './event-names';
 import { WebhookWake } from './wake';
 
@@ -43,9 +43,11 @@ export class WebhookOutbox {
 
   async emit(trx: Knex.Transaction, organizationId: number, events: WebhookEvent[]): Promise<void> {
     if (!events.length) return;
-    const subscriptions: Array<Record<string, unknown>> = await trx('webhooks')
-      .where({ organization_id: organizationId, active: true })
-      .select('id', 'events');
+    const subscriptions = await selectText(
+      trx,
+      'select `id`, `events` from `webhooks` where `organization_id` = ? and `active` = ?',
+      [organizationId, true],
+    );
     if (!subscriptions.length) return;
     const wanting = subscriptions.map((s) => ({
       id: toInt(s.id),

@@ -1,10 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { SERVICES, transactionWithRetry } from '@switchboard/core';
+import { placeholders, SERVICES, transactionWithRetry, writeText } from '@switchboard/core';
 import { PostOutcome, retryDelayMs } from '../shared/webhook-poster';
 import { WEBHOOK_OPTIONS, WebhookOptions } from './options';
 import { parkPending } from './pending';
-import { placeholders, rawWrite } from '../shared/raw-write';
 
 /** One finished try of a delivery. */
 export interface Tried {
@@ -134,7 +133,7 @@ export class WebhookOutcomes {
           ),
     ];
     for (const t of these) bindings.push(t.id);
-    await rawWrite(
+    await writeText(
       trx,
       `update \`webhook_deliveries\` set ${columns.join(', ')} ` +
         `where \`id\` in (${placeholders(these.length)}) and \`state\` = 'pending'`,

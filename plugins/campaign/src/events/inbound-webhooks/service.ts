@@ -10,7 +10,9 @@ import {
   notFound,
   ownedRow,
   parseJson,
+  placeholders,
   SecretBox,
+  selectText,
   SERVICES,
   toBool,
   toInt,
@@ -191,8 +193,12 @@ export class InboundWebhooksService {
   async unchanged(endpoints: ReceivingEndpoint[]): Promise<(endpoint: ReceivingEndpoint) => boolean> {
     const now = new Map<number, string>();
     const ids = [...new Set(endpoints.map((e) => e.id))];
-    for (const row of await this.knex('inbound_webhooks').whereIn('id', ids).select(RECEIVING_COLUMNS))
-      now.set(toInt(row.id), storedOf(row));
+    const rows = await selectText(
+      this.knex,
+      `select ${RECEIVING_COLUMNS.map((c) => `\`${c}\``).join(', ')} from \`inbound_webhooks\` where \`id\` in (${placeholders(ids.length)})`,
+      ids,
+    );
+    for (const row of rows) now.set(toInt(row.id), storedOf(row));
     return (endpoint) => now.get(endpoint.id) === endpoint.stored;
   }
 }
