@@ -21,7 +21,7 @@ export { insertRows, insertRowsReturningIds, insertValues } from './db/insert-ro
 export type { InsertRowsOptions, InsertedStatement, RowValues } from './db/insert-rows';
 export { onDriverConnection } from './db/driver-connection';
 export type { DriverConnection, MysqlWriteResult } from './db/driver-connection';
-export { placeholders, selectText, writeText } from './db/statement-text';
+export { placeholders, rowPlaceholders, selectText, writeText } from './db/statement-text';
 export { addOnConflict } from './db/add-on-conflict';
 export { ownedRow, deleteOwnedRow } from './db/owned-rows';
 export { transactionWithRetry, isRetryableConflict, WriteConflict } from './db/retry-transaction';

@@ -5,12 +5,12 @@ import {
   Clock,
   dialectOfKnex,
   GroupCommit,
-  onDriverConnection,
-  placeholders,
+  rowPlaceholders,
   SERVICES,
   toDate,
   toInt,
   transactionWithRetry,
+  writeText,
 } from '@switchboard/core';
 import type { EventType, NormalizedEvent } from '@switchboard/provider-kit';
 import { ensureStatusCountRows } from '../audience/subscribers';
@@ -58,9 +58,7 @@ type EventRow = Record<(typeof EVENT_COLUMNS)[number], unknown> & {
 /** MariaDB's INSERT IGNORE of `count` event rows, with placeholders. */
 const insertIgnoreEvents = (count: number) =>
   `insert ignore into \`inbound_events\` (${EVENT_COLUMNS.map((c) => `\`${c}\``).join(', ')}) values ` +
-  Array(count)
-    .fill(`(${placeholders(EVENT_COLUMNS.length)})`)
-    .join(', ');
+  rowPlaceholders(count, EVENT_COLUMNS.length);
 
 const eventKey = (e: { organization_id: unknown; provider: string; provider_event_id: string }) =>
   `${toInt(e.organization_id)}\u0000${e.provider}\u0000${e.provider_event_id}`;
@@ -194,8 +192,7 @@ export class InboundEventRecorder {
       // every value, and its raw binding pass scans them all again (docs/performance-history.md, ingest).
       const values: unknown[] = [];
       for (const row of part) for (const c of EVENT_COLUMNS) values.push(row[c]);
-      const sql = insertIgnoreEvents(part.length);
-      inserted += (await onDriverConnection(trx, (connection) => connection.query(sql, values))).affectedRows;
+      inserted += await writeText(trx, insertIgnoreEvents(part.length), values);
     }
     return mysql ? inserted : null;
   }
