@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { placeholders, toInt, writeText, WriteConflict } from '@switchboard/core';
+import { dialectOfKnex, placeholders, selectText, toInt, writeText, WriteConflict } from '@switchboard/core';
 import { MailCounts } from '../daily-figures';
 import { SubscriberWriter } from '../audience/subscribers';
 import type { SubscriberStatus } from '../shared/subscriber-statuses';
@@ -30,24 +30,30 @@ const countersOf = (e: CountedMailEvent) => [
 const reasonOf = (e: MailEvent) =>
   e.source.kind === 'provider' ? `${e.source.provider} ${e.type}` : 'unsubscribe link';
 
+/** A piece of a statement's text and the values of its placeholders. */
+interface Sql {
+  sql: string;
+  values: unknown[];
+}
+
 /**
- * An UPDATE's value for `column`: `value` on the rows whose `key` is one of `ids`, the column as it is on
- * the others; `value` alone when `ids` are all of the statement's `of` rows.
+ * An UPDATE's `column = ...`: `value` on the rows whose `key` is one of `ids`, the column as it is on the
+ * others; `value` alone when `ids` are all of the statement's `of` rows.
  */
-const onlyWhere = (
-  trx: Knex.Transaction,
-  rows: { key: string; ids: number[]; of: number },
-  column: string,
-  value: Knex.Value,
-): Knex.Value | Knex.Raw =>
+const setOnlyWhere = (rows: { key: string; ids: number[]; of: number }, column: string, value: unknown): Sql =>
   rows.ids.length === rows.of
-    ? value
-    : trx.raw(`case when ?? in (${placeholders(rows.ids.length)}) then ? else ?? end`, [
-        rows.key,
-        ...rows.ids,
-        value,
-        column,
-      ]);
+    ? { sql: `\`${column}\` = ?`, values: [value] }
+    : {
+        sql: `\`${column}\` = case when \`${rows.key}\` in (${placeholders(rows.ids.length)}) then ? else \`${column}\` end`,
+        values: [...rows.ids, value],
+      };
+
+/** An UPDATE of `table` setting `sets` on the rows `where` names, as text (core writeText): the rows it matched. */
+const updateText = (trx: Knex.Transaction, table: string, sets: Sql[], where: Sql) =>
+  writeText(trx, `update \`${table}\` set ${sets.map((set) => set.sql).join(', ')} where ${where.sql}`, [
+    ...sets.flatMap((set) => set.values),
+    ...where.values,
+  ]);
 
 /** A send's first opens and clicks to mark: the subscribers of each. */
 interface Marks {
@@ -171,14 +177,13 @@ export class MailEventLedger {
   private async markFirsts(trx: Knex.Transaction, now: Date, { sendId, opened, clicked }: Marks): Promise<void> {
     const rows = [...new Set([...opened, ...clicked])];
     const markOf = (column: string, ids: number[]) =>
-      onlyWhere(trx, { key: 'subscriber_id', ids, of: rows.length }, column, now);
-    const marked = await trx('send_recipients')
-      .where('send_id', sendId)
-      .whereIn('subscriber_id', rows)
-      .update({
-        ...(opened.length ? { [FIRSTS.opened.mark]: markOf(FIRSTS.opened.mark, opened) } : {}),
-        ...(clicked.length ? { [FIRSTS.clicked.mark]: markOf(FIRSTS.clicked.mark, clicked) } : {}),
-      });
+      ids.length ? [setOnlyWhere({ key: 'subscriber_id', ids, of: rows.length }, column, now)] : [];
+    const marked = await updateText(
+      trx,
+      'send_recipients',
+      [...markOf(FIRSTS.opened.mark, opened), ...markOf(FIRSTS.clicked.mark, clicked)],
+      { sql: `\`send_id\` = ? and \`subscriber_id\` in (${placeholders(rows.length)})`, values: [sendId, ...rows] },
+    );
     if (marked !== rows.length) throw new WriteConflict(`first opens or clicks of send ${sendId} marked at once`);
   }
 
@@ -205,17 +210,26 @@ export class MailEventLedger {
     );
     const unsent = [...new Set(events.filter((e) => e.sendId === undefined).map((e) => e.messageId!))];
     if (unsent.length)
-      for (const s of await trx('message_sends').whereIn('message_id', unsent).select('id', 'message_id'))
+      for (const s of await selectText(
+        trx,
+        `select \`id\`, \`message_id\` from \`message_sends\` where \`message_id\` in (${placeholders(unsent.length)})`,
+        unsent,
+      ))
         messageOf.set(toInt(s.id), toInt(s.message_id));
     if (!messageOf.size) return { mails, lastEngaged };
+    const sends = [...messageOf.keys()];
+    // SQLite has no row locks to take: its one writer at a time is the lock.
+    const locked = dialectOfKnex(trx) === 'mysql' ? ' for update' : '';
     for (let i = 0; i < subscribers.length; i += CHUNK) {
-      const rows: Array<Record<string, unknown>> = await trx('send_recipients as r')
-        .join('subscribers as s', 's.id', 'r.subscriber_id')
-        .whereIn('r.send_id', [...messageOf.keys()])
-        .whereIn('r.subscriber_id', subscribers.slice(i, i + CHUNK))
-        .orderBy(['r.send_id', 'r.subscriber_id'])
-        .forUpdate()
-        .select('r.send_id', 'r.subscriber_id', 'r.opened_at', 'r.clicked_at', 's.last_engaged_day');
+      const part = subscribers.slice(i, i + CHUNK);
+      const rows = await selectText(
+        trx,
+        'select `r`.`send_id`, `r`.`subscriber_id`, `r`.`opened_at`, `r`.`clicked_at`, `s`.`last_engaged_day` ' +
+          'from `send_recipients` as `r` inner join `subscribers` as `s` on `s`.`id` = `r`.`subscriber_id` ' +
+          `where \`r\`.\`send_id\` in (${placeholders(sends.length)}) and \`r\`.\`subscriber_id\` in (${placeholders(part.length)}) ` +
+          `order by \`r\`.\`send_id\`, \`r\`.\`subscriber_id\`${locked}`,
+        [...sends, ...part],
+      );
       for (const r of rows) {
         const mail = { sendId: toInt(r.send_id), opened: r.opened_at !== null, clicked: r.clicked_at !== null };
         const subscriberId = toInt(r.subscriber_id);
@@ -253,28 +267,28 @@ export class MailEventLedger {
     analytics.engagedBefore(lastEngaged);
     if (!increments.size) return null;
     const all = [...new Set([...increments.values()].flatMap((ids) => [...ids.keys()]))].sort((a, b) => a - b);
-    return (trx) => {
-      const added = (column: string, ids: Map<number, number>) => {
-        const byAmount = new Map<number, number[]>();
-        for (const [id, n] of ids) (byAmount.get(n) ?? byAmount.set(n, []).get(n)!).push(id);
-        if (byAmount.size === 1 && ids.size === all.length) return trx.raw('?? + ?', [column, [...byAmount.keys()][0]]);
-        const cases = [...byAmount].map(([n, list]) => ({
-          sql: `when ?? in (${placeholders(list.length)}) then ?`,
-          bindings: ['id', ...list, n],
-        }));
-        return trx.raw(`?? + case ${cases.map((c) => c.sql).join(' ')} else 0 end`, [
-          column,
-          ...cases.flatMap((c) => c.bindings),
-        ]);
+    const added = (column: string, ids: Map<number, number>): Sql => {
+      const byAmount = new Map<number, number[]>();
+      for (const [id, n] of ids) (byAmount.get(n) ?? byAmount.set(n, []).get(n)!).push(id);
+      if (byAmount.size === 1 && ids.size === all.length)
+        return { sql: `\`${column}\` = \`${column}\` + ?`, values: [[...byAmount.keys()][0]] };
+      const cases = [...byAmount].map(([n, list]) => ({
+        sql: `when \`id\` in (${placeholders(list.length)}) then ?`,
+        values: [...list, n],
+      }));
+      return {
+        sql: `\`${column}\` = \`${column}\` + case ${cases.map((c) => c.sql).join(' ')} else 0 end`,
+        values: cases.flatMap((c) => c.values),
       };
-      const day = onlyWhere(trx, { key: 'id', ids: [...engaged], of: all.length }, 'last_engaged_day', analytics.day);
-      return trx('subscribers')
-        .whereIn('id', all)
-        .update({
-          ...Object.fromEntries([...increments].map(([column, ids]) => [column, added(column, ids)])),
-          ...(engaged.size ? { last_engaged_day: day } : {}),
-        });
     };
+    const sets = [
+      ...[...increments].map(([column, ids]) => added(column, ids)),
+      ...(engaged.size
+        ? [setOnlyWhere({ key: 'id', ids: [...engaged], of: all.length }, 'last_engaged_day', analytics.day)]
+        : []),
+    ];
+    return (trx) =>
+      updateText(trx, 'subscribers', sets, { sql: `\`id\` in (${placeholders(all.length)})`, values: all });
   }
 
   /** The messages' counters of counted events: one statement per message, in id order. */
