@@ -28,7 +28,10 @@ export async function addOnConflict<Row extends object>(
   if (rows.some((row) => Object.keys(row).length !== columns.length))
     throw new Error(`addOnConflict into ${table}: every row needs the columns of the first`);
   const sorted = [...rows].sort((a, b) => {
-    for (const c of key) if (order(a[c], b[c])) return order(a[c], b[c]);
+    for (const c of key) {
+      const by = order(a[c], b[c]);
+      if (by) return by;
+    }
     return 0;
   });
   const onConflict =

@@ -8,21 +8,19 @@ export type Metrics = Record<string, number>;
 export const dayOf = (at: Date): string => at.toISOString().slice(0, 10);
 
 /**
- * Adds to an organization's figures of several days inside the caller's transaction: one upsert, its rows
- * in key order (metric, day), so concurrent transactions never wait on each other crosswise.
+ * Adds to an organization's figures of several days inside the caller's transaction: one upsert, whose rows
+ * addOnConflict writes in key order, so concurrent transactions never wait on each other crosswise.
  */
 export async function addMetricsByDay(
   trx: Knex | Knex.Transaction,
   organizationId: number,
   byDay: Map<string, Metrics>,
 ): Promise<void> {
-  const rows = [...byDay]
-    .flatMap(([day, metrics]) =>
-      Object.entries(metrics)
-        .filter(([, value]) => value !== 0)
-        .map(([metric, value]) => ({ organization_id: organizationId, metric, day, value })),
-    )
-    .sort((a, b) => (a.metric < b.metric ? -1 : a.metric > b.metric ? 1 : a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
+  const rows = [...byDay].flatMap(([day, metrics]) =>
+    Object.entries(metrics)
+      .filter(([, value]) => value !== 0)
+      .map(([metric, value]) => ({ organization_id: organizationId, metric, day, value })),
+  );
   await addOnConflict(trx, 'analytics_daily', ['organization_id', 'metric', 'day'], 'value', rows);
 }
 
