@@ -23,6 +23,8 @@ export { onDriverConnection } from './db/driver-connection';
 export type { DriverConnection, MysqlWriteResult } from './db/driver-connection';
 export { placeholders, rowPlaceholders, selectText, writeText } from './db/statement-text';
 export { addOnConflict } from './db/add-on-conflict';
+export { addByKey, setWhereIn, updateText } from './db/update-text';
+export type { SqlPiece } from './db/update-text';
 export { ownedRow, deleteOwnedRow } from './db/owned-rows';
 export { transactionWithRetry, isRetryableConflict, WriteConflict } from './db/retry-transaction';
 export { GroupCommit } from './db/group-commit';

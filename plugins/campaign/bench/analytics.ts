@@ -92,11 +92,14 @@ export async function analyticsBenchmark({ quick, log, serve }: BenchOptions): P
         status,
         meta_data: '{}',
         unsubscribed_at: status === 'unsubscribed' ? new Date(created.getTime() + 30 * DAY) : null,
-        last_engaged_day: i % 3 === 0 ? new Date(now - (i % 120) * DAY).toISOString().slice(0, 10) : null,
         created_at: created,
         updated_at: created,
       };
     };
+    const engagement = (i: number) => ({
+      subscriber_id: firstSubscriber + i,
+      last_engaged_day: i % 3 === 0 ? new Date(now - (i % 120) * DAY).toISOString().slice(0, 10) : null,
+    });
     const event = (i: number) => {
       const at = new Date(now - (i % 300) * DAY - (i % 86_400) * 1000);
       const type = EVENT_TYPES[i % EVENT_TYPES.length];
@@ -123,6 +126,8 @@ export async function analyticsBenchmark({ quick, log, serve }: BenchOptions): P
       for (const size of sizes) {
         log(`seeding ${size.subscribers} subscribers and ${size.events} event records`);
         await insertAll(knex, 'subscribers', size.subscribers, subscriber, subscribers);
+        // A third of them engaged within the last 120 days (their engagement rows, as first opens write them).
+        await insertAll(knex, 'subscriber_engagement', size.subscribers, engagement, subscribers);
         await insertAll(knex, 'inbound_events', size.events, event, events);
         if (subscribers === 0)
           for (let m = 0; m < MESSAGES; m++)

@@ -165,8 +165,19 @@ void (async () => {
   await knex.raw('CREATE TABLE IF NOT EXISTS ?? LIKE inbound_events', [COUNTED.events]);
   for (const table of ['messages', 'subscribers'] as const) {
     await knex.raw('CREATE TABLE IF NOT EXISTS ?? LIKE ??', [COUNTED[table], table]);
-    await knex.raw('INSERT IGNORE INTO ?? SELECT * FROM ?? WHERE organization_id = ?', [
+    // The subscribers' opened and clicked counters as the engine kept them before 1.15, on their wide rows:
+    // this baseline stays the one earlier sessions measured against.
+    if (table === 'subscribers' && !(await knex.schema.hasColumn(COUNTED.subscribers, 'messages_opened')))
+      await knex.schema.alterTable(COUNTED.subscribers, (t) => {
+        t.integer('messages_opened').unsigned().notNullable().defaultTo(0);
+        t.integer('messages_clicked').unsigned().notNullable().defaultTo(0);
+      });
+    const columns = Object.keys(await knex(table).columnInfo());
+    const list = columns.map(() => '??').join(', ');
+    await knex.raw(`INSERT IGNORE INTO ?? (${list}) SELECT ${list} FROM ?? WHERE organization_id = ?`, [
       COUNTED[table],
+      ...columns,
+      ...columns,
       table,
       ORGANIZATION,
     ]);

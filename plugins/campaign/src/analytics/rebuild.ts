@@ -40,9 +40,17 @@ export class AnalyticsRebuild {
       metrics[metric] = (metrics[metric] ?? 0) + n;
     };
     await pages(
-      this.knex('subscribers').where('organization_id', org),
-      'id',
-      ['id', 'status', 'created_at', 'unsubscribed_at', 'last_engaged_day'],
+      this.knex('subscribers as s')
+        .leftJoin('subscriber_engagement as e', 'e.subscriber_id', 's.id')
+        .where('s.organization_id', org),
+      's.id',
+      [
+        's.id as id',
+        's.status as status',
+        's.created_at as created_at',
+        's.unsubscribed_at as unsubscribed_at',
+        'e.last_engaged_day as last_engaged_day',
+      ],
       (r) => {
         add(r.created_at, METRIC.newSubscribers);
         const status = String(r.status);

@@ -1,9 +1,6 @@
 import type { Knex } from 'knex';
-import { toInt } from '@switchboard/core';
 import { addMetricsByDay, Metrics } from './daily-metrics';
 import { METRIC } from './metric-names';
-
-const CHUNK = 500;
 
 const bump = (byDay: Map<string, Metrics>, day: string, n: number) => {
   const metrics = byDay.get(day) ?? byDay.set(day, {}).get(day)!;
@@ -27,21 +24,13 @@ export function engagementMoves(lastDays: Iterable<string | null>, day: string):
   return byDay;
 }
 
-/** Takes deleted subscribers out of the day counts of their latest engagement. */
+/** Takes deleted subscribers out of the day counts of their latest engagement (how many were last engaged each day). */
 export async function forgetEngagement(
   trx: Knex.Transaction,
   organizationId: number,
-  subscriberIds: number[],
+  lastDays: ReadonlyMap<string, number>,
 ): Promise<void> {
   const byDay = new Map<string, Metrics>();
-  for (let i = 0; i < subscriberIds.length; i += CHUNK) {
-    const rows: Array<Record<string, unknown>> = await trx('subscribers')
-      .where('organization_id', organizationId)
-      .whereIn('id', subscriberIds.slice(i, i + CHUNK))
-      .whereNotNull('last_engaged_day')
-      .groupBy('last_engaged_day')
-      .select('last_engaged_day', trx.raw('count(*) as n'));
-    for (const r of rows) bump(byDay, String(r.last_engaged_day), -toInt(r.n));
-  }
+  for (const [day, n] of lastDays) bump(byDay, day, -n);
   await addMetricsByDay(trx, organizationId, byDay);
 }

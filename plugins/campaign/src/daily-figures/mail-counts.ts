@@ -45,9 +45,8 @@ export class MailCounts {
 
   /**
    * The engaged subscribers' previous engagement days (subscriber id to `last_engaged_day`), as the caller
-   * read and locked them before its own UPDATE of their rows sets `last_engaged_day` to this.day (the
-   * mail-event ledger reads them with the mails, and folds the day into its counter increments); `save`
-   * writes the day counts' moves.
+   * read them, locked, while moving them to this.day (the mail-event ledger, through the subscribers'
+   * `engage`); `save` writes the day counts' moves.
    */
   engagedBefore(lastDays: ReadonlyMap<number, string | null>): void {
     for (const [org, ids] of this.engaged)

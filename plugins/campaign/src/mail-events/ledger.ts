@@ -1,8 +1,18 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { dialectOfKnex, placeholders, selectText, toInt, writeText, WriteConflict } from '@switchboard/core';
+import {
+  addByKey,
+  dialectOfKnex,
+  placeholders,
+  selectText,
+  setWhereIn,
+  toInt,
+  updateText,
+  writeText,
+  WriteConflict,
+} from '@switchboard/core';
 import { MailCounts } from '../daily-figures';
-import { SubscriberWriter } from '../audience/subscribers';
+import { engage, Engagement, SubscriberWriter } from '../audience/subscribers';
 import type { SubscriberStatus } from '../shared/subscriber-statuses';
 import { WebhookEvent, WebhookOutbox } from '../webhooks';
 import { COUNTERS, CountedMailEvent, FIRSTS, MailEvent } from './mail-event';
@@ -29,31 +39,6 @@ const countersOf = (e: CountedMailEvent) => [
 
 const reasonOf = (e: MailEvent) =>
   e.source.kind === 'provider' ? `${e.source.provider} ${e.type}` : 'unsubscribe link';
-
-/** A piece of a statement's text and the values of its placeholders. */
-interface Sql {
-  sql: string;
-  values: unknown[];
-}
-
-/**
- * An UPDATE's `column = ...`: `value` on the rows whose `key` is one of `ids`, the column as it is on the
- * others; `value` alone when `ids` are all of the statement's `of` rows.
- */
-const setOnlyWhere = (rows: { key: string; ids: number[]; of: number }, column: string, value: unknown): Sql =>
-  rows.ids.length === rows.of
-    ? { sql: `\`${column}\` = ?`, values: [value] }
-    : {
-        sql: `\`${column}\` = case when \`${rows.key}\` in (${placeholders(rows.ids.length)}) then ? else \`${column}\` end`,
-        values: [...rows.ids, value],
-      };
-
-/** An UPDATE of `table` setting `sets` on the rows `where` names, as text (core writeText): the rows it matched. */
-const updateText = (trx: Knex.Transaction, table: string, sets: Sql[], where: Sql) =>
-  writeText(trx, `update \`${table}\` set ${sets.map((set) => set.sql).join(', ')} where ${where.sql}`, [
-    ...sets.flatMap((set) => set.values),
-    ...where.values,
-  ]);
 
 /** A send's first opens and clicks to mark: the subscribers of each. */
 interface Marks {
@@ -96,16 +81,18 @@ export class MailEventLedger {
       }
       counting.push(e);
     }
-    const { counted, lastEngaged, marks } = await this.counted(trx, now, counting);
+    const { counted, marks } = await this.counted(trx, now, counting);
     const analytics = new MailCounts(now);
     const timeline = new TimelineCounts();
     for (const e of counted) timeline.add(e.messageId!, e.type, e.occurredAt);
     // The rows every run shares (a message's counters, the day's figures, the timelines) come late, just
     // before the commit: a run in flight alongside this one waits for their locks only that long. Status
     // changes, rare, stay last (the crash tests hold them to find every other effect written).
-    const subscribers = this.countSubscribers(counted, analytics, lastEngaged);
+    const { received, engaged } = this.subscriberCounts(counted, analytics);
     for (const mark of marks) await this.markFirsts(trx, now, mark);
-    if (subscribers) await subscribers(trx);
+    // The engaged subscribers' previous engagement days, as engage read them before moving them to today.
+    analytics.engagedBefore(engaged.size ? await engage(trx, analytics.day, engaged) : new Map());
+    if (received.size) await this.countReceived(trx, received);
     await recordTracked(trx, counted);
     await this.tell(trx, now, counted);
     await this.countMessages(trx, counted);
@@ -125,8 +112,8 @@ export class MailEventLedger {
     trx: Knex.Transaction,
     now: Date,
     events: MailEvent[],
-  ): Promise<{ counted: CountedMailEvent[]; lastEngaged: Map<number, string | null>; marks: Marks[] }> {
-    const { mails, lastEngaged } = await this.mailRows(
+  ): Promise<{ counted: CountedMailEvent[]; marks: Marks[] }> {
+    const mails = await this.mailRows(
       trx,
       events.filter((e) => e.type in FIRSTS),
     );
@@ -167,7 +154,7 @@ export class MailEventLedger {
         }
       }
     }
-    return { counted, lastEngaged, marks: [...marks.values()] };
+    return { counted, marks: [...marks.values()] };
   }
 
   /**
@@ -177,7 +164,7 @@ export class MailEventLedger {
   private async markFirsts(trx: Knex.Transaction, now: Date, { sendId, opened, clicked }: Marks): Promise<void> {
     const rows = [...new Set([...opened, ...clicked])];
     const markOf = (column: string, ids: number[]) =>
-      ids.length ? [setOnlyWhere({ key: 'subscriber_id', ids, of: rows.length }, column, now)] : [];
+      ids.length ? [setWhereIn({ key: 'subscriber_id', ids, of: rows.length }, column, now)] : [];
     const marked = await updateText(
       trx,
       'send_recipients',
@@ -190,19 +177,16 @@ export class MailEventLedger {
   /**
    * The mails opens and clicks are about, read and locked: a tracked link's own send row, else the
    * subscriber's latest mail of the message (a provider's event names the message, not which of its sends);
-   * with their subscribers' latest engagement days, locked too (their counters change with a first open).
+   * with their subscribers' rows locked too: a subscriber being deleted is not engaged, and no other run
+   * engages it meanwhile (engage relies on this). A deleted subscriber's mails are not found.
    */
-  private async mailRows(
-    trx: Knex.Transaction,
-    events: MailEvent[],
-  ): Promise<{ mails: Map<string, MailRow>; lastEngaged: Map<number, string | null> }> {
+  private async mailRows(trx: Knex.Transaction, events: MailEvent[]): Promise<Map<string, MailRow>> {
     const mails = new Map<string, MailRow>();
-    const lastEngaged = new Map<number, string | null>();
     const messages = [...new Set(events.map((e) => e.messageId!).filter((id) => id !== null))];
     const subscribers = [...new Set(events.map((e) => e.subscriberId!).filter((id) => id !== null))].sort(
       (a, b) => a - b,
     );
-    if (!messages.length || !subscribers.length) return { mails, lastEngaged };
+    if (!messages.length || !subscribers.length) return mails;
     // The mails' sends: a tracked link names its own; a provider's event, every send of its message. Then
     // the recipients' rows by primary key (send, subscriber), and their subscribers' by theirs.
     const messageOf = new Map<number, number>(
@@ -216,7 +200,7 @@ export class MailEventLedger {
         unsent,
       ))
         messageOf.set(toInt(s.id), toInt(s.message_id));
-    if (!messageOf.size) return { mails, lastEngaged };
+    if (!messageOf.size) return mails;
     const sends = [...messageOf.keys()];
     // SQLite has no row locks to take: its one writer at a time is the lock.
     const locked = dialectOfKnex(trx) === 'mysql' ? ' for update' : '';
@@ -224,7 +208,7 @@ export class MailEventLedger {
       const part = subscribers.slice(i, i + CHUNK);
       const rows = await selectText(
         trx,
-        'select `r`.`send_id`, `r`.`subscriber_id`, `r`.`opened_at`, `r`.`clicked_at`, `s`.`last_engaged_day` ' +
+        'select `r`.`send_id`, `r`.`subscriber_id`, `r`.`opened_at`, `r`.`clicked_at` ' +
           'from `send_recipients` as `r` inner join `subscribers` as `s` on `s`.`id` = `r`.`subscriber_id` ' +
           `where \`r\`.\`send_id\` in (${placeholders(sends.length)}) and \`r\`.\`subscriber_id\` in (${placeholders(part.length)}) ` +
           `order by \`r\`.\`send_id\`, \`r\`.\`subscriber_id\`${locked}`,
@@ -236,59 +220,42 @@ export class MailEventLedger {
         mails.set(`s${mail.sendId}.${subscriberId}`, mail);
         // In send order: the latest send's row stays.
         mails.set(`m${messageOf.get(mail.sendId)}.${subscriberId}`, mail);
-        lastEngaged.set(subscriberId, (r.last_engaged_day as string | null) ?? null);
       }
     }
-    return { mails, lastEngaged };
+    return mails;
   }
 
   /**
-   * The subscribers' counters of counted events, and the analytics figures they add to: one statement for
-   * all of them (each column by how much each id adds), the engaged ones' latest engagement day set to
-   * today; null when nothing is counted on a subscriber.
+   * The subscribers' counters of counted events, and the analytics figures they add to: the mails each
+   * subscriber received (its `subscribers` row), and the first opens and clicks of its mails (its
+   * engagement row, which also moves its latest engagement day).
    */
-  private countSubscribers(
+  private subscriberCounts(
     counted: CountedMailEvent[],
     analytics: MailCounts,
-    lastEngaged: ReadonlyMap<number, string | null>,
-  ): ((trx: Knex.Transaction) => Promise<unknown>) | null {
-    const increments = new Map<string, Map<number, number>>();
-    const engaged = new Set<number>();
+  ): { received: Map<number, number>; engaged: Map<number, Engagement> } {
+    const received = new Map<number, number>();
+    const engaged = new Map<number, Engagement>();
     for (const e of counted)
       for (const c of countersOf(e)) {
         analytics.count(e.organizationId, c.message, e.subscriberId!);
-        if (!c.subscriber) continue;
-        const ids = increments.get(c.subscriber) ?? increments.set(c.subscriber, new Map()).get(c.subscriber)!;
-        ids.set(e.subscriberId!, (ids.get(e.subscriberId!) ?? 0) + 1);
-        if (c.subscriber === FIRSTS.opened.subscriber || c.subscriber === FIRSTS.clicked.subscriber)
-          engaged.add(e.subscriberId!);
+        const id = e.subscriberId!;
+        if (c.subscriber === COUNTERS.sent!.subscriber) received.set(id, (received.get(id) ?? 0) + 1);
+        else if (c === FIRSTS.opened || c === FIRSTS.clicked) {
+          const engagement = engaged.get(id) ?? engaged.set(id, { opened: 0, clicked: 0 }).get(id)!;
+          engagement[c === FIRSTS.opened ? 'opened' : 'clicked']++;
+        }
       }
-    // The engaged subscribers' previous engagement days, as read with their mails, before this sets today's.
-    analytics.engagedBefore(lastEngaged);
-    if (!increments.size) return null;
-    const all = [...new Set([...increments.values()].flatMap((ids) => [...ids.keys()]))].sort((a, b) => a - b);
-    const added = (column: string, ids: Map<number, number>): Sql => {
-      const byAmount = new Map<number, number[]>();
-      for (const [id, n] of ids) (byAmount.get(n) ?? byAmount.set(n, []).get(n)!).push(id);
-      if (byAmount.size === 1 && ids.size === all.length)
-        return { sql: `\`${column}\` = \`${column}\` + ?`, values: [[...byAmount.keys()][0]] };
-      const cases = [...byAmount].map(([n, list]) => ({
-        sql: `when \`id\` in (${placeholders(list.length)}) then ?`,
-        values: [...list, n],
-      }));
-      return {
-        sql: `\`${column}\` = \`${column}\` + case ${cases.map((c) => c.sql).join(' ')} else 0 end`,
-        values: cases.flatMap((c) => c.values),
-      };
-    };
-    const sets = [
-      ...[...increments].map(([column, ids]) => added(column, ids)),
-      ...(engaged.size
-        ? [setOnlyWhere({ key: 'id', ids: [...engaged], of: all.length }, 'last_engaged_day', analytics.day)]
-        : []),
-    ];
-    return (trx) =>
-      updateText(trx, 'subscribers', sets, { sql: `\`id\` in (${placeholders(all.length)})`, values: all });
+    return { received, engaged };
+  }
+
+  /** The mails subscribers received, added to their counters in one statement, in id order. */
+  private async countReceived(trx: Knex.Transaction, received: Map<number, number>): Promise<void> {
+    const ids = [...received.keys()].sort((a, b) => a - b);
+    await updateText(trx, 'subscribers', [addByKey('id', COUNTERS.sent!.subscriber!, received, ids.length)], {
+      sql: `\`id\` in (${placeholders(ids.length)})`,
+      values: ids,
+    });
   }
 
   /** The messages' counters of counted events: one statement per message, in id order. */

@@ -87,7 +87,7 @@ export async function replayCounted(
   );
 }
 
-/** Reads a query's rows a page at a time, in the order of a unique column. */
+/** Reads a query's rows a page at a time, in the order of a unique column (`key`, `table.key` in a join: read as `key`). */
 export async function pages(
   query: Knex.QueryBuilder,
   key: string,
@@ -98,6 +98,6 @@ export async function pages(
     const rows: Row[] = await query.clone().andWhere(key, '>', after).orderBy(key).limit(PAGE).select(columns);
     rows.forEach(each);
     if (rows.length < PAGE) break;
-    after = toInt(rows[rows.length - 1][key]);
+    after = toInt(rows[rows.length - 1][key.split('.').pop()!]);
   }
 }

@@ -7,3 +7,5 @@ export { createSubscriberBody, profileProperties } from './schemas';
 export type { SubscriberProfile } from './schemas';
 export { adjustStatusCounts } from './status-counts';
 export { withProfile } from './writer';
+export { engage } from './engagement';
+export type { Engagement } from './engagement';

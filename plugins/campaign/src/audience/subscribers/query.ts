@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { dialectOfKnex, lastPage, notFound, toInt, toText, SERVICES, validationError } from '@switchboard/core';
 import { statusCount } from './status-counts';
 import { parseSearch, SubscriberSearch } from '../search';
+import { engagementOf } from './engagement';
 import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './rows';
 import { searchTerms } from '../search';
 import { IdFilter, scanSubstrings, spanOf, SubstringTerm, termHolds } from '../search';
@@ -186,8 +187,9 @@ export class SubscriberQuery {
       .where('ls.subscriber_id', id)
       .orderBy('l.id')
       .select('l.id', 'l.name', 'l.code');
+    const { opened, clicked } = await engagementOf(this.knex, id);
     return toDetail(
-      row,
+      { ...row, messages_opened: opened, messages_clicked: clicked },
       lists.map((l: Record<string, unknown>) => ({ id: toInt(l.id), name: toText(l.name), code: toText(l.code) })),
     );
   }

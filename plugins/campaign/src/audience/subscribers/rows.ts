@@ -5,8 +5,13 @@ import { LIST_ITEM_FIELDS, Subscriber, SubscriberListItem, SubscriberProfile, su
 
 export const LIST_COLUMNS: string[] = [...LIST_ITEM_FIELDS];
 
-/** Every field of a subscriber but its lists (read from the memberships) is a column. */
-export const DETAIL_COLUMNS: string[] = subscriberSchema.required.filter((field) => field !== 'lists');
+/** The engagement counters' fields, kept in a row of their own (engagement.ts). */
+const ENGAGEMENT_FIELDS = new Set(['messages_opened', 'messages_clicked']);
+
+/** Every other field of a subscriber but its lists (read from the memberships) is a column. */
+export const DETAIL_COLUMNS: string[] = subscriberSchema.required.filter(
+  (field) => field !== 'lists' && !ENGAGEMENT_FIELDS.has(field),
+);
 
 type Row = Record<string, unknown>;
 

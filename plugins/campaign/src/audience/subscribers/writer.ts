@@ -24,6 +24,7 @@ import {
 import { adjustStatusCounts, ensureStatusCountRows } from './status-counts';
 import { subscriberCreated, WebhookOutbox } from '../../webhooks';
 import { forgetEngagement } from '../../daily-figures';
+import { dropEngagement } from './engagement';
 import { updateProfiles } from './profile-updates';
 import { normalizeEmail } from '../../shared/email';
 import { recordConfirmationsDue } from '../../shared/confirmation-job';
@@ -159,7 +160,7 @@ export class SubscriberWriter {
       const gone = rows.map((r) => r.id);
       await removeAllMemberships(trx, gone);
       await deleteSearchRows(trx, orgId, rows);
-      await forgetEngagement(trx, orgId, gone);
+      await forgetEngagement(trx, orgId, await dropEngagement(trx, gone));
       await trx('subscribers').whereIn('id', gone).delete();
       const byStatus: Record<string, number> = {};
       for (const r of rows) byStatus[r.status] = (byStatus[r.status] ?? 0) - 1;

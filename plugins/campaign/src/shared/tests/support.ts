@@ -6,6 +6,7 @@ import { addAskedAt } from '../../../migrations/1.11/02-changelog-asked-at';
 import { addEngagementSchema } from '../../../migrations/1.12/01-every-open-counted';
 import { addSealedSecret } from '../../../migrations/1.13/01-sealed-link-secret';
 import { createConfirmationMailsDue } from '../../../migrations/1.14/01-confirmation-mails-due';
+import { createSubscriberEngagement } from '../../../migrations/1.15/01-subscriber-engagement';
 import { up as createWebhookTables } from '../../../migrations/1.10/03-outbound-webhooks';
 import type { Server } from 'node:http';
 import { type AppConfig, type Clock, type Engine, type SecretBox, SERVICES } from '@switchboard/core';
@@ -91,6 +92,8 @@ export async function campaignAtVersion(
     await addSealedSecret(engine.knex, engine.container.resolve<SecretBox>(SERVICES.SecretBox));
   // Unconfirmed subscribers are recorded with their confirmation mail due (1.14).
   if (Number(version.split('.')[1]) < 14) await createConfirmationMailsDue(engine.knex);
+  // First opens and clicks are counted in the subscribers' engagement rows (1.15).
+  if (Number(version.split('.')[1]) < 15) await createSubscriberEngagement(engine.knex);
   const tenant = await createTenant(engine);
   const server = engine.http().listen(0);
   return {

@@ -1,0 +1,94 @@
+import type { Knex } from 'knex';
+import {
+  addByKey,
+  dialectOfKnex,
+  placeholders,
+  rowPlaceholders,
+  selectText,
+  setWhereIn,
+  toInt,
+  updateText,
+} from '@switchboard/core';
+
+const TABLE = 'subscriber_engagement';
+const CHUNK = 500;
+
+/** A subscriber's first opens and clicks of mails (its `messages_opened` and `messages_clicked` rise by them). */
+export interface Engagement {
+  opened: number;
+  clicked: number;
+}
+
+/**
+ * Adds first opens and clicks to their subscribers' counters and moves their latest engagement day to
+ * `day` (never back); answers each subscriber's day before (null: never engaged). The caller has locked
+ * the subscribers' rows (the mail-event ledger's mails read), so no other transaction engages them
+ * meanwhile. A subscriber's row is written the first time it engages: new ones in one `INSERT IGNORE ...
+ * RETURNING` (MariaDB 10.5+, SQLite 3.35+) that names the rows it wrote, the others read locked and updated.
+ */
+export async function engage(
+  trx: Knex.Transaction,
+  day: string,
+  engaged: ReadonlyMap<number, Engagement>,
+): Promise<Map<number, string | null>> {
+  const before = new Map<number, string | null>();
+  const ids = [...engaged.keys()].sort((a, b) => a - b);
+  const mysql = dialectOfKnex(trx) === 'mysql';
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const part = ids.slice(i, i + CHUNK);
+    const written = await selectText(
+      trx,
+      `${mysql ? 'insert ignore' : 'insert or ignore'} into \`${TABLE}\` ` +
+        '(`subscriber_id`, `messages_opened`, `messages_clicked`, `last_engaged_day`) values ' +
+        `${rowPlaceholders(part.length, 4)} returning \`subscriber_id\``,
+      part.flatMap((id) => [id, engaged.get(id)!.opened, engaged.get(id)!.clicked, day]),
+    );
+    for (const r of written) before.set(toInt(r.subscriber_id), null);
+    const stored = part.filter((id) => !before.has(id));
+    if (!stored.length) continue;
+    const where = { sql: `\`subscriber_id\` in (${placeholders(stored.length)})`, values: stored };
+    for (const r of await selectText(
+      trx,
+      `select \`subscriber_id\`, \`last_engaged_day\` from \`${TABLE}\` where ${where.sql}${mysql ? ' for update' : ''}`,
+      stored,
+    ))
+      before.set(toInt(r.subscriber_id), (r.last_engaged_day as string | null) ?? null);
+    const amounts = (column: keyof Engagement) =>
+      new Map(stored.filter((id) => engaged.get(id)![column]).map((id) => [id, engaged.get(id)![column]]));
+    const sets = (['opened', 'clicked'] as const)
+      .map((column) => ({ column: `messages_${column}`, amounts: amounts(column) }))
+      .filter(({ amounts }) => amounts.size)
+      .map(({ column, amounts }) => addByKey('subscriber_id', column, amounts, stored.length));
+    const moving = stored.filter((id) => (before.get(id) ?? '') < day);
+    if (moving.length)
+      sets.push(setWhereIn({ key: 'subscriber_id', ids: moving, of: stored.length }, 'last_engaged_day', day));
+    if (sets.length) await updateText(trx, TABLE, sets, where);
+  }
+  return before;
+}
+
+/** A subscriber's engagement counters (0 before its first open). */
+export async function engagementOf(db: Knex, subscriberId: number): Promise<Engagement> {
+  const row = await db(TABLE).where('subscriber_id', subscriberId).first('messages_opened', 'messages_clicked');
+  return { opened: toInt(row?.messages_opened ?? 0), clicked: toInt(row?.messages_clicked ?? 0) };
+}
+
+/**
+ * Deletes subscribers' engagement rows (they are being deleted, their rows locked): answers how many of
+ * them were last engaged on each day, for the day counts.
+ */
+export async function dropEngagement(trx: Knex.Transaction, subscriberIds: number[]): Promise<Map<string, number>> {
+  const byDay = new Map<string, number>();
+  for (let i = 0; i < subscriberIds.length; i += CHUNK) {
+    const part = subscriberIds.slice(i, i + CHUNK);
+    const rows: Array<Record<string, unknown>> = await trx(TABLE)
+      .whereIn('subscriber_id', part)
+      .whereNotNull('last_engaged_day')
+      .groupBy('last_engaged_day')
+      .select('last_engaged_day', trx.raw('count(*) as n'));
+    for (const r of rows)
+      byDay.set(String(r.last_engaged_day), (byDay.get(String(r.last_engaged_day)) ?? 0) + toInt(r.n));
+    await trx(TABLE).whereIn('subscriber_id', part).delete();
+  }
+  return byDay;
+}
