@@ -96,9 +96,10 @@ export async function analyticsBenchmark({ quick, log, serve }: BenchOptions): P
         updated_at: created,
       };
     };
-    const engagement = (i: number) => ({
-      subscriber_id: firstSubscriber + i,
-      last_engaged_day: i % 3 === 0 ? new Date(now - (i % 120) * DAY).toISOString().slice(0, 10) : null,
+    // The engagement row of every third subscriber (the j-th of subscriber 3j).
+    const engagement = (j: number) => ({
+      subscriber_id: firstSubscriber + 3 * j,
+      last_engaged_day: new Date(now - ((3 * j) % 120) * DAY).toISOString().slice(0, 10),
     });
     const event = (i: number) => {
       const at = new Date(now - (i % 300) * DAY - (i % 86_400) * 1000);
@@ -126,8 +127,14 @@ export async function analyticsBenchmark({ quick, log, serve }: BenchOptions): P
       for (const size of sizes) {
         log(`seeding ${size.subscribers} subscribers and ${size.events} event records`);
         await insertAll(knex, 'subscribers', size.subscribers, subscriber, subscribers);
-        // A third of them engaged within the last 120 days (their engagement rows, as first opens write them).
-        await insertAll(knex, 'subscriber_engagement', size.subscribers, engagement, subscribers);
+        // A third of them engaged within the last 120 days: theirs are the engagement rows (first opens write them).
+        await insertAll(
+          knex,
+          'subscriber_engagement',
+          Math.ceil(size.subscribers / 3),
+          engagement,
+          Math.ceil(subscribers / 3),
+        );
         await insertAll(knex, 'inbound_events', size.events, event, events);
         if (subscribers === 0)
           for (let m = 0; m < MESSAGES; m++)

@@ -12,31 +12,41 @@ const COLUMNS = ['messages_opened', 'messages_clicked', 'last_engaged_day'] as c
  */
 export async function up(knex: Knex): Promise<void> {
   await createSubscriberEngagement(knex);
-  const ignore = dialectOfKnex(knex) === 'mysql' ? 'insert ignore' : 'insert or ignore';
-  await knex.raw(
-    `${ignore} into \`subscriber_engagement\` (\`subscriber_id\`, ${COLUMNS.map((c) => `\`${c}\``).join(', ')}) ` +
-      `select \`id\`, ${COLUMNS.map((c) => `\`${c}\``).join(', ')} from \`subscribers\` ` +
-      'where `messages_opened` > 0 or `messages_clicked` > 0 or `last_engaged_day` is not null',
-  );
-  await withoutSqliteForeignKeys(knex, () =>
-    knex.schema.alterTable('subscribers', (t) => {
-      for (const column of COLUMNS) t.dropColumn(column);
-    }),
-  );
+  // Each step looks before it acts: a run stopped half way (a lock wait, a killed process) runs again.
+  const left = await columnsOfSubscribers(knex);
+  if (left.length === COLUMNS.length) {
+    const ignore = dialectOfKnex(knex) === 'mysql' ? 'insert ignore' : 'insert or ignore';
+    await knex.raw(
+      `${ignore} into \`subscriber_engagement\` (\`subscriber_id\`, ${COLUMNS.map((c) => `\`${c}\``).join(', ')}) ` +
+        `select \`id\`, ${COLUMNS.map((c) => `\`${c}\``).join(', ')} from \`subscribers\` ` +
+        'where `messages_opened` > 0 or `messages_clicked` > 0 or `last_engaged_day` is not null',
+    );
+  }
+  if (left.length)
+    await withoutSqliteForeignKeys(knex, () => knex.schema.alterTable('subscribers', (t) => t.dropColumns(...left)));
+}
+
+/** Which of the moved columns `subscribers` still has. */
+async function columnsOfSubscribers(knex: Knex): Promise<string[]> {
+  const left: string[] = [];
+  for (const column of COLUMNS) if (await knex.schema.hasColumn('subscribers', column)) left.push(column);
+  return left;
 }
 
 /** Not in one transaction: SQLite drops a column by copying `subscribers` (core withoutSqliteForeignKeys). */
 export const config = { transaction: false };
 
 export async function down(knex: Knex): Promise<void> {
-  await withoutSqliteForeignKeys(knex, async () => {
-    if (!(await knex.schema.hasColumn('subscribers', 'last_engaged_day')))
-      await knex.schema.alterTable('subscribers', (t) => {
-        t.integer('messages_opened').unsigned().notNullable().defaultTo(0);
-        t.integer('messages_clicked').unsigned().notNullable().defaultTo(0);
-        t.string('last_engaged_day', 10).nullable();
-      });
-  });
+  const left = await columnsOfSubscribers(knex);
+  const missing = COLUMNS.filter((column) => !left.includes(column));
+  if (missing.length)
+    await withoutSqliteForeignKeys(knex, () =>
+      knex.schema.alterTable('subscribers', (t) => {
+        if (missing.includes('messages_opened')) t.integer('messages_opened').unsigned().notNullable().defaultTo(0);
+        if (missing.includes('messages_clicked')) t.integer('messages_clicked').unsigned().notNullable().defaultTo(0);
+        if (missing.includes('last_engaged_day')) t.string('last_engaged_day', 10).nullable();
+      }),
+    );
   if (await knex.schema.hasTable('subscriber_engagement')) {
     const from = COLUMNS.map((c) => `\`${c}\` = \`e\`.\`${c}\``);
     await knex.raw(

@@ -8,6 +8,7 @@ import {
   setWhereIn,
   toInt,
   updateText,
+  writeText,
 } from '@switchboard/core';
 
 const TABLE = 'subscriber_engagement';
@@ -74,21 +75,30 @@ export async function engagementOf(db: Knex, subscriberId: number): Promise<Enga
 }
 
 /**
- * Deletes subscribers' engagement rows (they are being deleted, their rows locked): answers how many of
- * them were last engaged on each day, for the day counts.
+ * Deletes subscribers' engagement rows (they are being deleted, their `subscribers` rows locked): answers
+ * how many of them were last engaged on each day, for the day counts. The rows are read locked (the
+ * latest, whatever the transaction read before) and deleted by key: a DELETE naming ids without a row
+ * would lock the gaps where they would go, and hold up other subscribers' first engagements.
  */
 export async function dropEngagement(trx: Knex.Transaction, subscriberIds: number[]): Promise<Map<string, number>> {
   const byDay = new Map<string, number>();
+  const mysql = dialectOfKnex(trx) === 'mysql';
   for (let i = 0; i < subscriberIds.length; i += CHUNK) {
-    const part = subscriberIds.slice(i, i + CHUNK);
-    const rows: Array<Record<string, unknown>> = await trx(TABLE)
-      .whereIn('subscriber_id', part)
-      .whereNotNull('last_engaged_day')
-      .groupBy('last_engaged_day')
-      .select('last_engaged_day', trx.raw('count(*) as n'));
+    const part = [...subscriberIds.slice(i, i + CHUNK)].sort((a, b) => a - b);
+    const rows = await selectText(
+      trx,
+      `select \`subscriber_id\`, \`last_engaged_day\` from \`${TABLE}\` ` +
+        `where \`subscriber_id\` in (${placeholders(part.length)})${mysql ? ' for update' : ''}`,
+      part,
+    );
+    if (!rows.length) continue;
     for (const r of rows)
-      byDay.set(String(r.last_engaged_day), (byDay.get(String(r.last_engaged_day)) ?? 0) + toInt(r.n));
-    await trx(TABLE).whereIn('subscriber_id', part).delete();
+      if (r.last_engaged_day !== null) {
+        const day = String(r.last_engaged_day);
+        byDay.set(day, (byDay.get(day) ?? 0) + 1);
+      }
+    const found = rows.map((r) => toInt(r.subscriber_id));
+    await writeText(trx, `delete from \`${TABLE}\` where \`subscriber_id\` in (${placeholders(found.length)})`, found);
   }
   return byDay;
 }

@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { describeEachBackend } from '@switchboard/core/testing';
 import { campaignAtVersion } from '../../../shared/tests/support';
-import { down as withoutEngagementRows } from '../../../../migrations/1.15/01-subscriber-engagement';
+import {
+  down as withoutEngagementRows,
+  up as withEngagementRows,
+} from '../../../../migrations/1.15/01-subscriber-engagement';
 import { METRIC } from '../../../daily-figures';
 
 const COLUMNS = ['messages_opened', 'messages_clicked', 'last_engaged_day'];
@@ -75,6 +78,16 @@ describeEachBackend('campaign: upgrading a 1.14 database to 1.15 (subscriber eng
       [bob, 1, 0, null],
       [cy, 0, 2, daysAgo(1)],
       [dee, 0, 0, null],
+    ]);
+
+    // Each direction runs again where it stopped, or after it finished, without harm; then up once more.
+    await withoutEngagementRows(knex);
+    await engine.migrator().latest({ plugin: 'campaign', to: '1.15' });
+    await withEngagementRows(knex);
+    expect([await counters(bob), await counters(cy), await counters(dee)]).to.deep.equal([
+      [1, 0],
+      [0, 2],
+      [0, 0],
     ]);
   });
 });
