@@ -146,6 +146,54 @@ describeEachBackend('campaign: open and click tracking', (backend) => {
     expect(alan).to.include({ messages_opened: 2, messages_clicked: 2 });
   });
 
+  it('counts a subscriber whose two mails are opened at once as engaged once, and forgets her when she is deleted', async () => {
+    const pair = (await f.api().post('/lists', { name: 'Pair', code: 'pair' }).expect(201)).body.data.id;
+    const grace = (
+      await f
+        .api()
+        .post('/subscribers', { email: 'grace@example.com', lists: [pair], confirmed: true })
+        .expect(201)
+    ).body.data.id;
+    const sendToPair = async () => {
+      const fields = { name: 'P', subject: 'S', content_html: html, from_email: 'a@acme.test', track_opens: true };
+      const id = (await f.api().post('/messages', fields).expect(201)).body.data.id as number;
+      await f
+        .api()
+        .post(`/messages/${id}/send`, { list_ids: [pair] })
+        .expect(200);
+      await waitFor(async () => (await stats(id)).status === 'sent', 15_000);
+      return id;
+    };
+    const pixelOf = async (id: number) =>
+      local(
+        /<img src="(http:\/\/mail\.test\/api\/campaign\/t\/o\?token=[^"]+)"/.exec(
+          await htmlOf(id, 'grace@example.com'),
+        )![1],
+      );
+    const pixels = [await pixelOf(await sendToPair()), await pixelOf(await sendToPair())];
+    const active = async () =>
+      (await f.api().get('/analytics/engagement').expect(200)).body.data.active_last_30_days as number;
+    const before = await active();
+
+    // Her first engagement, from two mails at once: two runs may each find no engagement row of hers.
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        request(f.server)
+          .get(pixels[i % 2])
+          .expect(200),
+      ),
+    );
+    expect((await f.api().get(`/subscribers/${grace}`).expect(200)).body.data).to.include({
+      messages_opened: 2,
+      messages_clicked: 0,
+    });
+    expect(await active()).to.equal(before + 1);
+
+    await f.api().delete(`/subscribers/${grace}`).expect(200);
+    expect(await active()).to.equal(before);
+    expect(await f.engine.knex('subscriber_engagement').where({ subscriber_id: grace }).first()).to.equal(undefined);
+  });
+
   it("follows the organization's message defaults when a new message does not say", async () => {
     const defaults = await f.api().get('/message-defaults').expect(200);
     expect(defaults.body.data).to.deep.equal({ track_opens: false, track_clicks: false });
