@@ -75,20 +75,20 @@ export async function engagementOf(db: Knex, subscriberId: number): Promise<Enga
 }
 
 /**
- * Deletes subscribers' engagement rows (they are being deleted, their `subscribers` rows locked): answers
- * how many of them were last engaged on each day, for the day counts. The rows are read locked (the
- * latest, whatever the transaction read before) and deleted by key: a DELETE naming ids without a row
- * would lock the gaps where they would go, and hold up other subscribers' first engagements.
+ * Deletes subscribers' engagement rows: answers how many of them were last engaged on each day, for the
+ * day counts. The caller has locked the subscribers' rows before anything else in its transaction, and a
+ * ledger run engages a subscriber only with its row locked (the mails read): so a plain read here sees
+ * every engagement row of theirs, as it stays until the commit. The rows found are deleted by key: a
+ * locking read or a DELETE naming ids without a row would lock the gaps where they would go (MariaDB's
+ * REPEATABLE READ), and hold up other subscribers' first engagements until the commit.
  */
 export async function dropEngagement(trx: Knex.Transaction, subscriberIds: number[]): Promise<Map<string, number>> {
   const byDay = new Map<string, number>();
-  const mysql = dialectOfKnex(trx) === 'mysql';
   for (let i = 0; i < subscriberIds.length; i += CHUNK) {
     const part = [...subscriberIds.slice(i, i + CHUNK)].sort((a, b) => a - b);
     const rows = await selectText(
       trx,
-      `select \`subscriber_id\`, \`last_engaged_day\` from \`${TABLE}\` ` +
-        `where \`subscriber_id\` in (${placeholders(part.length)})${mysql ? ' for update' : ''}`,
+      `select \`subscriber_id\`, \`last_engaged_day\` from \`${TABLE}\` where \`subscriber_id\` in (${placeholders(part.length)})`,
       part,
     );
     if (!rows.length) continue;
