@@ -72,7 +72,7 @@ describeEachBackend('server-monitor: premium checks first', (backend) => {
     // A place freed while the next premium jobs were still reaching the worker goes to a free check: on a
     // busy machine a few do (5 in a clean-clone CI run on 2026-11-27; check-places.test.ts holds the order
     // itself). Side by side, as before, free checks kept their own 20 places all through the premium round
-    // of ~500 ms: ~30 of them started meanwhile.
+    // (~500 ms of 300 ms checks: some 30 would start meanwhile).
     const freeMeanwhile = of('free').filter((a) => a.at > Math.max(first, dispatched) + 100 && a.at < last);
     expect(freeMeanwhile.length, 'free checks started while premium ones waited').to.be.at.most(8);
     expect(
