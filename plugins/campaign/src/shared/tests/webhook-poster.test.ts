@@ -49,7 +49,8 @@ describe("campaign: a webhook POST's bounds", () => {
       const started = Date.now();
       const outcome = await post(path);
       expect(outcome).to.include({ status: null, error: `no answer within ${TIMEOUT_MS} ms` });
-      expect(Date.now() - started).to.be.below(TIMEOUT_MS + 200);
+      // Near the limit: a busy machine may fire the timer late, a try without one would wait for ever.
+      expect(Date.now() - started).to.be.below(TIMEOUT_MS + 1_000);
     }
   });
 
