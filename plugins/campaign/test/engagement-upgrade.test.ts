@@ -1,11 +1,9 @@
 import { expect } from 'chai';
 import { describeEachBackend } from '@switchboard/core/testing';
-import { campaignAtVersion } from '../../../shared/tests/support';
-import {
-  down as withoutEngagementRows,
-  up as withEngagementRows,
-} from '../../../../migrations/1.15/01-subscriber-engagement';
-import { METRIC } from '../../../daily-figures';
+import { campaignAtVersion, campaignContainer } from '../src/shared/tests/support';
+import { down as withoutEngagementRows, up as withEngagementRows } from '../migrations/1.15/01-subscriber-engagement';
+import { METRIC } from '../src/daily-figures';
+import { AnalyticsRebuild } from '../src/analytics/rebuild';
 
 const COLUMNS = ['messages_opened', 'messages_clicked', 'last_engaged_day'];
 
@@ -38,7 +36,10 @@ describeEachBackend('campaign: upgrading a 1.14 database to 1.15 (subscriber eng
       .where({ id: cy })
       .update({ messages_clicked: 2, last_engaged_day: daysAgo(1) });
     const lastEngaged = { organization_id: org, day: twoDaysAgo, metric: METRIC.lastEngaged };
-    await knex('analytics_daily').insert({ ...lastEngaged, value: 1 });
+    await knex('analytics_daily').insert([
+      { ...lastEngaged, value: 1 },
+      { ...lastEngaged, day: daysAgo(1), value: 1 },
+    ]);
 
     const applied = await engine.migrator().latest({ plugin: 'campaign', to: '1.15' });
     expect(applied).to.deep.equal([{ plugin: 'campaign', applied: ['1.15/01-subscriber-engagement'] }]);
@@ -61,6 +62,17 @@ describeEachBackend('campaign: upgrading a 1.14 database to 1.15 (subscriber eng
       [bob, null],
       [cy, daysAgo(1)],
     ]);
+
+    // The figures rebuilt from the moved rows are the live ones: Ada and Cy engaged within 30 days.
+    const engagement = async () => {
+      const { active_last_30_days, active_last_90_days } = (await api.get('/analytics/engagement').expect(200)).body
+        .data;
+      return { active_last_30_days, active_last_90_days };
+    };
+    const live = await engagement();
+    expect(live).to.deep.equal({ active_last_30_days: 2, active_last_90_days: 2 });
+    await campaignContainer(engine).resolve(AnalyticsRebuild).run(org);
+    expect(await engagement()).to.deep.equal(live);
 
     // Deleting Ada takes her row and her day out of the day counts.
     await api.delete(`/subscribers/${ada}`).expect(200);
