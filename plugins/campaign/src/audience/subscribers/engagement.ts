@@ -68,12 +68,6 @@ export async function engage(
   return before;
 }
 
-/** A subscriber's engagement counters (0 before its first open). */
-export async function engagementOf(db: Knex, subscriberId: number): Promise<Engagement> {
-  const row = await db(TABLE).where('subscriber_id', subscriberId).first('messages_opened', 'messages_clicked');
-  return { opened: toInt(row?.messages_opened ?? 0), clicked: toInt(row?.messages_clicked ?? 0) };
-}
-
 /**
  * Deletes subscribers' engagement rows: answers how many of them were last engaged on each day, for the
  * day counts. The caller has locked the subscribers' rows before anything else in its transaction, and a

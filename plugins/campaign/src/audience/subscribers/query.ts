@@ -3,7 +3,6 @@ import type { Knex } from 'knex';
 import { dialectOfKnex, lastPage, notFound, toInt, toText, SERVICES, validationError } from '@switchboard/core';
 import { statusCount } from './status-counts';
 import { parseSearch, SubscriberSearch } from '../search';
-import { engagementOf } from './engagement';
 import { DETAIL_COLUMNS, LIST_COLUMNS, toDetail, toListItem } from './rows';
 import { searchTerms } from '../search';
 import { IdFilter, scanSubstrings, spanOf, SubstringTerm, termHolds } from '../search';
@@ -180,16 +179,19 @@ export class SubscriberQuery {
   }
 
   async get(orgId: number, id: number) {
-    const row = await this.knex('subscribers').where({ organization_id: orgId, id }).first(DETAIL_COLUMNS);
+    // The engagement counters in the same read: no row (never engaged) reads as zeros (toDetail).
+    const row = await this.knex('subscribers as s')
+      .leftJoin('subscriber_engagement as e', 'e.subscriber_id', 's.id')
+      .where({ 's.organization_id': orgId, 's.id': id })
+      .first([...DETAIL_COLUMNS.map((c) => `s.${c} as ${c}`), 'e.messages_opened', 'e.messages_clicked']);
     if (!row) throw notFound('Subscriber', id);
     const lists = await this.knex('list_subscribers as ls')
       .join('lists as l', 'l.id', 'ls.list_id')
       .where('ls.subscriber_id', id)
       .orderBy('l.id')
       .select('l.id', 'l.name', 'l.code');
-    const { opened, clicked } = await engagementOf(this.knex, id);
     return toDetail(
-      { ...row, messages_opened: opened, messages_clicked: clicked },
+      row,
       lists.map((l: Record<string, unknown>) => ({ id: toInt(l.id), name: toText(l.name), code: toText(l.code) })),
     );
   }

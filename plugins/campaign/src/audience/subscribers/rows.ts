@@ -5,7 +5,7 @@ import { LIST_ITEM_FIELDS, Subscriber, SubscriberListItem, SubscriberProfile, su
 
 export const LIST_COLUMNS: string[] = [...LIST_ITEM_FIELDS];
 
-/** The engagement counters' fields, kept in a row of their own (engagement.ts). */
+/** The engagement counters' fields, kept in a row of their own (engagement.ts), joined where read. */
 const ENGAGEMENT_FIELDS = new Set(['messages_opened', 'messages_clicked']);
 
 /** Every other field of a subscriber but its lists (read from the memberships) is a column. */
