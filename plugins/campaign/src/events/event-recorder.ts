@@ -10,6 +10,7 @@ import {
   toDate,
   toInt,
   transactionWithRetry,
+  writePrepared,
   writeText,
 } from '@switchboard/core';
 import type { EventType, NormalizedEvent } from '@switchboard/provider-kit';
@@ -18,7 +19,14 @@ import { MailEvent, MailEventLedger } from '../mail-events';
 import { EventLinker } from './event-linker';
 import { InboundWebhooksService, ReceivingEndpoint } from './inbound-webhooks/service';
 
-const INSERT_CHUNK = 500;
+/**
+ * A run's events are written this many rows a statement. On MariaDB a full statement is prepared (one
+ * shape, kept per connection: ~0.7 MB of the server's memory each), the last, shorter one is text: a run of
+ * singles stays one statement, and a run of batches saves formatting and parsing every value as text
+ * (docs/performance-history.md, ingest, session 25).
+ */
+const INSERT_CHUNK = 100;
+const SQLITE_INSERT_CHUNK = 500;
 
 interface RecordedEvent {
   organization_id: unknown;
@@ -179,8 +187,9 @@ export class InboundEventRecorder {
   private async insertNew(trx: Knex.Transaction, rows: EventRow[]): Promise<number | null> {
     const mysql = dialectOfKnex(trx) === 'mysql';
     let inserted = 0;
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      const part = rows.slice(i, i + INSERT_CHUNK);
+    const chunk = mysql ? INSERT_CHUNK : SQLITE_INSERT_CHUNK;
+    for (let i = 0; i < rows.length; i += chunk) {
+      const part = rows.slice(i, i + chunk);
       if (!mysql) {
         await trx('inbound_events')
           .insert(part)
@@ -188,11 +197,12 @@ export class InboundEventRecorder {
           .ignore();
         continue;
       }
-      // The statement's text with placeholders, run by mysql2 itself: knex's builder compiles every row's
-      // every value, and its raw binding pass scans them all again (docs/performance-history.md, ingest).
+      // Run by mysql2 itself: knex's builder compiles every row's every value, and its raw binding pass
+      // scans them all again (docs/performance-history.md, ingest).
       const values: unknown[] = [];
-      for (const row of part) for (const c of EVENT_COLUMNS) values.push(row[c]);
-      inserted += await writeText(trx, insertIgnoreEvents(part.length), values);
+      for (const row of part) for (const c of EVENT_COLUMNS) values.push(row[c] ?? null);
+      const write = part.length === INSERT_CHUNK ? writePrepared : writeText;
+      inserted += await write(trx, insertIgnoreEvents(part.length), values);
     }
     return mysql ? inserted : null;
   }

@@ -204,11 +204,11 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     await f.api().delete(`/inbound-webhooks/${endpoint.id}`).expect(200);
   });
 
-  it('records a batch of a hundred once, then only the new half of one half resent, dates and payloads as sent', async () => {
+  it('records a batch of a hundred once, then only the new half of one half resent, then 250 more (statements of 100 and a rest), dates and payloads as sent', async () => {
     const endpoint = await createEndpoint({ provider: 'provider_a', name: 'Hundreds', secret: 'hundred-secret' });
     const at = Math.floor(Date.UTC(2026, 10, 20, 23, 59, 58) / 1000);
-    const eventsOf = (from: number) =>
-      Array.from({ length: 100 }, (_, i) => ({
+    const eventsOf = (from: number, length = 100) =>
+      Array.from({ length }, (_, i) => ({
         event: 'delivered',
         email: 'alan@example.com',
         timestamp: at,
@@ -227,13 +227,18 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     // Half of them again with fifty new ones: only the new ones are recorded and counted.
     expect((await send(eventsOf(50))).body.data).to.deep.equal({ received: 100, recorded: 50 });
     expect(Number((await counters()).count_delivered)).to.equal(before + 150);
-    const row = await f.engine
-      .knex('inbound_events')
-      .where({ provider: 'provider_a', provider_event_id: 'delivered:hundred-7' })
-      .first('event_at', 'payload', 'message_id', 'subscriber_id');
-    expect(new Date(row.event_at).toISOString()).to.equal('2026-11-20T23:59:58.000Z');
-    expect(JSON.parse(row.payload).note).to.equal(`it's "7" \\ \u00e9`);
-    expect([Number(row.message_id), Number(row.subscriber_id)]).to.deep.equal([message, alan]);
+    expect((await send(eventsOf(150, 250))).body.data).to.deep.equal({ received: 250, recorded: 250 });
+    expect(Number((await counters()).count_delivered)).to.equal(before + 400);
+    // One row of a full statement of 100 (prepared on MariaDB), one of the rest (text).
+    for (const n of [7, 390]) {
+      const row = await f.engine
+        .knex('inbound_events')
+        .where({ provider: 'provider_a', provider_event_id: `delivered:hundred-${n}` })
+        .first('event_at', 'payload', 'message_id', 'subscriber_id');
+      expect(new Date(row.event_at).toISOString()).to.equal('2026-11-20T23:59:58.000Z');
+      expect(JSON.parse(row.payload).note).to.equal(`it's "${n}" \\ \u00e9`);
+      expect([Number(row.message_id), Number(row.subscriber_id)]).to.deep.equal([message, alan]);
+    }
     await f.api().delete(`/inbound-webhooks/${endpoint.id}`).expect(200);
   });
 
