@@ -27,6 +27,8 @@ import { InboundWebhooksService, ReceivingEndpoint } from './inbound-webhooks/se
  */
 const INSERT_CHUNK = 100;
 const SQLITE_INSERT_CHUNK = 500;
+/** The ids of a run's rows read back at once. */
+const READ_CHUNK = 500;
 
 interface RecordedEvent {
   organization_id: unknown;
@@ -223,11 +225,11 @@ export class InboundEventRecorder {
     const written: RecordedEvent[] = [];
     for (const { organizationId, provider, ids } of groups.values()) {
       const all = [...ids];
-      for (let i = 0; i < all.length; i += INSERT_CHUNK)
+      for (let i = 0; i < all.length; i += READ_CHUNK)
         written.push(
           ...((await trx('inbound_events')
             .where({ organization_id: organizationId, provider, receipt })
-            .whereIn('provider_event_id', all.slice(i, i + INSERT_CHUNK))
+            .whereIn('provider_event_id', all.slice(i, i + READ_CHUNK))
             .select(
               'organization_id',
               'provider',
