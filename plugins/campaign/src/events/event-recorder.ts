@@ -159,7 +159,7 @@ export class InboundEventRecorder {
       bounce: e.bounce ?? null,
       provider_message_id: e.providerMessageId?.slice(0, 191) ?? null,
       payload: JSON.stringify(e.raw ?? null),
-      event_at: e.occurredAt,
+      event_at: storableTime(e.occurredAt, now),
       received_at: now,
       receipt,
     }));
@@ -245,6 +245,16 @@ export class InboundEventRecorder {
     }
     return written;
   }
+}
+
+/**
+ * An event's time as the events table can hold it (MariaDB's DATETIME: years 1000 to 9999), else the time
+ * it was received: an adapter may read any number a provider sends as a time, and a date out of range would
+ * fail a prepared statement, and with it the whole run (text stored a zero date).
+ */
+function storableTime(at: Date, received: Date): Date {
+  const year = at.getUTCFullYear();
+  return year >= 1000 && year <= 9999 ? at : received;
 }
 
 /** A recorded event as the ledger takes it. */

@@ -213,7 +213,7 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
         email: 'alan@example.com',
         timestamp: at,
         sg_event_id: `hundred-${from + i}`,
-        note: `it's "${from + i}" \\ \u00e9`,
+        note: `it's "${from + i}" \\ \u00e9 \u{1F642}`,
         campaign_message_id: String(message),
         campaign_subscriber_id: String(alan),
       }));
@@ -236,9 +236,38 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
         .where({ provider: 'provider_a', provider_event_id: `delivered:hundred-${n}` })
         .first('event_at', 'payload', 'message_id', 'subscriber_id');
       expect(new Date(row.event_at).toISOString()).to.equal('2026-11-20T23:59:58.000Z');
-      expect(JSON.parse(row.payload).note).to.equal(`it's "${n}" \\ \u00e9`);
+      expect(JSON.parse(row.payload).note).to.equal(`it's "${n}" \\ \u00e9 \u{1F642}`);
       expect([Number(row.message_id), Number(row.subscriber_id)]).to.deep.equal([message, alan]);
     }
+    await f.api().delete(`/inbound-webhooks/${endpoint.id}`).expect(200);
+  });
+
+  it('stores an event time no database holds (year 33,658, before year 1000) as the time it was received', async () => {
+    const endpoint = await createEndpoint({ provider: 'provider_a', name: 'Far times', secret: 'far-secret' });
+    // A full statement of 100 rows (prepared on MariaDB), two of them with such times.
+    const times: Record<number, number> = { 3: 1e12, 4: -1e11 };
+    const events = Array.from({ length: 100 }, (_, i) => ({
+      event: 'delivered',
+      email: 'alan@example.com',
+      timestamp: times[i] ?? Math.floor(Date.UTC(2026, 10, 21, 8) / 1000),
+      sg_event_id: `far-${i}`,
+      campaign_message_id: String(message),
+      campaign_subscriber_id: String(alan),
+    }));
+    const body = JSON.stringify(events);
+    const answer = await post(`/webhook/provider_a?endpoint=${endpoint.id}`, body, signProviderA('far-secret', body));
+    expect(answer.status).to.equal(200);
+    expect(answer.body.data).to.deep.equal({ received: 100, recorded: 100 });
+    const rows = await f.engine
+      .knex('inbound_events')
+      .whereIn('provider_event_id', ['delivered:far-3', 'delivered:far-4', 'delivered:far-5'])
+      .orderBy('provider_event_id')
+      .select('event_at', 'received_at');
+    const iso = (d: unknown) => new Date(d as string | number | Date).toISOString();
+    expect(
+      rows.map((r: { event_at: unknown; received_at: unknown }) => iso(r.event_at) === iso(r.received_at)),
+    ).to.deep.equal([true, true, false]);
+    expect(iso(rows[2].event_at)).to.equal('2026-11-21T08:00:00.000Z');
     await f.api().delete(`/inbound-webhooks/${endpoint.id}`).expect(200);
   });
 
