@@ -21,7 +21,7 @@ export { insertRows, insertRowsReturningIds, insertValues } from './db/insert-ro
 export type { InsertRowsOptions, InsertedStatement, RowValues } from './db/insert-rows';
 export { onDriverConnection } from './db/driver-connection';
 export type { DriverConnection, MysqlWriteResult } from './db/driver-connection';
-export { placeholders, rowPlaceholders, selectText, writePrepared, writeText } from './db/statement-text';
+export { placeholders, rowPlaceholders, selectText, writeText } from './db/statement-text';
 export { addOnConflict } from './db/add-on-conflict';
 export { addByKey, setWhereIn, updateText } from './db/update-text';
 export type { SqlPiece } from './db/update-text';

@@ -1,13 +1,12 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { dialectOfKnex } from '../src/db/dialect';
 import { createKnex } from '../src/db/knex';
-import { placeholders, rowPlaceholders, selectText, writePrepared, writeText } from '../src/db/statement-text';
+import { placeholders, rowPlaceholders, selectText, writeText } from '../src/db/statement-text';
 import { describeEachBackend } from '../src/testing/services';
 
 const AT = new Date(Date.UTC(2026, 10, 27, 3, 30, 15, 250));
 
-describeEachBackend('statement text past knex (selectText, writeText, writePrepared)', (backend) => {
+describeEachBackend('statement text past knex (selectText, writeText)', (backend) => {
   let knex: Knex;
   before(async () => {
     knex = createKnex(backend().databaseUrl);
@@ -61,40 +60,6 @@ describeEachBackend('statement text past knex (selectText, writeText, writePrepa
     // Matched, not changed: the lease claims count on it (a row set to the value it has still counts).
     expect(await writeText(knex, sql, [0, 2, 9])).to.equal(2);
     expect(await writeText(knex, sql, [1, 98, 99])).to.equal(0);
-  });
-
-  it('writes a prepared statement as writeText writes its text, again and again, answering the rows written', async () => {
-    await knex.raw('create unique index `st_items_owner_name` on `st_items` (`owner`, `name`)');
-    const insert = `insert ignore into \`st_items\` (\`owner\`, \`name\`, \`at\`, \`on\`, \`options\`) values ${rowPlaceholders(2, 5)}`;
-    const mysql = dialectOfKnex(knex) === 'mysql';
-    const sql = mysql ? insert : insert.replace('insert ignore', 'insert or ignore');
-    const rows = (names: string[]) =>
-      names.flatMap((name, i) => [5, name, AT, i === 0, i === 0 ? null : '{"a":"b\'c"}']);
-    // This connection's own count of prepared statements run (tests in parallel run theirs elsewhere).
-    const executions = async (trx: Knex.Transaction) =>
-      mysql ? Number((await trx.raw("show session status like 'Com_stmt_execute'"))[0][0].Value) : 0;
-    expect(await writePrepared(knex, sql, rows(['p', "q'\\"]))).to.equal(2);
-    await knex.transaction(async (trx) => {
-      const before = await executions(trx);
-      // The same text again, the first row already stored: only the second is written.
-      expect(await writePrepared(trx, sql, rows(['p', 'r']))).to.equal(1);
-      // On MariaDB as a prepared statement; SQLite has one way.
-      if (mysql) expect((await executions(trx)) - before).to.equal(1);
-    });
-    await writeText(knex, sql, rows(['s', 't']));
-    const stored = await knex('st_items').where({ owner: 5 }).orderBy('id').select('name', 'at', 'on', 'options');
-    expect(stored.map((r: { name: string }) => r.name)).to.deep.equal(['p', "q'\\", 'r', 's', 't']);
-    expect(
-      new Set(stored.map((r: { at: unknown }) => new Date(r.at as string | number | Date).toISOString())),
-    ).to.deep.equal(new Set([AT.toISOString()]));
-    expect(stored.map((r: { on: unknown }) => Boolean(r.on))).to.deep.equal([true, false, false, true, false]);
-    expect(stored.map((r: { options: unknown }) => r.options)).to.deep.equal([
-      null,
-      '{"a":"b\'c"}',
-      '{"a":"b\'c"}',
-      null,
-      '{"a":"b\'c"}',
-    ]);
   });
 
   it('runs inside the caller’s transaction: a rollback undoes it', async () => {

@@ -80,7 +80,7 @@ export function createKnex(
       dateStrings: false,
       supportBigNumbers: true,
       charset: 'utf8mb4',
-      // Prepared statements (insertRows, writePrepared) per connection, least recently used closed first: the server
+      // Prepared statements (insertRows) per connection, least recently used closed first: the server
       // allows 16,382 in all, so 100 connections stay under it.
       maxPreparedStatements: 100,
     },

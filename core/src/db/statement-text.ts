@@ -34,32 +34,8 @@ export async function selectText<T = Record<string, unknown>>(
  * as found rows; SQLite's changes).
  */
 export async function writeText(db: Knex | Knex.Transaction, sql: string, values: readonly unknown[]): Promise<number> {
-  return write(db, sql, values, 'query');
-}
-
-/**
- * writeText for a write whose text recurs exactly, run after run (a multi-row INSERT of a fixed number
- * of rows): on MySQL a prepared statement, which mysql2 prepares once per connection and keeps (at most
- * `maxPreparedStatements`, knex.ts), sending the values binary: neither side formats nor parses them as
- * text. Each distinct text held costs the server memory per connection (~7 KB a row of a multi-row
- * INSERT), so only a few fixed shapes belong here. Values are null, never undefined.
- */
-export async function writePrepared(
-  db: Knex | Knex.Transaction,
-  sql: string,
-  values: readonly unknown[],
-): Promise<number> {
-  return write(db, sql, values, 'execute');
-}
-
-async function write(
-  db: Knex | Knex.Transaction,
-  sql: string,
-  values: readonly unknown[],
-  how: 'query' | 'execute',
-): Promise<number> {
   if (dialectOfKnex(db) === 'mysql')
-    return (await onDriverConnection(db, (c) => c[how](sql, [...values]))).affectedRows;
+    return (await onDriverConnection(db, (c) => c.query(sql, [...values]))).affectedRows;
   const result = (await db.raw(sql, [...values] as Knex.RawBinding[])) as { changes?: number } | unknown[];
   return Array.isArray(result) ? result.length : (result.changes ?? 0);
 }

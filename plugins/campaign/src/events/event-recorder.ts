@@ -10,7 +10,6 @@ import {
   toDate,
   toInt,
   transactionWithRetry,
-  writePrepared,
   writeText,
 } from '@switchboard/core';
 import type { EventType, NormalizedEvent } from '@switchboard/provider-kit';
@@ -19,16 +18,7 @@ import { MailEvent, MailEventLedger } from '../mail-events';
 import { EventLinker } from './event-linker';
 import { InboundWebhooksService, ReceivingEndpoint } from './inbound-webhooks/service';
 
-/**
- * A run's events are written this many rows a statement. On MariaDB a full statement is prepared (one
- * shape, kept per connection: ~0.7 MB of the server's memory each), the last, shorter one is text: a run of
- * singles stays one statement, and a run of batches saves formatting and parsing every value as text
- * (docs/performance-history.md, ingest, session 25).
- */
-const INSERT_CHUNK = 100;
-const SQLITE_INSERT_CHUNK = 500;
-/** The ids of a run's rows read back at once. */
-const READ_CHUNK = 500;
+const INSERT_CHUNK = 500;
 
 interface RecordedEvent {
   organization_id: unknown;
@@ -189,9 +179,8 @@ export class InboundEventRecorder {
   private async insertNew(trx: Knex.Transaction, rows: EventRow[]): Promise<number | null> {
     const mysql = dialectOfKnex(trx) === 'mysql';
     let inserted = 0;
-    const chunk = mysql ? INSERT_CHUNK : SQLITE_INSERT_CHUNK;
-    for (let i = 0; i < rows.length; i += chunk) {
-      const part = rows.slice(i, i + chunk);
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+      const part = rows.slice(i, i + INSERT_CHUNK);
       if (!mysql) {
         await trx('inbound_events')
           .insert(part)
@@ -199,12 +188,11 @@ export class InboundEventRecorder {
           .ignore();
         continue;
       }
-      // Run by mysql2 itself: knex's builder compiles every row's every value, and its raw binding pass
-      // scans them all again (docs/performance-history.md, ingest).
+      // The statement's text with placeholders, run by mysql2 itself: knex's builder compiles every row's
+      // every value, and its raw binding pass scans them all again (docs/performance-history.md, ingest).
       const values: unknown[] = [];
-      for (const row of part) for (const c of EVENT_COLUMNS) values.push(row[c] ?? null);
-      const write = part.length === INSERT_CHUNK ? writePrepared : writeText;
-      inserted += await write(trx, insertIgnoreEvents(part.length), values);
+      for (const row of part) for (const c of EVENT_COLUMNS) values.push(row[c]);
+      inserted += await writeText(trx, insertIgnoreEvents(part.length), values);
     }
     return mysql ? inserted : null;
   }
@@ -225,11 +213,11 @@ export class InboundEventRecorder {
     const written: RecordedEvent[] = [];
     for (const { organizationId, provider, ids } of groups.values()) {
       const all = [...ids];
-      for (let i = 0; i < all.length; i += READ_CHUNK)
+      for (let i = 0; i < all.length; i += INSERT_CHUNK)
         written.push(
           ...((await trx('inbound_events')
             .where({ organization_id: organizationId, provider, receipt })
-            .whereIn('provider_event_id', all.slice(i, i + READ_CHUNK))
+            .whereIn('provider_event_id', all.slice(i, i + INSERT_CHUNK))
             .select(
               'organization_id',
               'provider',
@@ -249,8 +237,8 @@ export class InboundEventRecorder {
 
 /**
  * An event's time as the events table can hold it (MariaDB's DATETIME: years 1000 to 9999), else the time
- * it was received: an adapter may read any number a provider sends as a time, and a date out of range would
- * fail a prepared statement, and with it the whole run (text stored a zero date).
+ * it was received: an adapter may read any number a provider sends as a time, and a date out of range
+ * failed the whole run on MariaDB (docs/decisions.md, Inbound provider webhooks).
  */
 function storableTime(at: Date, received: Date): Date {
   const year = at.getUTCFullYear();
