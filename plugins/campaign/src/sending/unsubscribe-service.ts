@@ -21,12 +21,11 @@ const RUN_UNSUBSCRIBES = 200;
 @injectable()
 export class UnsubscribeService {
   /**
-   * Unsubscribes arriving together are applied together, one transaction for all (core GroupCommit):
-   * mailbox providers post them in bursts from a few addresses (issue 24: 5,000 in a minute).
+   * An organization's unsubscribes arriving together are applied together, one transaction for all (core
+   * GroupCommit): mailbox providers post a campaign's in bursts from a few addresses (issue 24: 5,000 in a
+   * minute). Runs are per organization, so that one organization's locked rows never hold another's back.
    */
-  private readonly runs = new GroupCommit<LinkMail, string | null>((mails) => this.unsubscribeTogether(mails), {
-    maxWeight: RUN_UNSUBSCRIBES,
-  });
+  private readonly runs = new Map<number, GroupCommit<LinkMail, string | null>>();
 
   constructor(
     @inject(SERVICES.Knex) private readonly knex: Knex,
@@ -56,37 +55,46 @@ export class UnsubscribeService {
     const ids = await this.links.read(token);
     if (!ids) throw invalid();
     if (ids.subscriberId === TEST_RECIPIENT) return { email: '', test: true };
-    const email = await this.runs.submit(ids);
+    const email = await this.runsOf(ids.organizationId).submit(ids);
     if (email === null) throw invalid();
     return { email };
   }
 
+  private runsOf(organizationId: number): GroupCommit<LinkMail, string | null> {
+    let runs = this.runs.get(organizationId);
+    if (!runs) {
+      runs = new GroupCommit((mails) => this.unsubscribeTogether(organizationId, mails), {
+        maxWeight: RUN_UNSUBSCRIBES,
+      });
+      this.runs.set(organizationId, runs);
+    }
+    return runs;
+  }
+
   /**
-   * A run's unsubscribes: each link's subscriber read locked (null: none, it was deleted) and, when not
-   * unsubscribed yet, unsubscribed by the first of its links in the run, as one after another would.
+   * An organization's run of unsubscribes: each link's subscriber read locked (null: none, it was
+   * deleted) and, when not unsubscribed yet, unsubscribed by the first of its links in the run, as one
+   * after another would.
    */
-  private async unsubscribeTogether(mails: LinkMail[]): Promise<Array<string | null>> {
+  private async unsubscribeTogether(organizationId: number, mails: LinkMail[]): Promise<Array<string | null>> {
     const now = this.clock.now();
-    const organizations = [...new Set(mails.map((m) => m.organizationId))].sort((a, b) => a - b);
-    for (const organizationId of organizations) await ensureStatusCountRows(this.knex, organizationId);
-    const key = (organizationId: number, subscriberId: number) => `${organizationId}.${subscriberId}`;
+    await ensureStatusCountRows(this.knex, organizationId);
     return transactionWithRetry(this.knex, async (trx) => {
-      const found = new Map<string, { email: string; status: string }>();
-      for (const organizationId of organizations) {
-        const ids = [...new Set(mails.filter((m) => m.organizationId === organizationId).map((m) => m.subscriberId))];
-        for (const s of await this.writer.locked(
-          trx,
-          organizationId,
-          ids.sort((a, b) => a - b),
-        ))
-          found.set(key(organizationId, s.id), { email: s.email, status: s.status });
-      }
+      const ids = [...new Set(mails.map((m) => m.subscriberId))].sort((a, b) => a - b);
+      const found = new Map((await this.writer.locked(trx, organizationId, ids)).map((s) => [s.id, s]));
+      const messages = await this.existingMessages(trx, organizationId, mails);
       const events: MailEvent[] = [];
-      const leaving = new Set<string>();
-      for (const { organizationId, messageId, subscriberId } of mails) {
-        const current = found.get(key(organizationId, subscriberId));
-        if (!current || current.status === 'unsubscribed' || leaving.has(key(organizationId, subscriberId))) continue;
-        leaving.add(key(organizationId, subscriberId));
+      // A link of a message deleted since still unsubscribes; there is no message left to count it on.
+      const withoutMessage: number[] = [];
+      const leaving = new Set<number>();
+      for (const { messageId, subscriberId } of mails) {
+        const current = found.get(subscriberId);
+        if (!current || current.status === 'unsubscribed' || leaving.has(subscriberId)) continue;
+        leaving.add(subscriberId);
+        if (!messages.has(messageId)) {
+          withoutMessage.push(subscriberId);
+          continue;
+        }
         events.push({
           type: 'unsubscribed',
           organizationId,
@@ -98,7 +106,25 @@ export class UnsubscribeService {
         });
       }
       if (events.length) await this.ledger.apply(trx, now, events);
-      return mails.map((m) => found.get(key(m.organizationId, m.subscriberId))?.email ?? null);
+      for (const id of withoutMessage.sort((a, b) => a - b))
+        await this.writer.setStatusWithin(trx, organizationId, id, 'unsubscribed', {
+          unsubscribe_reason: 'unsubscribe link',
+        });
+      return mails.map((m) => found.get(m.subscriberId)?.email ?? null);
     });
+  }
+
+  /** The run's messages that still exist. */
+  private async existingMessages(
+    trx: Knex.Transaction,
+    organizationId: number,
+    mails: LinkMail[],
+  ): Promise<Set<number>> {
+    const ids = [...new Set(mails.map((m) => m.messageId))];
+    const rows: Array<{ id: unknown }> = await trx('messages')
+      .where({ organization_id: organizationId })
+      .whereIn('id', ids)
+      .select('id');
+    return new Set(rows.map((r) => Number(r.id)));
   }
 }

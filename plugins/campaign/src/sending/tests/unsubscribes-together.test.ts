@@ -59,4 +59,31 @@ describeEachBackend('campaign: one-click unsubscribes arriving together', (backe
     await request(f.server).post(`/api/campaign/unsubscribe?token=${tokens[3]}`).expect(404);
     expect(await stats(second)).to.equal(0);
   });
+
+  it('a link of a message deleted since unsubscribes all the same, counted nowhere, and fails no other link', async () => {
+    await listOf(f, ['dee@example.com', 'eve@example.com'], 'deleted');
+    const org = f.tenant.organizationId;
+    const id = async (email: string) =>
+      Number((await f.engine.knex('subscribers').where({ organization_id: org, email }).first('id')).id);
+    const [dee, eve] = [await id('dee@example.com'), await id('eve@example.com')];
+    const [gone, kept] = [await draftMessage(f, { name: 'Gone' }), await draftMessage(f, { name: 'Kept' })];
+    const links = campaignContainer(f.engine).resolve(UnsubscribeLinks);
+    const path = async (message: number, subscriber: number) => {
+      const url = new URL(await links.link(org, message, subscriber));
+      return url.pathname + url.search;
+    };
+    const paths = [await path(kept, eve), await path(gone, dee)];
+    await f.api().delete(`/messages/${gone}`).expect(200);
+    const answers = await Promise.all(
+      paths.map((p) =>
+        request(f.server)
+          .post(p)
+          .then((res) => res.status),
+      ),
+    );
+    expect(answers).to.deep.equal([200, 200]);
+    for (const subscriber of [dee, eve])
+      expect((await f.api().get(`/subscribers/${subscriber}`).expect(200)).body.data.status).to.equal('unsubscribed');
+    expect((await f.api().get(`/messages/${kept}`).expect(200)).body.data.stats.unsubscribed).to.equal(1);
+  });
 });
