@@ -52,7 +52,9 @@ describeEachBackend('bad input on every route', (backend) => {
     { email: 5, name: [], lists: 'x', subscribers: 'x', subscriber_ids: [0, -1] },
   ];
 
-  it('answers 4xx envelopes, never a 500', async () => {
+  it('answers 4xx envelopes, never a 500', async function () {
+    // Several processes or every route on a busy 2-core host: ~10 s under .ci/run on a slow day.
+    this.timeout(60_000);
     const app = engine.http().callback();
     let checked = 0;
     let rejected = 0;

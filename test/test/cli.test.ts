@@ -25,7 +25,9 @@ describeEachBackend('switchboard CLI', (backend) => {
     }
   }
 
-  it('migrates, reports status and rolls back per plugin', async () => {
+  it('migrates, reports status and rolls back per plugin', async function () {
+    // A node process per command: ~1 s each on a slow host; ~7 s under .ci/run on a slow day.
+    this.timeout(60_000);
     const migrated = await runJson(['migrate'], env());
     expect(migrated.migrated.map((r: { plugin: string }) => r.plugin)).to.deep.equal(['core', 'users-projects']);
     expect(migrated.migrated[1].applied).to.deep.equal(['1.0/01-create-users', '1.0/02-create-projects']);
@@ -40,7 +42,9 @@ describeEachBackend('switchboard CLI', (backend) => {
     expect(again.migrated[0].applied).to.have.length(2);
   });
 
-  it('creates an organization and a token that the API accepts, then revokes it', async () => {
+  it('creates an organization and a token that the API accepts, then revokes it', async function () {
+    // A node process per command: ~1 s each on a slow host; ~7 s under .ci/run on a slow day.
+    this.timeout(60_000);
     await runJson(['migrate'], env());
     const org = await runJson(['org:create', '--name', 'Acme', '--plan', 'pro'], env());
     expect(org).to.include({ name: 'Acme', selected_plan: 'pro', subscription_status: 'active' });

@@ -33,7 +33,9 @@ describeEachBackend('imported CSV cells on the way out', (backend) => {
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const env = () => cliEnv(backend(), 'users-projects,server-monitor', { SERVER_MONITOR_API_KEY: KEY });
 
-  it('serves no CSV anywhere, and lists imported titles with control characters escaped', async () => {
+  it('serves no CSV anywhere, and lists imported titles with control characters escaped', async function () {
+    // Several processes or every route on a busy 2-core host: ~10 s under .ci/run on a slow day.
+    this.timeout(60_000);
     const engine = await createTestEngine(backend(), { plugins: [usersProjects, campaign, monitor] });
     try {
       const document = await request(engine.http().callback()).get('/api/openapi.json').expect(200);

@@ -242,5 +242,5 @@ describeEachBackend('server-monitor from the command line', (backend) => {
     const setting = await knex('monitor_notification_settings').where({ organization_id: 1 }).first();
     expect(JSON.parse(setting.emails)).to.deep.equal(['ops@acme.test']);
     expect(Boolean(setting.sms_enabled)).to.equal(true);
-  }).timeout(120_000);
+  }).timeout(180_000);
 });

@@ -117,7 +117,9 @@ describeEachBackend('server-monitor: servermonitor:notifications', (backend) => 
     ]);
   });
 
-  it('prints the default for an organization without a setting, and a threshold alone leaves it the default', async () => {
+  it('prints the default for an organization without a setting, and a threshold alone leaves it the default', async function () {
+    // Several processes or every route on a busy 2-core host: ~10 s under .ci/run on a slow day.
+    this.timeout(60_000);
     const org = await organization(f.engine, { admin: 'dora@notify.test' });
     const [dora] = await f.engine.knex('users').where({ organization_id: org }).pluck('id');
     await user(f.engine, org, { email: 'eve@notify.test', role: 'member' });
