@@ -86,7 +86,8 @@ describeEachBackend('switchboard CLI', (backend) => {
     }
   });
 
-  it('explains bad input with exit code 1 and no stack trace', async () => {
+  it('explains bad input with exit code 1 and no stack trace', async function () {
+    this.timeout(60_000);
     const plan = await runCli(['org:create', '--name', 'X', '--plan', 'gold'], env());
     expect(plan.code).to.equal(1);
     expect(plan.stderr).to.contain('--plan must be one of free, basic, pro, enterprise');
@@ -110,7 +111,8 @@ describeEachBackend('switchboard CLI', (backend) => {
     expect(looseOrg.stderr).to.equal('Error: --org must be an organization id\n');
   });
 
-  it("merges the campaign search index's rows with campaign:search-compact", async () => {
+  it("merges the campaign search index's rows with campaign:search-compact", async function () {
+    this.timeout(60_000);
     await withCampaign(async ({ engine, tenant, api }) => {
       const indexRows = async () => Number((await engine.knex('subscriber_grams').count({ n: '*' }))[0].n);
       // Each write adds its own rows to the block it touches.
@@ -136,7 +138,8 @@ describeEachBackend('switchboard CLI', (backend) => {
     expect(loose.stderr).to.contain('--org must be an organization id');
   });
 
-  it("rebuilds a message's statistics from its records with campaign:stats-rebuild", async () => {
+  it("rebuilds a message's statistics from its records with campaign:stats-rebuild", async function () {
+    this.timeout(60_000);
     await withCampaign(async ({ engine, tenant, api }) => {
       const message = (await api.post('/messages', { name: 'M', subject: 'S' }).expect(201)).body.data.id;
       // Counters that no record supports: the rebuild takes them back to what the records say.
@@ -157,7 +160,8 @@ describeEachBackend('switchboard CLI', (backend) => {
     });
   });
 
-  it("recomputes analytics' daily figures from the rows with campaign:analytics:rebuild", async () => {
+  it("recomputes analytics' daily figures from the rows with campaign:analytics:rebuild", async function () {
+    this.timeout(60_000);
     await withCampaign(async ({ engine, tenant, api }) => {
       for (const email of ['ada@x.test', 'bob@x.test'])
         await api.post('/subscribers', { email, confirmed: true }).expect(201);
@@ -177,7 +181,8 @@ describeEachBackend('switchboard CLI', (backend) => {
     expect(loose.stderr).to.contain('--org must be an organization id');
   });
 
-  it('publishes changelog entries from a folder of releases and from --title/--body, each once', async () => {
+  it('publishes changelog entries from a folder of releases and from --title/--body, each once', async function () {
+    this.timeout(60_000);
     await withCampaign(async ({ engine, api }) => {
       await api.post('/changelog/subscribe', { email: 'dev@x.test' }).expect(201);
       // Its address confirms (the mailed link: campaign's changelog-notices test); only then is it sent notices.
@@ -211,7 +216,8 @@ describeEachBackend('switchboard CLI', (backend) => {
     expect(nowhere.stderr).to.contain('/nonexistent/releases: no such file or folder');
   });
 
-  it('stops start-up with a message saying what to fix when a plugin is missing', async () => {
+  it('stops start-up with a message saying what to fix when a plugin is missing', async function () {
+    this.timeout(60_000);
     const run = await runCli(['migrate:status'], { ...env(), PLUGINS: 'users-projects,no-such-plugin' });
     expect(run.code).to.equal(1);
     expect(run.stderr).to.contain('npm install @switchboard/plugin-no-such-plugin');
