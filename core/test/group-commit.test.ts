@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { GroupCommit } from '../src/db/group-commit';
+import { waitFor } from '../src/testing';
 
 /** A promise and the function that settles it, to hold a run in flight. */
 function gate() {
@@ -104,5 +105,32 @@ describe('GroupCommit', () => {
     const answers = [1, 12, 13, 14].map((n) => group.submit(n).catch((err: Error) => err.message));
     first.open();
     expect(await Promise.all(answers)).to.deep.equal([1, 12, 'unlucky 13', 14]);
+  });
+
+  it('tells its owner once the last run ends with nothing waiting, and not before', async () => {
+    const first = gate();
+    const idle: number[][] = [];
+    const runs: number[][] = [];
+    const group = new GroupCommit<number, number>(
+      async (items) => {
+        runs.push(items);
+        if (runs.length === 1) await first.opened;
+        return items;
+      },
+      { onIdle: () => idle.push(runs.flat()) },
+    );
+    const answers = [1, 2, 3].map((n) => group.submit(n));
+    await Promise.resolve();
+    expect(idle).to.deep.equal([]);
+    first.open();
+    expect(await Promise.all(answers)).to.deep.equal([1, 2, 3]);
+    await waitFor(() => idle.length > 0, 1_000);
+    expect(idle).to.deep.equal([[1, 2, 3]]);
+    expect(await group.submit(4)).to.equal(4);
+    await waitFor(() => idle.length > 1, 1_000);
+    expect(idle).to.deep.equal([
+      [1, 2, 3],
+      [1, 2, 3, 4],
+    ]);
   });
 });

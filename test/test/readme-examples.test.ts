@@ -103,7 +103,7 @@ const ANSWERS: Array<{ command: RegExp; check: (stdout: string) => void }> = [
 /** Runs a bash script in the repository, as a reader would in a terminal there. */
 function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile('bash', ['-c', script], { cwd: repoRoot, env, timeout: 30_000 }, (error, stdout, stderr) =>
+    execFile('bash', ['-c', script], { cwd: repoRoot, env, timeout: 60_000 }, (error, stdout, stderr) =>
       error ? reject(new Error(`${error.message}\n${stdout}\n${stderr}`)) : resolve({ stdout, stderr }),
     );
   });
@@ -112,7 +112,8 @@ function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ stdout: string;
 describe("README's examples", function () {
   // The session takes about 3 s (the server's start and migrations, two npx runs). Its own limits (20 s for the
   // server to start, 30 s for the script) fail it first, so that `finally` stops the server.
-  this.timeout(60_000);
+  // The first session starts a server and runs a dozen commands: 20.6 s under a slow host's .ci/run.
+  this.timeout(120_000);
 
   it('are each run or checked by this test: shell commands and the configuration file, nothing else', () => {
     expect(blocks.filter((b) => !['sh', 'json'].includes(b.lang))).to.deep.equal([]);
@@ -177,7 +178,7 @@ describe("README's examples", function () {
     server.stdout.on('data', (chunk) => (banner += chunk));
     server.stderr.on('data', (chunk) => (banner += chunk));
     try {
-      await waitFor(() => banner.includes('Switchboard is serving'), 20_000);
+      await waitFor(() => banner.includes('Switchboard is serving'), 40_000);
       // The session starts with the command the server's banner suggests.
       expect(banner).to.contain(withoutComment(sessionCommands[0]));
 

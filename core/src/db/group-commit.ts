@@ -11,6 +11,8 @@ export interface GroupCommitOptions<T> {
    * as many items (default false: as soon as a place is free).
    */
   evenRuns?: boolean;
+  /** Called whenever the last run in flight ends with nothing waiting: an owner of many may let this one go. */
+  onIdle?: () => void;
 }
 
 interface Waiting<T, R> {
@@ -51,6 +53,7 @@ export class GroupCommit<T, R> {
       void this.runTogether(taken).finally(() => {
         this.inFlight.delete(run);
         this.pump();
+        if (!this.inFlight.size && !this.waiting.length) this.options.onIdle?.();
       });
     }
   }

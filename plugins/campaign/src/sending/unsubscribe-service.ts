@@ -23,7 +23,8 @@ export class UnsubscribeService {
   /**
    * An organization's unsubscribes arriving together are applied together, one transaction for all (core
    * GroupCommit): mailbox providers post a campaign's in bursts from a few addresses (issue 24: 5,000 in a
-   * minute). Runs are per organization, so that one organization's locked rows never hold another's back.
+   * minute). Runs are per organization, so that one organization's locked rows never hold another's back;
+   * an organization's is let go once idle.
    */
   private readonly runs = new Map<number, GroupCommit<LinkMail, string | null>>();
 
@@ -65,6 +66,7 @@ export class UnsubscribeService {
     if (!runs) {
       runs = new GroupCommit((mails) => this.unsubscribeTogether(organizationId, mails), {
         maxWeight: RUN_UNSUBSCRIBES,
+        onIdle: () => this.runs.delete(organizationId),
       });
       this.runs.set(organizationId, runs);
     }

@@ -52,6 +52,8 @@ describeEachBackend('campaign: one-click unsubscribes arriving together', (backe
       (await f.api().get(`/messages/${message}`).expect(200)).body.data.stats.unsubscribed as number;
     // Ada and Bob left through the first mail; their links in the second changed nothing.
     expect([await stats(first), await stats(second)]).to.deep.equal([2, 0]);
+    // The organization's runs, idle now, are let go: a process keeps none per organization that ever unsubscribed.
+    expect((service as unknown as { runs: Map<number, unknown> }).runs.size).to.equal(0);
     for (const subscriber of [ada, bob])
       expect((await f.api().get(`/subscribers/${subscriber}`).expect(200)).body.data.status).to.equal('unsubscribed');
     // Through the route: a link of a subscriber who left already is answered as before, a deleted one's refused.
