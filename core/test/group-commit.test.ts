@@ -91,7 +91,7 @@ describe('GroupCommit', () => {
     expect(await Promise.all(answers)).to.deep.equal([8, 2, 2]);
   });
 
-  it('runs each item of a failed run alone, so one bad item fails only itself', async () => {
+  it('fails only the bad item of a failed run: the others are answered', async () => {
     const first = gate();
     let started = false;
     const group = new GroupCommit<number, number>(async (items) => {
@@ -105,6 +105,21 @@ describe('GroupCommit', () => {
     const answers = [1, 12, 13, 14].map((n) => group.submit(n).catch((err: Error) => err.message));
     first.open();
     expect(await Promise.all(answers)).to.deep.equal([1, 12, 'unlucky 13', 14]);
+  });
+
+  it('runs the halves of a failed run again, down to the bad item: 2·log2(n) runs more, not n', async () => {
+    const first = gate();
+    const runs: number[][] = [];
+    const group = new GroupCommit<number, number>(async (items) => {
+      runs.push(items);
+      if (runs.length === 1) await first.opened;
+      if (items.includes(6)) throw new Error(`unlucky ${items.join(',')}`);
+      return items;
+    });
+    const answers = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((n) => group.submit(n).catch((err: Error) => err.message));
+    first.open();
+    expect(await Promise.all(answers)).to.deep.equal([0, 1, 2, 3, 4, 5, 'unlucky 6', 7, 8]);
+    expect(runs).to.deep.equal([[0], [1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4], [5, 6, 7, 8], [5, 6], [5], [6], [7, 8]]);
   });
 
   it('tells its owner once the last run ends with nothing waiting, and not before', async () => {
