@@ -1,6 +1,15 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { rowMapper, Clock, insertedId, ownedRow, paginate, SERVICES, validationError } from '@switchboard/core';
+import {
+  rowMapper,
+  Clock,
+  insertedId,
+  isForeignKeyViolation,
+  ownedRow,
+  paginate,
+  SERVICES,
+  validationError,
+} from '@switchboard/core';
 import { UsersService } from './users-service';
 import { NewProject, Project, ProjectListQuery, projectSchema } from './schemas';
 
@@ -26,12 +35,13 @@ export class ProjectsService {
   }
 
   async create(orgId: number, input: NewProject): Promise<Project> {
-    if (!(await this.users.exists(orgId, input.owner_id))) {
-      throw validationError('owner_id', 'exists', `owner_id ${input.owner_id} is not a user of this organization`);
-    }
+    const notAUser = () =>
+      validationError('owner_id', 'exists', `owner_id ${input.owner_id} is not a user of this organization`);
+    if (!(await this.users.exists(orgId, input.owner_id))) throw notAUser();
     const now = this.clock.now();
-    const id = insertedId(
-      await this.knex('projects').insert({
+    // The owner may be deleted between the check and the insert: its foreign key then refuses the row.
+    const inserted = await this.knex('projects')
+      .insert({
         organization_id: orgId,
         name: input.name,
         description: input.description ?? null,
@@ -39,8 +49,10 @@ export class ProjectsService {
         status: input.status,
         created_at: now,
         updated_at: now,
-      }),
-    );
-    return this.get(orgId, id);
+      })
+      .catch((err: unknown) => {
+        throw isForeignKeyViolation(err) ? notAUser() : err;
+      });
+    return this.get(orgId, insertedId(inserted));
   }
 }

@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { Engine } from '@switchboard/core';
 import { describeEachBackend, createTestEngine, createTenant, TestTenant } from '@switchboard/core/testing';
 import usersProjects from '../src';
+import { UsersService } from '../src/users-service';
 
 describeEachBackend('users-projects: projects', (backend) => {
   let engine: Engine;
@@ -40,6 +41,19 @@ describeEachBackend('users-projects: projects', (backend) => {
     });
     const read = await request(server).get(`/api/v1/projects/${res.body.data.id}`).set(tenant.auth).expect(200);
     expect(read.body.data).to.deep.equal(res.body.data);
+  });
+
+  it('refuses an owner deleted between its check and the insert with the same 422', async () => {
+    const check = UsersService.prototype.exists;
+    // The owner passed the check, then went: the projects' foreign key refuses the row.
+    UsersService.prototype.exists = async () => true;
+    try {
+      const res = await create({ name: 'Orphan', owner_id: 999999 });
+      expect(res.status, JSON.stringify(res.body)).to.equal(422);
+      expect(res.body.error.details).to.deep.equal({ field: 'owner_id', rule: 'exists' });
+    } finally {
+      UsersService.prototype.exists = check;
+    }
   });
 
   it('refuses an owner that is not a user of the organization', async () => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { isProviderError, ProviderError } from './errors';
 import { memoryReplayGuard } from './replay';
+import { EVENT_TYPES } from './types';
 import type { InboundEndpoint, InboundRequest, NormalizedEvent, ProviderAdapter, VerifyContext } from './types';
 
 /** A fixture request and the events it must normalize to (the fields given are compared). */
@@ -43,6 +44,29 @@ const NOW = new Date('2026-03-01T12:00:00Z');
 
 /** Bodies no provider sends: each must give a ProviderError, or no event, never another exception. */
 const GARBAGE = ['', 'not json', '{"unterminated": ', 'null', '42', '[1, 2]', '{}', '[{}]', '\u0000\u00ff\u00fe'];
+
+/** Names every plain object answers to: a provider's event name looked up in a table must not find them. */
+const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty'];
+
+/** The body with every text in it (JSON values, form values) replaced by `name`, keys kept. */
+function everyTextAs(body: Buffer, name: string): Buffer {
+  const text = body.toString('utf8');
+  const replaced = (value: unknown): unknown =>
+    typeof value === 'string'
+      ? name
+      : Array.isArray(value)
+        ? value.map(replaced)
+        : value !== null && typeof value === 'object'
+          ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaced(v)]))
+          : value;
+  try {
+    return Buffer.from(JSON.stringify(replaced(JSON.parse(text))));
+  } catch {
+    const form = new URLSearchParams(text);
+    for (const key of new Set(form.keys())) form.set(key, name);
+    return Buffer.from(form.toString());
+  }
+}
 
 /**
  * The suite every adapter's own test file runs with its fixtures (as Auth.js runs its providers through
@@ -131,25 +155,41 @@ export function runAdapterContract(contract: AdapterContract): void {
       }
     });
 
-    it('answers garbage with a ProviderError or no event, never another exception', async () => {
-      for (const text of GARBAGE) {
-        const request = contract.sign(Buffer.from(text, 'latin1'), endpoint, NOW);
-        const steps: Array<() => unknown> = [
-          () => adapter.verify(request, endpoint, context()),
-          () => adapter.normalize(request),
-        ];
-        for (const step of steps) {
-          const error = await Promise.resolve()
+    /** What verifying, then normalizing, the request gives: each step's events, or the error it threw. */
+    const outcomes = async (request: InboundRequest): Promise<Array<NormalizedEvent[] | unknown>> => {
+      const steps = [
+        () => adapter.verify(request, endpoint, context()).then(() => []),
+        () => adapter.normalize(request),
+      ];
+      const results: Array<NormalizedEvent[] | unknown> = [];
+      for (const step of steps)
+        results.push(
+          await Promise.resolve()
             .then(step)
-            .then(
-              (events) =>
-                Array.isArray(events) && events.length ? new Error(`events from ${JSON.stringify(text)}`) : null,
-              (err: unknown) => err,
-            );
-          if (error !== null)
-            expect(isProviderError(error), `${JSON.stringify(text)}: ${String(error)}`).to.equal(true);
+            .catch((err: unknown) => err),
+        );
+      return results;
+    };
+
+    it('answers garbage with a ProviderError or no event, never another exception', async () => {
+      for (const text of GARBAGE)
+        for (const outcome of await outcomes(contract.sign(Buffer.from(text, 'latin1'), endpoint, NOW))) {
+          if (Array.isArray(outcome)) expect(outcome, `events from ${JSON.stringify(text)}`).to.deep.equal([]);
+          else expect(isProviderError(outcome), `${JSON.stringify(text)}: ${String(outcome)}`).to.equal(true);
         }
-      }
+    });
+
+    it('answers names of the object prototype (`constructor`, `__proto__`) with a ProviderError or known events only', async () => {
+      const known = new Set<string>(EVENT_TYPES);
+      for (const name of PROTOTYPE_NAMES)
+        for (const outcome of await outcomes(contract.sign(everyTextAs(contract.body, name), endpoint, NOW))) {
+          if (Array.isArray(outcome))
+            expect(
+              outcome.filter((e: NormalizedEvent) => !known.has(e.type)),
+              `${name}: events of no known type`,
+            ).to.deep.equal([]);
+          else expect(isProviderError(outcome), `${name}: ${String(outcome)}`).to.equal(true);
+        }
     });
 
     it('hands our ids back through its outgoing headers', async () => {

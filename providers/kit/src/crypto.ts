@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { malformed } from './errors';
 
 /**
  * Whether two secrets or signatures are equal, in time that depends on neither: both are hashed first,
@@ -17,4 +18,17 @@ export function hmacSha256(key: string, ...parts: Array<string | Buffer>): Buffe
 
 /** A stable id for an event the provider gives none: the hash of its JSON. */
 export const contentHash = (value: unknown): string =>
-  crypto.createHash('sha256').update(JSON.stringify(value)).digest('hex');
+  crypto.createHash('sha256').update(jsonText(value)).digest('hex');
+
+/**
+ * A parsed body's value as JSON text; a value nested too deeply to write (JSON.parse reads what
+ * JSON.stringify's stack cannot write back) is a malformed body.
+ */
+export function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (err instanceof RangeError) throw malformed('The body is nested too deeply');
+    throw err;
+  }
+}

@@ -47,6 +47,13 @@ export function ourId(value: unknown): number | null {
 }
 
 /** A string field, or null. */
+/**
+ * A table's own entry for a name a provider sent, else undefined: `table[name]` would answer the object
+ * prototype's members for names such as `constructor` or `__proto__`.
+ */
+export const entryOf = <T>(table: Readonly<Record<string, T>>, name: unknown): T | undefined =>
+  typeof name === 'string' && Object.hasOwn(table, name) ? table[name] : undefined;
+
 export const text = (value: unknown): string | null => (typeof value === 'string' && value ? value : null);
 
 /** A time given as UNIX seconds (number or digits) or ISO text; `fallback` when it is neither. */

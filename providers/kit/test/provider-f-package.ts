@@ -8,7 +8,7 @@ import path from 'node:path';
  */
 const PACKAGE_JSON = JSON.stringify({ name: 'switchboard-provider-f', version: '1.0.0', main: 'index.js' });
 const INDEX_JS = `
-const { badSignature, constantTimeEqual, header, isObject, jsonBody, malformed, ourId, text, timeOf } = require('@switchboard/provider-kit');
+const { badSignature, constantTimeEqual, entryOf, header, isObject, jsonBody, malformed, ourId, text, timeOf } = require('@switchboard/provider-kit');
 const TYPES = { delivered: 'delivered', opened: 'opened', bounced: 'bounced' };
 module.exports = {
   key: 'provider_f',
@@ -21,7 +21,7 @@ module.exports = {
     if (!isObject(body) || !Array.isArray(body.events)) throw malformed('Expected {events: [...]}');
     return body.events.flatMap((e) => {
       if (!isObject(e) || typeof e.id !== 'string') throw malformed('Every event needs an id');
-      const type = TYPES[e.type];
+      const type = entryOf(TYPES, e.type);
       if (!type) return [];
       const [messageId, subscriberId] = String(e.ref ?? '').split('.');
       return [{ type, ...(type === 'bounced' ? { bounce: 'hard' } : {}), recipient: text(e.email),

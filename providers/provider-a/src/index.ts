@@ -1,4 +1,5 @@
 import {
+  entryOf,
   contentHash,
   isObject,
   jsonBody,
@@ -27,7 +28,7 @@ const EVENTS: Record<string, NormalizedEvent['type']> = {
 
 function normalizeOne(event: unknown, receivedAt: Date): NormalizedEvent | null {
   if (!isObject(event)) throw malformed('Every event must be an object');
-  const type = EVENTS[String(event.event)];
+  const type = entryOf(EVENTS, event.event);
   // deferred, group_resubscribe and names SendGrid may add: nothing to count.
   if (!type) return null;
   const normalized: NormalizedEvent = {

@@ -1,4 +1,5 @@
 import {
+  entryOf,
   InboundRequest,
   jsonBody,
   MailgunEnvelope,
@@ -47,7 +48,7 @@ const providerB: ProviderAdapter = {
     if (current) return normalizeCurrent(current, new Date());
     const fields = await fieldsOf(request);
     if (!fields.event || !fields.token) throw malformed('Expected the event and token fields');
-    const kind = EVENTS[fields.event];
+    const kind = entryOf(EVENTS, fields.event);
     if (!kind) return [];
     const event: NormalizedEvent = {
       ...kind,

@@ -1,4 +1,5 @@
 import {
+  entryOf,
   contentHash,
   isObject,
   jsonBody,
@@ -35,7 +36,7 @@ function typeOf(record: Record<string, unknown>): Pick<NormalizedEvent, 'type' |
       HardBounce: { type: 'bounced', bounce: 'hard' },
       SpamComplaint: { type: 'complained' },
     };
-    return reasons[String(record.SuppressionReason)] ?? null;
+    return entryOf(reasons, record.SuppressionReason) ?? null;
   }
   return null;
 }

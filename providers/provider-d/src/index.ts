@@ -1,4 +1,5 @@
 import {
+  entryOf,
   isObject,
   jsonBody,
   malformed,
@@ -35,7 +36,7 @@ const addresses = (recipients: unknown) =>
 
 /** The event's kind: a permanent bounce is hard, a transient or undetermined one soft. */
 function kindOf(type: string, event: Record<string, unknown>): Kind | undefined {
-  if (type !== 'Bounce') return KINDS[type];
+  if (type !== 'Bounce') return entryOf(KINDS, type);
   const bounce = isObject(event.bounce) ? event.bounce : {};
   return { type: 'bounced', bounce: bounce.bounceType === 'Permanent' ? 'hard' : 'soft' };
 }

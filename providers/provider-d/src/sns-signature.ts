@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { badSignature, InboundEndpoint, ProviderError, VerifyContext } from '@switchboard/provider-kit';
+import { badSignature, entryOf, InboundEndpoint, ProviderError, VerifyContext } from '@switchboard/provider-kit';
 
 const SNS_HOST = /^sns\.[a-z0-9-]{3,}\.amazonaws\.com(\.cn)?$/i;
 /** The fields each message type signs, in this order (absent ones skipped). */
@@ -49,7 +49,7 @@ export async function verifySnsSignature(
   endpoint: InboundEndpoint,
   context: VerifyContext,
 ): Promise<void> {
-  const fields = SIGNED_FIELDS[String(envelope.Type)];
+  const fields = entryOf(SIGNED_FIELDS, envelope.Type);
   const version = envelope.SignatureVersion;
   if (!fields || (version !== '1' && version !== '2') || typeof envelope.Signature !== 'string' || !envelope.Signature)
     throw badSignature('Type, SignatureVersion (1 or 2) and Signature are required');

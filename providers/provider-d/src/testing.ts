@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SIGNED_FIELDS } from './sns-signature';
+import { entryOf } from '@switchboard/provider-kit';
 
 export const TEST_CERT_URL = 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-test.pem';
 
@@ -43,7 +44,7 @@ function createSigner(): SnsTestSigner {
     certificate,
     sign(envelope, version = '2', key = privateKey) {
       const signed: Record<string, unknown> = { ...envelope, SignatureVersion: version, SigningCertURL: TEST_CERT_URL };
-      const text = (SIGNED_FIELDS[String(signed.Type)] ?? [])
+      const text = (entryOf(SIGNED_FIELDS, signed.Type) ?? [])
         .filter((name) => typeof signed[name] === 'string')
         .map((name) => `${name}\n${signed[name] as string}\n`)
         .join('');

@@ -1,4 +1,5 @@
 import {
+  entryOf,
   contentHash,
   isObject,
   jsonBody,
@@ -83,7 +84,7 @@ const providerE: ProviderAdapter = {
   normalize(request) {
     const form = formOf(jsonBody(request));
     const { data } = form;
-    const kind = EVENTS[String(data.event)];
+    const kind = entryOf(EVENTS, data.event);
     if (!kind) return [];
     // The envelope's token is unique per webhook call, sent again on a retry; Brevo's own body is the same
     // on a retry, so its hash is.

@@ -12,6 +12,7 @@ import {
   transactionWithRetry,
   writeText,
 } from '@switchboard/core';
+import { jsonText } from '@switchboard/provider-kit';
 import type { EventType, NormalizedEvent } from '@switchboard/provider-kit';
 import { ensureStatusCountRows } from '../audience/subscribers';
 import { MailEvent, MailEventLedger } from '../mail-events';
@@ -68,6 +69,8 @@ interface Submission {
   endpoint: ReceivingEndpoint;
   provider: string;
   events: NormalizedEvent[];
+  /** Each event's provider payload as stored, written while the request is answered alone. */
+  payloads: string[];
 }
 
 interface Receipt {
@@ -116,7 +119,9 @@ export class InboundEventRecorder {
 
   async record(endpoint: ReceivingEndpoint, provider: string, events: NormalizedEvent[]): Promise<Receipt> {
     if (!events.length) return { received: 0, recorded: 0 };
-    return this.runs.submit({ endpoint, provider, events });
+    // Written here, not in the run: a payload too deeply nested to write is this request's 400 alone.
+    const payloads = events.map((e) => jsonText(e.raw ?? null));
+    return this.runs.submit({ endpoint, provider, events, payloads });
   }
 
   /** The run's requests verified with their endpoint as it is now are recorded; the others are stale. */
@@ -132,6 +137,7 @@ export class InboundEventRecorder {
   private async recordCurrent(batch: Submission[]): Promise<Receipt[]> {
     // Which submission each event came from: the events are flattened in order.
     const owner = batch.flatMap((s, k) => s.events.map(() => k));
+    const payloads = batch.flatMap((s) => s.payloads);
     const linked = await this.linker.link(
       batch.flatMap((s) => s.events.map((event) => ({ organizationId: s.endpoint.organizationId, event }))),
     );
@@ -148,7 +154,7 @@ export class InboundEventRecorder {
       event_type: e.type,
       bounce: e.bounce ?? null,
       provider_message_id: e.providerMessageId?.slice(0, 191) ?? null,
-      payload: JSON.stringify(e.raw ?? null),
+      payload: payloads[i],
       event_at: storableTime(e.occurredAt, now),
       received_at: now,
       receipt,

@@ -22,7 +22,8 @@ export class TimelineCounts {
       ['h', HOUR],
       ['d', DAY],
     ] as const) {
-      const start = time - (time % size);
+      // Floored for times before 1970 too, whose remainder is negative.
+      const start = time - (((time % size) + size) % size);
       const key = `${messageId}.${period}.${start}.${eventType}`;
       const row = this.counts.get(key);
       if (row) row.events++;

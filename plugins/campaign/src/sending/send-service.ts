@@ -59,6 +59,9 @@ export class SendService {
     const testMode = request.test_mode ?? false;
     if (!testMode) this.assertSendable(messageId, String(message.status));
     const scheduledAt = request.scheduled_at ? new Date(request.scheduled_at) : null;
+    // A time the format allows but no clock shows (a leap second, 23:59:60) would be stored as no time at all.
+    if (scheduledAt && Number.isNaN(scheduledAt.getTime()))
+      throw validationError('scheduled_at', 'format', 'scheduled_at must be a date-time a clock shows');
     if (scheduledAt && scheduledAt.getTime() <= this.clock.now().getTime())
       throw validationError('scheduled_at', 'future', 'scheduled_at must be in the future');
     await assertListsOwned(this.knex, orgId, request.list_ids);

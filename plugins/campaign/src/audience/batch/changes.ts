@@ -93,24 +93,23 @@ export class BatchChanges {
     return { updated: changes.length - unknown.size, failed: errors.length, errors };
   }
 
+  /**
+   * `not_found` counts the ids and emails named (each once) that are no subscriber of the organization: a
+   * subscriber named by its id and its email, or twice, is found.
+   */
   async delete(orgId: number, input: BatchDelete): Promise<BatchDeleteResult> {
-    const ids = new Set(input.ids ?? []);
-    const emails = (input.emails ?? []).map(normalizeEmail);
-    if (emails.length) {
-      for (const id of await this.knex('subscribers')
-        .where({ organization_id: orgId })
-        .whereIn('email', emails)
-        .pluck('id'))
-        ids.add(Number(id));
-    }
-    const asked = (input.ids?.length ?? 0) + emails.length;
-    if (asked > 1000)
+    if ((input.ids?.length ?? 0) + (input.emails?.length ?? 0) > 1000)
       throw new AppError('VALIDATION_ERROR', 'At most 1000 ids and emails together', {
         field: 'ids',
         rule: 'maxItems',
       });
-    const deleted = await this.writer.deleteMany(orgId, [...ids]);
-    return { deleted, not_found: asked - deleted };
+    const named = [...new Set(input.ids ?? [])];
+    const emails = [...new Set((input.emails ?? []).map(normalizeEmail))];
+    const subscribers = () => this.knex('subscribers').where({ organization_id: orgId });
+    const byId = named.length ? (await subscribers().whereIn('id', named).pluck('id')).map(Number) : [];
+    const byEmail = emails.length ? (await subscribers().whereIn('email', emails).pluck('id')).map(Number) : [];
+    const deleted = await this.writer.deleteMany(orgId, [...new Set([...byId, ...byEmail])]);
+    return { deleted, not_found: named.length - byId.length + (emails.length - byEmail.length) };
   }
 
   private async idsOf(orgId: number, emails: string[]): Promise<Map<string, number>> {

@@ -72,13 +72,12 @@ export class ListsService {
 
   async addSubscribers(orgId: number, id: number, subscriberIds: number[]): Promise<{ added: number }> {
     return transactionWithRetry(this.knex, async (trx) => {
+      // The subscribers first, locked, then the list, as every writer of a subscriber takes them: the
+      // membership copies the status no other change moves meanwhile (docs/decisions.md, Lists).
+      const members = await this.lockedMembers(trx, orgId, subscriberIds);
       await this.lockList(trx, orgId, id);
-      const members = await trx('subscribers')
-        .where({ organization_id: orgId })
-        .whereIn('id', subscriberIds)
-        .select('id', 'status');
-      if (members.length !== subscriberIds.length) {
-        const found = new Set(members.map((m: { id: number }) => Number(m.id)));
+      if (members.length !== new Set(subscriberIds).size) {
+        const found = new Set(members.map((m) => m.id));
         const missing = subscriberIds.find((s) => !found.has(s));
         throw validationError('subscriber_ids', 'exists', `Subscriber ${missing} does not exist`);
       }
@@ -86,7 +85,7 @@ export class ListsService {
         trx,
         orgId,
         id,
-        members.map((m: { id: number; status: string }) => ({ id: Number(m.id), status: m.status })),
+        members.map((m) => ({ id: m.id, status: m.status })),
         this.clock.now(),
       );
       return { added };
@@ -98,6 +97,27 @@ export class ListsService {
       await this.lockList(trx, orgId, id);
       return { removed: await removeMemberships(trx, id, subscriberIds) };
     });
+  }
+
+  /** The organization's subscribers among the ids with their status, locked on MySQL, in id order. */
+  private async lockedMembers(
+    trx: Knex.Transaction,
+    orgId: number,
+    subscriberIds: number[],
+  ): Promise<Array<{ id: number; status: string }>> {
+    const query = trx('subscribers')
+      .where({ organization_id: orgId })
+      .whereIn(
+        'id',
+        [...new Set(subscriberIds)].sort((a, b) => a - b),
+      )
+      .orderBy('id')
+      .select('id', 'status');
+    if (trx.client.config.client === 'mysql2') query.forUpdate();
+    return ((await query) as Array<{ id: number; status: string }>).map((m) => ({
+      id: Number(m.id),
+      status: m.status,
+    }));
   }
 
   private async lockList(trx: Knex.Transaction, orgId: number, id: number): Promise<void> {

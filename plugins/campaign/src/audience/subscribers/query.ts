@@ -168,14 +168,14 @@ export class SubscriberQuery {
     return { items, ...counted };
   }
 
-  /** The list items of a page of ids, in that order. */
+  /** The list items of a page of ids, in that order; one deleted since the ids were read is left out. */
   private async items(ids: number[]) {
     const [rows, memberships] = await Promise.all([
       ids.length ? this.knex('subscribers').whereIn('id', ids).select(LIST_COLUMNS) : Promise.resolve([]),
       this.memberships(ids),
     ]);
     const byId = new Map(rows.map((r: Record<string, unknown>) => [toInt(r.id), r]));
-    return ids.map((id) => toListItem(byId.get(id)!, memberships.get(id) ?? []));
+    return ids.filter((id) => byId.has(id)).map((id) => toListItem(byId.get(id)!, memberships.get(id) ?? []));
   }
 
   async get(orgId: number, id: number) {
@@ -292,8 +292,9 @@ export class SubscriberQuery {
     if (plain && !listIds) return { total: await statusCount(this.knex, orgId, status), capped: false };
     if (plain && listIds?.length === 1) {
       if (status === 'active') {
+        // A list deleted since it was named has no members left to count.
         const list = await this.knex('lists').where({ id: listIds[0] }).first('active_count');
-        return { total: Number(list.active_count), capped: false };
+        return { total: list ? Number(list.active_count) : 0, capped: false };
       }
       const [{ n }] = await this.knex('list_subscribers')
         .where({ list_id: listIds[0], subscriber_status: status })

@@ -243,9 +243,12 @@ export class SubscriberWriter {
     return row;
   }
 
+  /**
+   * The row, locked on MySQL: two changes of one subscriber at once (two unsubscribes, an unsubscribe and a
+   * delete) must each start from the status the other left, or both move the counters from the same one.
+   */
   private async stored(trx: Knex.Transaction, orgId: number, id: number): Promise<SearchSource | undefined> {
-    const row = await trx('subscribers').where({ organization_id: orgId, id }).first(SEARCH_SOURCE_COLUMNS);
-    return row ? { ...row, id: Number(row.id) } : undefined;
+    return (await this.locked(trx, orgId, [id]))[0];
   }
 
   /**

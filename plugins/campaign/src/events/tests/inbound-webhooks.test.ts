@@ -298,6 +298,31 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     expect(await events()).to.equal(count);
   });
 
+  it('ignores event names of the object prototype, and refuses a body nested too deeply to store with a 400', async () => {
+    const endpoint = await createEndpoint({ provider: 'provider_a', name: 'SG proto', secret: 'sg-proto' });
+    const ids = { campaign_message_id: String(message), campaign_subscriber_id: String(ada) };
+    const body = JSON.stringify([
+      { event: 'constructor', email: 'ada@example.com', timestamp: 1, sg_event_id: 'proto-1', ...ids },
+      { event: '__proto__', email: 'ada@example.com', timestamp: 1, sg_event_id: 'proto-2', ...ids },
+      { event: 'delivered', email: 'ada@example.com', timestamp: 1, sg_event_id: 'proto-3', ...ids },
+    ]);
+    const delivered = Number((await counters()).count_delivered);
+    const answer = await post(`/webhook/provider_a?endpoint=${endpoint.id}`, body, signProviderA('sg-proto', body));
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+    expect(Number((await counters()).count_delivered)).to.equal(delivered + 1);
+
+    const pm = await createEndpoint({ provider: 'provider_c', name: 'PM deep', secret: 'pm:deep-pass' });
+    const depth = 100_000;
+    const deep = `{"RecordType":"Delivery","Recipient":"ada@example.com","Deep":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const before = await events();
+    const refused = await post(`/webhook/provider_c?endpoint=${pm.id}`, deep, {
+      authorization: `Basic ${Buffer.from('pm:deep-pass').toString('base64')}`,
+    });
+    expect(refused.status, JSON.stringify(refused.body)).to.equal(400);
+    expect(refused.body.error.code).to.equal('BAD_REQUEST');
+    expect(await events()).to.equal(before);
+  });
+
   it('provider_c: HTTP Basic, an unsubscribe by Postmark moves the subscriber and counts a stop', async () => {
     const endpoint = await createEndpoint({ provider: 'provider_c', name: 'PM', secret: 'pm:secret-pass' });
     const fresh = (await f.api().post('/subscribers', { email: 'grace@example.com' }).expect(201)).body.data.id;

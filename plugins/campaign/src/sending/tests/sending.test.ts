@@ -180,7 +180,7 @@ describeEachBackend('campaign: send, test and cancel: the status machine and wha
     return res.body.error.message as string;
   };
 
-  it('refuses unknown or foreign lists, an empty list set, a past scheduled_at and a message without a sender', async () => {
+  it('refuses unknown or foreign lists, an empty list set, a past or clockless scheduled_at and a message without a sender', async () => {
     const id = await draft();
     expect(await refused(`/messages/${id}/send`, { list_ids: [news, 999_999] }, 'list_ids')).to.include('999999');
     const stranger = await createTenant(f.engine, { name: 'Other' });
@@ -189,6 +189,8 @@ describeEachBackend('campaign: send, test and cancel: the status machine and wha
     await refused(`/messages/${id}/send`, { list_ids: [] }, 'list_ids');
     await refused(`/messages/${id}/send`, {}, 'list_ids');
     await refused(`/messages/${id}/send`, { list_ids: [news], scheduled_at: '2020-01-01T00:00:00Z' }, 'scheduled_at');
+    // A leap second the date-time format allows and no clock shows: it would be stored as no time, never due.
+    await refused(`/messages/${id}/send`, { list_ids: [news], scheduled_at: '2030-06-30T23:59:60Z' }, 'scheduled_at');
     const anonymous = await draft({ from_email: null });
     expect(await refused(`/messages/${anonymous}/send`, { list_ids: [news] }, 'from_email')).to.include(
       'sender profile',

@@ -351,6 +351,13 @@ describeEachBackend('campaign: batch operations', (backend) => {
       .expect(200);
     expect(res.body.data).to.deep.equal({ deleted: 2, not_found: 1 });
     expect((await f.api().get(`/lists/${list}`)).body.data.subscriber_count).to.equal(before - 1);
+    // A subscriber named by its id and its email, or twice, is found once; what is missing counts once.
+    const c = (await f.api().post('/subscribers', { email: 'del-c@example.com' }).expect(201)).body.data.id;
+    const twice = await f
+      .api()
+      .delete('/subscribers/batch', { ids: [c, c, 987654, 987654], emails: ['del-c@example.com', 'none@example.com'] })
+      .expect(200);
+    expect(twice.body.data).to.deep.equal({ deleted: 1, not_found: 2 });
     await f.api().delete('/subscribers/batch', {}).expect(422);
   });
 

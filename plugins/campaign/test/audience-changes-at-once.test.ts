@@ -1,0 +1,108 @@
+import { expect } from 'chai';
+import { createTenant, describeEachBackend, TestTenant } from '@switchboard/core/testing';
+import { campaignContainer, campaignFixture, CampaignFixture } from '../src/shared/tests/support';
+import { SubscriberQuery } from '../src/audience/subscribers/query';
+
+/**
+ * Changes of the same subscribers and lists arriving at once (MariaDB runs them side by side; SQLite one
+ * after another): the counters, the memberships' status copies and the answers stay as if one came
+ * after the other, and a page read while rows go answers without them.
+ */
+describeEachBackend('campaign: subscribers and lists changed at once', (backend) => {
+  let f: CampaignFixture;
+  before(async function () {
+    this.timeout(60_000);
+    f = await campaignFixture(backend());
+  });
+  after(async () => f?.close());
+
+  /** A tenant of its own with `count` active subscribers in one list. */
+  async function listOfActive(count: number) {
+    const tenant = await createTenant(f.engine, { name: `At once ${Math.random()}` });
+    const list = (await f.api(tenant).post('/lists', { name: 'L', code: 'l' }).expect(201)).body.data.id as number;
+    const subscribers = (
+      await f
+        .api(tenant)
+        .post('/subscribers/batch', {
+          skip_confirmation: true,
+          subscribers: Array.from({ length: count }, (_, i) => ({ email: `at-once-${i}@example.com` })),
+        })
+        .expect(200)
+    ).body.data;
+    const ids = (
+      await f.engine.knex('subscribers').where({ organization_id: tenant.organizationId }).orderBy('id').pluck('id')
+    ).map(Number);
+    expect(subscribers.created).to.equal(count);
+    return { tenant, list, ids };
+  }
+
+  /** Every membership's status copy against its subscriber's status, and the list's active counter. */
+  async function membershipsAgree(tenant: TestTenant, list: number) {
+    const rows = await f.engine
+      .knex('list_subscribers as m')
+      .join('subscribers as s', 's.id', 'm.subscriber_id')
+      .where('m.list_id', list)
+      .select('m.subscriber_status', 's.status');
+    for (const r of rows) expect(r.subscriber_status).to.equal(r.status);
+    const active = rows.filter((r) => r.status === 'active').length;
+    const stored = (await f.api(tenant).get(`/lists/${list}`).expect(200)).body.data;
+    expect(stored.active_count).to.equal(active);
+    return rows.length;
+  }
+
+  it('counts a subscriber unsubscribed three times at once as one unsubscribe', async () => {
+    const { tenant, list, ids } = await listOfActive(12);
+    await f.api(tenant).post(`/lists/${list}/subscribers`, { subscriber_ids: ids }).expect(200);
+    const answers = await Promise.all(
+      ids.flatMap((id) => [1, 2, 3].map(() => f.api(tenant).post(`/subscribers/${id}/unsubscribe`, {}))),
+    );
+    expect(answers.map((a) => a.status).filter((s) => s !== 200)).to.deep.equal([]);
+    expect(await membershipsAgree(tenant, list)).to.equal(12);
+    const page = (await f.api(tenant).get('/subscribers?status=unsubscribed').expect(200)).body;
+    expect(page.pagination.total).to.equal(12);
+    expect((await f.api(tenant).get('/subscribers').expect(200)).body.pagination.total).to.equal(0);
+  }).timeout(60_000);
+
+  it('copies the status a subscriber has into a membership added while it unsubscribes', async () => {
+    const { tenant, list, ids } = await listOfActive(16);
+    const answers = await Promise.all(
+      ids.flatMap((id) => [
+        f.api(tenant).post(`/lists/${list}/subscribers`, { subscriber_ids: [id] }),
+        f.api(tenant).post(`/subscribers/${id}/unsubscribe`, {}),
+      ]),
+    );
+    expect(answers.map((a) => a.status).filter((s) => s !== 200)).to.deep.equal([]);
+    expect(await membershipsAgree(tenant, list)).to.equal(16);
+  }).timeout(60_000);
+
+  it('adds a subscriber to a list once when its lists are replaced while the list adds it', async () => {
+    const { tenant, list, ids } = await listOfActive(16);
+    const answers = await Promise.all(
+      ids.flatMap((id) => [
+        f.api(tenant).put(`/subscribers/${id}`, { lists: [list] }),
+        f.api(tenant).post(`/lists/${list}/subscribers`, { subscriber_ids: [id] }),
+      ]),
+    );
+    expect(
+      answers.map((a) => `${a.status} ${a.body?.error?.message ?? ''}`).filter((s) => !s.startsWith('200')),
+    ).to.deep.equal([]);
+    expect(await membershipsAgree(tenant, list)).to.equal(16);
+    expect((await f.api(tenant).get(`/lists/${list}`).expect(200)).body.data.subscriber_count).to.equal(16);
+  }).timeout(60_000);
+
+  it('answers a page without the subscribers deleted after its ids were read, and a list deleted since as empty', async () => {
+    const { tenant, ids } = await listOfActive(2);
+    const query = campaignContainer(f.engine).resolve(SubscriberQuery);
+    await f.api(tenant).delete(`/subscribers/${ids[1]}`).expect(200);
+    const items = await (query as unknown as { items(ids: number[]): Promise<Array<{ id: number }>> }).items(ids);
+    expect(items.map((s) => s.id)).to.deep.equal([ids[0]]);
+
+    const gone = (await f.api(tenant).post('/lists', { name: 'Gone', code: 'gone' }).expect(201)).body.data.id;
+    await f.api(tenant).delete(`/lists/${gone}`).expect(200);
+    // As if the list had been deleted between its check and its count.
+    const checked = Object.create(query) as SubscriberQuery;
+    Object.assign(checked, { listFilter: async () => [gone] });
+    const page = await checked.list(tenant.organizationId, { page: 1, per_page: 10, status: 'active', list_id: gone });
+    expect(page).to.deep.include({ items: [], total: 0 });
+  });
+});
