@@ -1,5 +1,5 @@
 import { decodeHTML } from 'entities';
-import type { MailTracking } from './tracking-links';
+import { TRACKED_LINK, type MailTracking } from './tracking-links';
 import { loadOnFirstUse, type MailMessage } from '@switchboard/core';
 import { compileTemplate, MergeValues, Template, verbatim } from './merge-tags';
 import { escapeHtml } from '../shared/html';
@@ -130,7 +130,9 @@ function tracked(html: string, links: { unsubscribe: string; tracking?: MailTrac
   const out = click
     ? html.replace(LINK, (whole, start: string, quote: string, href: string) => {
         const url = decodeHTML(href);
-        return url === links.unsubscribe ? whole : `${start}${quote}${escapeHtml(click(url))}${quote}`;
+        return url === links.unsubscribe || url.length > TRACKED_LINK.maxLength
+          ? whole
+          : `${start}${quote}${escapeHtml(click(url))}${quote}`;
       })
     : html;
   return open

@@ -3,6 +3,12 @@ import { AppConfig, SERVICES } from '@switchboard/core';
 import { LinkSigner } from '../shared/link-signer';
 import { TRACK_PATH } from '../shared/paths';
 
+/**
+ * The links a mail's clicks are tracked through: http(s) in any case, up to 2,048 characters (the click
+ * route's limit: a longer link is left as it is, untracked, rather than broken).
+ */
+export const TRACKED_LINK = { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 2048 } as const;
+
 export interface MailTracking {
   /** The open pixel's URL, when opens are tracked. */
   open?: string;

@@ -2,6 +2,7 @@ import type { PluginApi, PluginContext } from '@switchboard/core';
 import { TRACK_PATH } from '../shared/paths';
 import { escapeHtml } from '../shared/html';
 import { TrackingService } from './tracking-service';
+import { TRACKED_LINK } from './tracking-links';
 
 /** A transparent 1x1 GIF. */
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
@@ -34,7 +35,7 @@ export function trackingRoutes(api: PluginApi, ctx: PluginContext): void {
         query: {
           type: 'object',
           required: ['token', 'u'],
-          properties: { token, u: { type: 'string', minLength: 8, maxLength: 2048, pattern: '^https?://' } },
+          properties: { token, u: { type: 'string', minLength: 8, ...TRACKED_LINK } },
         },
         response: { status: 302, description: 'a redirect to the link' },
         answers: { 404: 'RESOURCE_NOT_FOUND: the token is not one of ours, or the link is not one of its mail' },

@@ -118,6 +118,28 @@ describeEachBackend('campaign: open and click tracking', (backend) => {
     expect((await stats(id)).stats).to.include({ opened: 2, clicked: 3, unique_opened: 2, unique_clicked: 2 });
   });
 
+  it('tracks a link written HTTPS://, leaves one over 2,048 characters as written, and leads on once its message is deleted', async () => {
+    const long = `https://acme.test/${'x'.repeat(2100)}`;
+    const id = await sendMessage({
+      track_opens: true,
+      track_clicks: true,
+      content_html: `<p><a href="HTTPS://acme.test/Loud">loud</a> <a href="${long}">long</a></p>`,
+    });
+    const body = await htmlOf(id, 'ada@example.com');
+    expect(body).to.include(`href="${long}"`);
+    const [loud] = [...body.matchAll(/href="(http:\/\/mail\.test\/api\/campaign\/t\/c\?[^"]+)"/g)].map((m) =>
+      m[1].replace(/&amp;/g, '&'),
+    );
+    const pixel = /<img src="(http:\/\/mail\.test\/api\/campaign\/t\/o\?token=[^"]+)"/.exec(body)![1];
+    expect((await request(f.server).get(local(loud)).expect(302)).headers.location).to.equal('https://acme.test/Loud');
+    expect((await stats(id)).stats).to.include({ clicked: 1, unique_clicked: 1 });
+
+    // Deleted once sent: the mail's link still leads on and its pixel still answers, counting nothing.
+    await f.api().delete(`/messages/${id}`).expect(200);
+    expect((await request(f.server).get(local(loud)).expect(302)).headers.location).to.equal('https://acme.test/Loud');
+    await request(f.server).get(local(pixel)).expect(200);
+  });
+
   it('counts every open and click, and one mail opened and clicked, when a mail is opened and clicked many times at once', async () => {
     const id = await sendMessage({ track_opens: true, track_clicks: true });
     const body = await htmlOf(id, 'alan@example.com');
