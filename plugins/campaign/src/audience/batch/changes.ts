@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { AppError, compileValidator, SERVICES } from '@switchboard/core';
 import { normalizeEmail } from '../../shared/email';
+import { assertMetaDataFits } from '../../shared/meta-data';
 import { SubscriberWriter } from '../subscribers';
 import {
   BatchDelete,
@@ -48,6 +49,7 @@ export class BatchChanges {
         if (row.id === undefined && row.email === undefined) {
           throw new AppError('VALIDATION_ERROR', 'Each row needs an id or an email', { field: 'id', rule: 'required' });
         }
+        assertMetaDataFits(row.meta_data);
         const { id, email: _email, ...profile } = row;
         rows.push({ index, email, id, profile });
       } catch (err) {

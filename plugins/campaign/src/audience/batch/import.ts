@@ -13,6 +13,7 @@ import { applyListDeltas, insertMemberships, Membership } from '../lists';
 import { adjustStatusCounts, ensureStatusCountRows } from '../subscribers';
 import { subscriberCreated, WebhookOutbox } from '../../webhooks';
 import { normalizeEmail } from '../../shared/email';
+import { assertMetaDataFits } from '../../shared/meta-data';
 import { recordConfirmationsDue } from '../../shared/confirmation-job';
 import { profileColumns } from '../subscribers';
 import { SubscriberWriter, withProfile } from '../subscribers';
@@ -99,6 +100,7 @@ export class BatchImport {
       const email = typeof given.email === 'string' ? (given.email = given.email.trim()) : null;
       try {
         const row = validateRow<BatchRow>(candidate);
+        assertMetaDataFits(row.meta_data);
         const normalized = normalizeEmail(row.email);
         if (seen.has(normalized)) {
           result.errors.push({

@@ -32,6 +32,7 @@ import { profileColumns } from './rows';
 import { deleteSearchRows, insertSearchRows, replaceSearchRows, SEARCH_SOURCE_COLUMNS, SearchSource } from '../search';
 import type { CreatedSubscriber, NewSubscriber, SubscriberProfile } from './schemas';
 import type { SubscriberStatus } from '../../shared/subscriber-statuses';
+import { assertMetaDataFits } from '../../shared/meta-data';
 
 /** The name fields present in the input. */
 export const pickNames = (input: SubscriberProfile) => ({
@@ -56,6 +57,7 @@ export class SubscriberWriter {
   ) {}
 
   async create(orgId: number, input: NewSubscriber): Promise<Pick<CreatedSubscriber, 'id' | 'email' | 'status'>> {
+    assertMetaDataFits(input.meta_data);
     await ensureStatusCountRows(this.knex, orgId);
     const email = normalizeEmail(input.email);
     const status = input.confirmed ? 'active' : 'unconfirmed';
@@ -102,6 +104,7 @@ export class SubscriberWriter {
    */
   async updateMany(orgId: number, changes: Array<{ id: number; profile: SubscriberProfile }>): Promise<number[]> {
     if (!changes.length) return [];
+    for (const c of changes) assertMetaDataFits(c.profile.meta_data);
     await this.assertListsExist(
       this.knex,
       orgId,

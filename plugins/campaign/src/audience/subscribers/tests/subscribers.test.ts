@@ -98,6 +98,38 @@ describeEachBackend('campaign: subscribers', (backend) => {
     expect(search.body.data.map((s: { id: number }) => s.id)).not.to.include(id);
   });
 
+  it('takes meta_data up to 65,535 bytes of JSON and refuses more with a 422, alone in a batch', async () => {
+    const meta = (keys: number) =>
+      Object.fromEntries(Array.from({ length: keys }, (_, k) => [`k${k}`, Array(50).fill('v'.repeat(191))]));
+    const fits = await f
+      .api()
+      .post('/subscribers', { email: 'meta-fits@example.com', meta_data: meta(6) })
+      .expect(201);
+    const stored = (await f.api().get(`/subscribers/${fits.body.data.id}`).expect(200)).body.data.meta_data;
+    expect(stored).to.deep.equal(meta(6));
+    const big = await f
+      .api()
+      .post('/subscribers', { email: 'meta-big@example.com', meta_data: meta(8) })
+      .expect(422);
+    expect(big.body.error.details).to.deep.equal({ field: 'meta_data', rule: 'maxLength' });
+    const put = await f
+      .api()
+      .put(`/subscribers/${fits.body.data.id}`, { meta_data: meta(8) })
+      .expect(422);
+    expect(put.body.error.details).to.deep.equal({ field: 'meta_data', rule: 'maxLength' });
+    const batch = await f
+      .api()
+      .post('/subscribers/batch', {
+        subscribers: [
+          { email: 'meta-batch-big@example.com', meta_data: meta(8) },
+          { email: 'meta-batch-ok@example.com' },
+        ],
+      })
+      .expect(200);
+    expect(batch.body.data).to.deep.include({ created: 1, failed: 1 });
+    expect(batch.body.data.errors[0]).to.deep.include({ index: 0, field: 'meta_data', rule: 'maxLength' });
+  });
+
   it('refuses an update that names no known field instead of changing nothing', async () => {
     const id = (await f.api().post('/subscribers', { email: 'still@example.com', first_name: 'Stil' }).expect(201)).body
       .data.id;
