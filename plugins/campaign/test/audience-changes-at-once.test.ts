@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createTenant, describeEachBackend, TestTenant } from '@switchboard/core/testing';
 import { campaignContainer, campaignFixture, CampaignFixture } from '../src/shared/tests/support';
 import { SubscriberQuery } from '../src/audience/subscribers/query';
+import { SubscriberWriter } from '../src/audience/subscribers/writer';
 
 /**
  * Changes of the same subscribers and lists arriving at once (MariaDB runs them side by side; SQLite one
@@ -104,5 +105,35 @@ describeEachBackend('campaign: subscribers and lists changed at once', (backend)
     Object.assign(checked, { listFilter: async () => [gone] });
     const page = await checked.list(tenant.organizationId, { page: 1, per_page: 10, status: 'active', list_id: gone });
     expect(page).to.deep.include({ items: [], total: 0 });
+  });
+
+  it('adds no member to a list deleted after it was checked: the change is a 422, an import fails those rows alone', async () => {
+    const { tenant, ids } = await listOfActive(1);
+    const gone = (await f.api(tenant).post('/lists', { name: 'Going', code: 'going' }).expect(201)).body.data.id;
+    await f.api(tenant).delete(`/lists/${gone}`).expect(200);
+    const { assertListsExist, existingLists } = SubscriberWriter.prototype;
+    // As if the list had been deleted between its check and the memberships' insert.
+    SubscriberWriter.prototype.assertListsExist = async () => undefined;
+    SubscriberWriter.prototype.existingLists = async (_trx, _org, lists) => new Set(lists);
+    try {
+      const put = await f.api(tenant).put(`/subscribers/${ids[0]}`, { lists: [gone] });
+      expect(put.status, JSON.stringify(put.body)).to.equal(422);
+      expect(put.body.error.details).to.deep.equal({ field: 'lists', rule: 'exists' });
+      const created = await f.api(tenant).post('/subscribers', { email: 'gone-list@example.com', lists: [gone] });
+      expect(created.status, JSON.stringify(created.body)).to.equal(422);
+      const batch = await f
+        .api(tenant)
+        .post('/subscribers/batch', {
+          subscribers: [{ email: 'gone-1@example.com', lists: [gone] }, { email: 'gone-2@example.com' }],
+        })
+        .expect(200);
+      expect(batch.body.data).to.deep.include({ created: 1, failed: 1 });
+      expect(batch.body.data.errors[0]).to.deep.include({ index: 0, field: 'lists', rule: 'exists' });
+    } finally {
+      Object.assign(SubscriberWriter.prototype, { assertListsExist, existingLists });
+    }
+    expect(await f.engine.knex('list_subscribers').where({ list_id: gone }).count({ n: '*' })).to.deep.equal([
+      { n: 0 },
+    ]);
   });
 });

@@ -9,7 +9,7 @@ import {
   SERVICES,
   transactionWithRetry,
 } from '@switchboard/core';
-import { applyListDeltas, insertMemberships, Membership } from '../lists';
+import { applyListDeltas, insertMemberships, ListsGone, Membership } from '../lists';
 import { adjustStatusCounts, ensureStatusCountRows } from '../subscribers';
 import { subscriberCreated, WebhookOutbox } from '../../webhooks';
 import { normalizeEmail } from '../../shared/email';
@@ -77,11 +77,13 @@ export class BatchImport {
     await ensureStatusCountRows(this.knex, orgId);
     const result: BatchResult = { created: 0, updated: 0, failed: 0, errors: [], unconfirmed: [] };
     const rows = this.checkRows(input.subscribers, result);
+    // The request's lists were checked above; a list deleted during the import fails the rows after (ListsGone).
     const knownLists = await this.writer.existingLists(
       this.knex,
       orgId,
       rows.flatMap((r) => r.lists ?? []),
     );
+    for (const id of input.lists ?? []) knownLists.add(id);
     const plan = { lookFirst: false };
     for (let i = 0; i < rows.length; i += CHUNK) {
       await this.writeChunkRetrying(orgId, rows.slice(i, i + CHUNK), input, knownLists, result, plan);
@@ -149,8 +151,12 @@ export class BatchImport {
       try {
         return await this.writeChunk(orgId, chunk, input, knownLists, result, plan.lookFirst);
       } catch (err) {
-        if (!isUniqueViolation(err) || (plan.lookFirst && ++conflicts === 3)) throw err;
         Object.assign(result, before);
+        if (err instanceof ListsGone) {
+          for (const id of err.ids) knownLists.delete(id);
+          continue;
+        }
+        if (!isUniqueViolation(err) || (plan.lookFirst && ++conflicts === 3)) throw err;
         plan.lookFirst = true;
       }
     }
@@ -176,7 +182,7 @@ export class BatchImport {
     lookFirst: boolean,
   ): Promise<void> {
     const usable = chunk.filter((row) => {
-      const missing = (row.lists ?? []).find((id) => !knownLists.has(id));
+      const missing = [...(input.lists ?? []), ...(row.lists ?? [])].find((id) => !knownLists.has(id));
       if (missing === undefined) return true;
       result.errors.push({
         index: row.index,

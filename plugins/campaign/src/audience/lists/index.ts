@@ -4,6 +4,7 @@ export {
   deleteMemberships,
   deltaOf,
   insertMemberships,
+  ListsGone,
   moveMembershipStatus,
   removeAllMemberships,
 } from './memberships';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { insertRows } from '@switchboard/core';
+import { AppError, insertRows } from '@switchboard/core';
 import { appendMembershipRows } from '../search';
 
 /** Moves the status copies in memberships to a new status and keeps each list's active_count right. */
@@ -74,8 +74,19 @@ export async function insertMemberships(
 }
 
 /**
+ * Lists deleted while members were added to them (a 422 `lists` / `exists`, as if they had been gone when
+ * the request came): the transaction that added them rolls back, leaving no membership of a deleted list.
+ */
+export class ListsGone extends AppError {
+  constructor(readonly ids: number[]) {
+    super('VALIDATION_ERROR', `List ${ids[0]} does not exist`, { field: 'lists', rule: 'exists' });
+  }
+}
+
+/**
  * Adds to list counters in one statement; it locks the list rows in id order, the same order in every
  * concurrent transaction. Callers apply counters last: the rows stay locked only from here to the commit.
+ * A list that gained members and is no longer there was deleted since the caller checked it: ListsGone.
  */
 export async function applyListDeltas(trx: Knex.Transaction, deltas: Map<number, ListDelta>): Promise<void> {
   const changed = [...deltas].filter(([, d]) => d.subscribers || d.active);
@@ -85,15 +96,22 @@ export async function applyListDeltas(trx: Knex.Transaction, deltas: Map<number,
       `CASE id ${changed.map(() => 'WHEN ? THEN ?').join(' ')} ELSE 0 END`,
       changed.flatMap(([id, d]) => [id, pick(d)]),
     );
-  await trx('lists')
-    .whereIn(
-      'id',
-      changed.map(([id]) => id),
-    )
-    .update({
-      subscriber_count: trx.raw('subscriber_count + ?', [byId((d) => d.subscribers)]),
-      active_count: trx.raw('active_count + ?', [byId((d) => d.active)]),
-    });
+  const updated = Number(
+    await trx('lists')
+      .whereIn(
+        'id',
+        changed.map(([id]) => id),
+      )
+      .update({
+        subscriber_count: trx.raw('subscriber_count + ?', [byId((d) => d.subscribers)]),
+        active_count: trx.raw('active_count + ?', [byId((d) => d.active)]),
+      }),
+  );
+  if (updated === changed.length) return;
+  const joined = changed.filter(([, d]) => d.subscribers > 0).map(([id]) => id);
+  const kept = new Set((await trx('lists').whereIn('id', joined).pluck('id')).map(Number));
+  const gone = joined.filter((id) => !kept.has(id));
+  if (gone.length) throw new ListsGone(gone);
 }
 
 /** Adds memberships that do not exist yet; returns how many were added. */
