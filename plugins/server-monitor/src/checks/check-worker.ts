@@ -47,12 +47,21 @@ export class CheckWorker {
     if (!server || server.state === 'paused') return null;
     const knownDown = server.is_up !== null && !toBool(server.is_up);
     const url = this.urlOf(server);
-    let outcome = await this.checker.check(url);
+    let outcome = this.notStopped(await this.checker.check(url));
     if (!outcome.up && outcome.status !== 'refused' && !knownDown) {
       await new Promise((resolve) => setTimeout(resolve, this.options.confirmDelayMs));
-      outcome = await this.checker.check(url);
+      outcome = this.notStopped(await this.checker.check(url));
     }
     await this.writer.write(server, outcome);
+    return outcome;
+  }
+
+  /**
+   * A check the engine's stop cut short (its connections destroyed) failed for no fault of the server:
+   * the job fails writing nothing, and the server is checked in its next round (a shutdown is no outage).
+   */
+  private notStopped(outcome: CheckOutcome): CheckOutcome {
+    if (this.checker.closed) throw new Error('the engine is stopping: the check is left to its next round');
     return outcome;
   }
 

@@ -39,6 +39,8 @@ function credentialsOf(endpoint: string): { url: string; authorization?: string 
 export class HttpChecker {
   private readonly agents = new Set<Agent>();
   private shared?: Agent;
+  /** Closed: the engine stops, and what a check ended with since says nothing of its server. */
+  closed = false;
 
   constructor(
     private readonly options: HttpCheckOptions,
@@ -152,8 +154,9 @@ export class HttpChecker {
     return agent;
   }
 
-  /** Ends the checks still running (the engine stops). */
+  /** Ends the checks still running (the engine stops); their outcomes are not the servers' (`closed`). */
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.agents].map((agent) => agent.destroy().catch(() => undefined)));
   }
 }

@@ -1,6 +1,15 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, GroupCommit, SERVICES, toBool, toInt, transactionWithRetry } from '@switchboard/core';
+import {
+  Clock,
+  dialectOfKnex,
+  GroupCommit,
+  Logger,
+  SERVICES,
+  toBool,
+  toInt,
+  transactionWithRetry,
+} from '@switchboard/core';
 import { AlertService } from '../alerts';
 import { shownEndpoint } from '../shared/endpoints';
 import type { CheckOutcome } from './http-check';
@@ -14,6 +23,7 @@ export interface CheckedServer {
   status: unknown;
   is_up: unknown;
   down_alerted: unknown;
+  state?: unknown;
 }
 
 interface Checked {
@@ -46,15 +56,17 @@ export class CheckResultWriter {
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(AlertService) private readonly alerts: AlertService,
+    @inject(SERVICES.Logger) private readonly logger: Logger,
   ) {}
 
   write(server: CheckedServer, outcome: CheckOutcome): Promise<void> {
     return this.runs.submit({ server, outcome });
   }
 
-  private async writeTogether(batch: Checked[]): Promise<void[]> {
+  private async writeTogether(checked: Checked[]): Promise<void[]> {
     const now = this.clock.now();
     const alertIds = await transactionWithRetry(this.knex, async (trx) => {
+      const batch = await this.stillChecked(trx, checked);
       const results = batch.map(({ server, outcome }) => ({
         server_id: toInt(server.id),
         checked_at: now,
@@ -81,8 +93,35 @@ export class CheckResultWriter {
       for (const { server, outcome } of batch) raised.push(...(await this.applyTo(trx, server, outcome, now)));
       return raised;
     });
-    await this.alerts.queue(alertIds);
-    return batch.map(() => undefined);
+    // Committed: a failure now must not run the checks again (GroupCommit would, and raise their alerts
+    // twice). An alert not queued stays pending, and the alert-requeue sweep queues it within minutes.
+    await this.alerts
+      .queue(alertIds)
+      .catch((err: unknown) =>
+        this.logger.warn({ err, alerts: alertIds.length }, 'server-monitor alerts not queued: the requeue sweep will'),
+      );
+    return checked.map(() => undefined);
+  }
+
+  /**
+   * The checks whose server is as it was when checked, with its row as it is now (read locked on MySQL, in
+   * id order): one paused, deleted or given another endpoint meanwhile is not written (paused means no
+   * alert; the new endpoint is checked in its round), and the status, state and alert flag are the ones
+   * stored now, not the job's copy from before the check (another check may have changed them).
+   */
+  private async stillChecked(trx: Knex.Transaction, checked: Checked[]): Promise<Checked[]> {
+    const ids = [...new Set(checked.map((c) => toInt(c.server.id)))].sort((a, b) => a - b);
+    const query = trx('monitor_servers')
+      .whereIn('id', ids)
+      .orderBy('id')
+      .select('id', 'organization_id', 'title', 'endpoint', 'status', 'is_up', 'down_alerted', 'state');
+    const rows = (await (dialectOfKnex(trx) === 'mysql' ? query.forUpdate() : query)) as CheckedServer[];
+    const current = new Map(rows.map((row) => [toInt(row.id), row]));
+    return checked.flatMap(({ server, outcome }) => {
+      const now = current.get(toInt(server.id));
+      if (!now || now.state === 'paused' || now.endpoint !== server.endpoint) return [];
+      return [{ server: now, outcome }];
+    });
   }
 
   /** The server's row, and the alert its outcome calls for. */

@@ -38,6 +38,9 @@ export interface HeartbeatCheck {
  * not pinged for interval plus grace is missing, alerted once, and a recovery notice goes out when pings
  * resume. `due_at` (the last ping or the creation, plus both) makes the minute's check one indexed query.
  */
+/** No heartbeat's token is longer: a longer one is unknown without a look. */
+const MAX_TOKEN_LENGTH = 64;
+
 @injectable()
 export class HeartbeatService {
   /**
@@ -88,6 +91,7 @@ export class HeartbeatService {
 
   /** A ping: one statement unless the heartbeat was missing (then a recovery notice) or is unknown. */
   async ping(token: string): Promise<void> {
+    if (token.length > MAX_TOKEN_LENGTH) throw new AppError('RESOURCE_NOT_FOUND', 'Unknown heartbeat');
     const digest = hashToken(token);
     if (await this.pings.submit(digest)) return;
     const now = this.clock.now();
@@ -163,9 +167,11 @@ export class HeartbeatService {
       if (!due.length) return marked;
       for (const beat of due) {
         const alertIds = await transactionWithRetry(this.knex, async (trx) => {
+          // Still due: a ping that came since the page was read moved due_at on, and wins.
           const turned = await trx('monitor_heartbeats')
             .where({ id: beat.id })
             .whereIn('state', ['new', 'up'])
+            .andWhere('due_at', '<', now)
             .update({ state: 'down', updated_at: now });
           if (!turned) return [];
           marked++;

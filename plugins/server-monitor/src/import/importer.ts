@@ -97,9 +97,16 @@ export class ServerImporter {
       bytes += chunk.length;
       options.onProgress?.(bytes);
     });
+    // The header as read, to check it also when no record follows.
+    let header: string[] | undefined;
+    const columns = (names: string[]) => (header = names);
     const parser = input.pipe(
-      parse({ columns: true, info: true, skip_empty_lines: true, relax_column_count: true, trim: true, bom: true }),
+      parse({ columns, info: true, skip_empty_lines: true, relax_column_count: true, trim: true, bom: true }),
     );
+    const checkHeader = (names: string[]) => {
+      const missing = REQUIRED.filter((c) => !names.includes(c));
+      if (missing.length) throw new ImportFileError(`The header row lacks the column(s) ${missing.join(', ')}`);
+    };
     let checkedHeader = false;
     try {
       for await (const { record, info } of parser as AsyncIterable<{
@@ -107,8 +114,7 @@ export class ServerImporter {
         info: { lines: number };
       }>) {
         if (!checkedHeader) {
-          const missing = REQUIRED.filter((c) => !(c in record));
-          if (missing.length) throw new ImportFileError(`The header row lacks the column(s) ${missing.join(', ')}`);
+          checkHeader(header ?? Object.keys(record));
           checkedHeader = true;
         }
         const line = info.lines;
@@ -154,6 +160,8 @@ export class ServerImporter {
       throw err;
     }
     if (!checkedHeader && bytes === 0) throw new ImportFileError('The file is empty: a header row is required');
+    // A header and no record: its columns are checked all the same.
+    if (!checkedHeader && header) checkHeader(header);
     await flush();
     return result;
   }

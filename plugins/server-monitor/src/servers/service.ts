@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import {
   Clock,
   deleteOwnedRow,
+  dialectOfKnex,
   duplicateEntry,
   insertedId,
   notFound,
@@ -137,20 +138,22 @@ export class ServersService {
   /** A new server is pending until its tier's next round checks it (or paused, when asked). */
   async create(orgId: number, input: NewServer): Promise<Server> {
     const stored = this.stored(input.endpoint);
-    await this.refuseDuplicate(orgId, stored.endpoint);
     const now = this.clock.now();
-    const id = insertedId(
-      await this.knex('monitor_servers').insert({
-        organization_id: orgId,
-        title: input.title,
-        ...stored,
-        notes: input.notes ?? null,
-        state: input.paused ? 'paused' : 'pending',
-        paused_at: input.paused ? now : null,
-        created_at: now,
-        updated_at: now,
-      }),
-    );
+    const id = await transactionWithRetry(this.knex, async (trx) => {
+      await this.refuseDuplicate(trx, orgId, stored.endpoint);
+      return insertedId(
+        await trx('monitor_servers').insert({
+          organization_id: orgId,
+          title: input.title,
+          ...stored,
+          notes: input.notes ?? null,
+          state: input.paused ? 'paused' : 'pending',
+          paused_at: input.paused ? now : null,
+          created_at: now,
+          updated_at: now,
+        }),
+      );
+    });
     return this.row(orgId, id);
   }
 
@@ -178,7 +181,6 @@ export class ServersService {
       (stored.endpoint !== current.endpoint ||
         openEndpoint(stored, this.secrets) !== openEndpoint(current as unknown as StoredEndpoint, this.secrets));
     if (moved) {
-      await this.refuseDuplicate(orgId, stored.endpoint, id);
       Object.assign(row, { ...stored, status: null, is_up: null, response_ms: null });
       Object.assign(row, { failing_since: null, down_alerted: false, uptime_stale: true });
     }
@@ -187,9 +189,10 @@ export class ServersService {
       Object.assign(row, { state: 'pending', paused_at: null });
     // The check worker writes servers' rows all the time: InnoDB may pick this update as a deadlock's
     // victim (Schemathesis met one), and asks for it to be run again.
-    await transactionWithRetry(this.knex, (trx) =>
-      trx('monitor_servers').where({ organization_id: orgId, id }).update(row),
-    );
+    await transactionWithRetry(this.knex, async (trx) => {
+      if (moved) await this.refuseDuplicate(trx, orgId, stored.endpoint, id);
+      await trx('monitor_servers').where({ organization_id: orgId, id }).update(row);
+    });
     return this.row(orgId, id);
   }
 
@@ -287,9 +290,23 @@ export class ServersService {
     return String(org?.selected_plan ?? 'free');
   }
 
-  /** One organization watches an endpoint once, as the CSV import has it. */
-  private async refuseDuplicate(orgId: number, endpoint: string, except?: number): Promise<void> {
-    const same = this.knex('monitor_servers').where({ organization_id: orgId, endpoint });
+  /**
+   * One organization watches an endpoint once, as the CSV import has it, compared byte for byte (a path's
+   * case is part of it). The organization's row is locked first on MySQL, so two requests at once with the
+   * same endpoint take turns and the second sees the first's server (both were created before session 26).
+   */
+  private async refuseDuplicate(
+    trx: Knex.Transaction,
+    orgId: number,
+    endpoint: string,
+    except?: number,
+  ): Promise<void> {
+    const mysql = dialectOfKnex(trx) === 'mysql';
+    if (mysql) await trx('organizations').where({ id: orgId }).forUpdate().first('id');
+    const same = trx('monitor_servers').where({ organization_id: orgId });
+    // MariaDB's default collation ignores case: compare the bytes.
+    if (mysql) same.whereRaw('?? = binary ?', ['endpoint', endpoint]);
+    else same.where({ endpoint });
     if (except !== undefined) same.whereNot({ id: except });
     if (await same.first('id')) throw duplicateEntry('endpoint', 'This organization already monitors this endpoint');
   }
