@@ -29,11 +29,20 @@ export function isSnsUrl(value: unknown, pathEnding = ''): value is string {
   }
 }
 
+/** The public key of a PEM certificate; text that is none cannot verify anything (401, not a 500). */
+function certificateKey(pem: string): crypto.KeyObject {
+  try {
+    return new crypto.X509Certificate(pem).publicKey;
+  } catch {
+    throw badSignature('The signing certificate could not be read');
+  }
+}
+
 async function publicKeyOf(url: string, context: VerifyContext): Promise<crypto.KeyObject> {
   const known = keys.get(url);
   if (known) return known;
   if (!context.fetchText) throw new ProviderError('forbidden', 'No certificate source is configured');
-  const key = new crypto.X509Certificate(await context.fetchText(url)).publicKey;
+  const key = certificateKey(await context.fetchText(url));
   if (keys.size >= CERTIFICATES_KEPT) keys.delete(keys.keys().next().value!);
   keys.set(url, key);
   return key;

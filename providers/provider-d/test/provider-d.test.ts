@@ -210,6 +210,21 @@ describe('provider_d: SNS signatures, certificates, topics and subscriptions', (
     expect(isProviderError(noList) && noList.kind).to.equal('forbidden');
   });
 
+  it('refuses a message whose certificate URL answers something that is no certificate', async () => {
+    const url = 'https://sns.us-east-1.amazonaws.com/not-a-certificate.pem';
+    const error = await providerD
+      .verify(request({ ...signEnvelope(withTopic(2)), SigningCertURL: url }), endpoint, {
+        now: () => new Date(),
+        replay: memoryReplayGuard(),
+        fetchText: async () => '<html>Service Unavailable</html>',
+      })
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    expect(isProviderError(error) && error.kind, String(error)).to.equal('signature');
+  });
+
   it('gives the SubscribeURL of a confirmation to visit only when it is Amazon SNS', () => {
     expect(subscribeUrlToConfirm(request(fixture(1)))).to.match(/^https:\/\/sns\.us-west-2\.amazonaws\.com\//);
     expect(subscribeUrlToConfirm(request(fixture(2)))).to.equal(null);

@@ -145,11 +145,12 @@ export class SendStore {
   /**
    * Writes the recipients of a send that starts: the lists' active subscribers, each once. A send of
    * POST /send leaves out those an earlier such send of the message reached (a send again after a
-   * cancel goes on where the first stopped); a schedule's run goes to everybody again.
+   * cancel goes on where the first stopped); a schedule's run goes to everybody again, and so does a
+   * test send: a dry run is of the whole audience each time (the draft may have changed since).
    */
   async addRecipients(trx: Knex.Transaction, send: SendRow): Promise<number> {
     const audience = this.audience(trx, send.list_ids);
-    if (send.schedule_id === null)
+    if (send.schedule_id === null && !send.test_mode)
       audience.whereNotExists((reached) =>
         reached
           .select(trx.raw('1'))

@@ -272,6 +272,13 @@ describeEachBackend('campaign: send, test and cancel: the status machine and wha
     expect(message.stats.sent).to.equal(0);
     expect(message.delivery).to.include({ test_mode: true, recipients: 2, sent: 2, queued: 0 });
     expect(sentTo(id)).to.have.length(0);
+    // A second dry run (the draft edited, say) renders for everybody again.
+    const again = await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [news], test_mode: true })
+      .expect(200);
+    expect(again.body.data).to.include({ test_mode: true, recipients: 2 });
+    await waitFor(async () => (await statusOf(id)).delivery?.sent === 2, 15_000);
     // A real send afterwards reaches everybody.
     await f
       .api()
