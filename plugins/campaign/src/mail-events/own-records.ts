@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isUniqueViolation } from '@switchboard/core';
 
 /** Events of our own (not a provider's) recorded beside theirs, so statistics rebuild from records alone. */
 export const OWN_PROVIDER = 'switchboard';
@@ -18,21 +19,31 @@ export async function recordLinkUnsubscribe(
     provider_event_id: `unsubscribe-link:${ids.messageId}:${ids.subscriberId}`,
   };
   if (await trx('inbound_events').where(key).first('id')) return false;
-  await trx('inbound_events').insert({
-    ...key,
-    webhook_endpoint_id: null,
-    message_id: ids.messageId,
-    subscriber_id: ids.subscriberId,
-    recipient: null,
-    event_type: 'unsubscribed',
-    bounce: null,
-    provider_message_id: null,
-    payload: JSON.stringify({ via: 'unsubscribe link' }),
-    event_at: now,
-    received_at: now,
-    receipt: 'unsubscribe-link',
-  });
-  return true;
+  // Another process may record it between the read and the insert (its commit past this transaction's
+  // snapshot): the key's unique index tells, and this one was recorded before.
+  const inserted = await trx('inbound_events')
+    .insert({
+      ...key,
+      webhook_endpoint_id: null,
+      message_id: ids.messageId,
+      subscriber_id: ids.subscriberId,
+      recipient: null,
+      event_type: 'unsubscribed',
+      bounce: null,
+      provider_message_id: null,
+      payload: JSON.stringify({ via: 'unsubscribe link' }),
+      event_at: now,
+      received_at: now,
+      receipt: 'unsubscribe-link',
+    })
+    .then(
+      () => true,
+      (err: unknown) => {
+        if (isUniqueViolation(err)) return false;
+        throw err;
+      },
+    );
+  return inserted;
 }
 
 const TRACKED_CHUNK = 500;
