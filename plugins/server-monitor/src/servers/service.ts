@@ -176,10 +176,17 @@ export class ServersService {
     if (changes.notes !== undefined) row.notes = changes.notes;
     const paused = changes.paused ?? current.state === 'paused';
     const stored = changes.endpoint === undefined ? null : this.stored(changes.endpoint);
+    // A password sealed under another APP_KEY opens to nothing: the endpoint given replaces it.
+    const opened = (endpoint: StoredEndpoint) => {
+      try {
+        return openEndpoint(endpoint, this.secrets);
+      } catch {
+        return null;
+      }
+    };
     const moved =
       stored !== null &&
-      (stored.endpoint !== current.endpoint ||
-        openEndpoint(stored, this.secrets) !== openEndpoint(current as unknown as StoredEndpoint, this.secrets));
+      (stored.endpoint !== current.endpoint || opened(stored) !== opened(current as unknown as StoredEndpoint));
     if (moved) {
       Object.assign(row, { ...stored, status: null, is_up: null, response_ms: null });
       Object.assign(row, { failing_since: null, down_alerted: false, uptime_stale: true });

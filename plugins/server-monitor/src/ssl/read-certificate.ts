@@ -49,7 +49,10 @@ export function readCertificate(
       const cert = socket.getPeerCertificate();
       socket.end();
       if (!cert || !cert.valid_to) return reject(new Error('no certificate presented'));
-      resolve({ validTo: new Date(cert.valid_to), issuer: nameOf(cert.issuer), subject: nameOf(cert.subject) });
+      const validTo = new Date(cert.valid_to);
+      // A date no clock reads fails this server's check alone, as one not presented does.
+      if (Number.isNaN(validTo.getTime())) return reject(new Error(`an expiry that is no date: ${cert.valid_to}`));
+      resolve({ validTo, issuer: nameOf(cert.issuer), subject: nameOf(cert.subject) });
     });
   });
 }

@@ -47,6 +47,11 @@ describeEachBackend('server-monitor: servers over REST', (backend) => {
     expect(locked.endpoint).to.equal(`${farm.url.replace('//', '//ops:***@')}/status/200`);
     const row = await f.engine.knex('monitor_servers').where({ id: locked.id }).first();
     expect(JSON.stringify(row)).to.not.contain('s3cret');
+    // Sealed under another APP_KEY (a restored backup, say): the password given again replaces it.
+    await f.engine.knex('monitor_servers').where({ id: locked.id }).update({ endpoint_secret: 'v1.sealed-elsewhere' });
+    const endpoint = `${farm.url.replace('//', '//ops:n3w@')}/status/200`;
+    await api.put(`/servers/${locked.id}`, { endpoint }).expect(200);
+    expect(await check(locked.id)).to.include({ up: true });
     await api.delete(`/servers/${locked.id}`).expect(200);
 
     await check(web.id);
