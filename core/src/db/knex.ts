@@ -8,6 +8,9 @@ const knexModule = loadOnFirstUse(() => require('knex') as typeof import('knex')
 
 export type Dialect = 'sqlite' | 'mysql';
 
+/** SQLite's function lower-casing text as JavaScript does (every letter, not ASCII alone). */
+export const SQLITE_LOWER = 'unicode_lower';
+
 export function dialectOf(databaseUrl: string): Dialect {
   if (databaseUrl.startsWith('sqlite:')) return 'sqlite';
   if (databaseUrl.startsWith('mysql:') || databaseUrl.startsWith('mariadb:')) return 'mysql';
@@ -57,7 +60,17 @@ export function createKnex(
       pool: {
         min: 1,
         max: 1,
-        afterCreate(conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        afterCreate(
+          conn: {
+            pragma(s: string): unknown;
+            function(name: string, options: object, fn: (value: unknown) => unknown): unknown;
+          },
+          done: (err: Error | null, conn: unknown) => void,
+        ) {
+          // SQLite's lower() leaves letters past ASCII as they are: searches case-fold with this one.
+          conn.function(SQLITE_LOWER, { deterministic: true }, (value) =>
+            typeof value === 'string' ? value.toLowerCase() : value,
+          );
           conn.pragma('journal_mode = WAL');
           conn.pragma('foreign_keys = ON');
           conn.pragma('busy_timeout = 5000');

@@ -1,15 +1,19 @@
 import type { Knex } from 'knex';
+import { SQLITE_LOWER } from './knex';
 
 // '!' escapes LIKE wildcards the same way on SQLite and MySQL (a backslash means different things).
 const escapeLike = (s: string) => s.replace(/[!%_]/g, (c) => `!${c}`);
 
 /**
- * Rows where any of `columns` contains `text`, case-insensitively (lower() on both sides: MySQL's
- * binary collations and SQLite's non-ASCII letters would otherwise tell cases apart).
+ * Rows where any of `columns` contains `text`, case-insensitively (lower-cased on both sides: MySQL's
+ * binary collations would otherwise tell cases apart; on SQLite with its own function, as SQLite's
+ * lower() and LIKE fold ASCII letters only, and `Élo` never met `élo`).
  */
 export function whereContains(query: Knex.QueryBuilder, columns: string[], text: string): Knex.QueryBuilder {
   const like = `%${escapeLike(text.toLowerCase())}%`;
+  const client = String((query as unknown as { client: Knex.Client }).client.config.client);
+  const lower = client.includes('sqlite') ? SQLITE_LOWER : 'lower';
   return query.andWhere((w) => {
-    for (const column of columns) w.orWhereRaw("lower(??) like ? escape '!'", [column, like]);
+    for (const column of columns) w.orWhereRaw(`${lower}(??) like ? escape '!'`, [column, like]);
   });
 }

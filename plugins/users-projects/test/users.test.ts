@@ -100,6 +100,18 @@ describeEachBackend('users-projects: users', (backend) => {
     expect(search.body.meta.total).to.equal(7);
   });
 
+  it('finds names past ASCII whatever their case: Éloïse by éloïse, ÜNAL or Élo', async () => {
+    const org = await createTenant(engine, { name: 'Accents' });
+    await create({ name: 'Éloïse Ünal', email: 'Elo@Example.com' }, org.auth).expect(201);
+    for (const text of ['Éloïse', 'éloïse', 'ÜNAL', 'Élo', 'elo@example']) {
+      const found = await request(server)
+        .get(`/api/v1/users?search=${encodeURIComponent(text)}`)
+        .set(org.auth)
+        .expect(200);
+      expect(found.body.meta.total, text).to.equal(1);
+    }
+  });
+
   it('never shows another organization its users: their ids answer 404', async () => {
     const user = (await create({ name: 'Private', email: 'private@example.com' }).expect(201)).body.data;
     const other = await createTenant(engine, { name: 'Intruder' });
