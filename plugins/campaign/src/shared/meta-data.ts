@@ -24,6 +24,21 @@ export const META_DATA_MAX_BYTES = 65_535;
  * schema's counts allow more than the column holds (docs/decisions.md, Subscribers).
  */
 export function assertMetaDataFits(meta: MetaData | undefined): void {
-  if (meta !== undefined && Buffer.byteLength(JSON.stringify(meta)) > META_DATA_MAX_BYTES)
+  if (meta === undefined || mostBytes(meta) <= META_DATA_MAX_BYTES) return;
+  if (Buffer.byteLength(JSON.stringify(meta)) > META_DATA_MAX_BYTES)
     throw validationError('meta_data', 'maxLength', `meta_data is at most ${META_DATA_MAX_BYTES} bytes as JSON`);
+}
+
+/**
+ * The most bytes the JSON text can take, without writing it (an import checks every row): a character is
+ * at most 6 bytes of JSON (`\uXXXX`), and each key or value adds its quotes and separators.
+ */
+function mostBytes(meta: MetaData): number {
+  let bytes = 2;
+  for (const [key, value] of Object.entries(meta)) {
+    bytes += key.length + 4;
+    for (const text of typeof value === 'string' ? [value] : value) bytes += text.length * 6 + 3;
+    bytes += 2;
+  }
+  return bytes;
 }
