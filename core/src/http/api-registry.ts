@@ -203,12 +203,17 @@ export class ApiRegistry {
     return group;
   }
 
-  /** The group whose prefix is the longest one containing the path. */
+  /**
+   * The group whose prefix is the longest one containing the path, in any case: the router matches paths
+   * without regard to case, so `/API/...` reaches the same routes and must meet the same guard (its token
+   * check, its rate limits) and error shape.
+   */
   groupFor(path: string): ApiGroup | undefined {
+    const lower = path.toLowerCase();
     let best: ApiGroup | undefined;
     for (const g of this.groups) {
-      const p = g.options.prefix;
-      if ((path === p || path.startsWith(`${p}/`)) && (!best || p.length > best.options.prefix.length)) best = g;
+      const p = g.options.prefix.toLowerCase();
+      if ((lower === p || lower.startsWith(`${p}/`)) && (!best || p.length > best.options.prefix.length)) best = g;
     }
     return best;
   }

@@ -34,7 +34,11 @@ describeEachBackend('server-monitor: wrong keys are rate limited', (backend) => 
     }
     await request(f.server).get('/api/servermonitor/ping/no-such-token').expect(404);
     for (let i = 0; i < 20; i++) {
-      const refused = await f.call('/worker-status', `wrong-${i}`).expect(403);
+      // Half of them through the path in capitals, which the router takes too: they count alike.
+      const path = i % 2 ? '/worker-status' : '/WORKER-STATUS';
+      const refused = await (
+        i % 2 ? f.call(path, `wrong-${i}`) : request(f.server).get(`/API/SERVERMONITOR${path}/wrong-${i}`)
+      ).expect(403);
       expect(refused.body).to.deep.equal(denied);
       expect(refused.headers['x-ratelimit-limit']).to.equal('20');
       expect(refused.headers['x-ratelimit-remaining']).to.equal(String(19 - i));
@@ -44,8 +48,9 @@ describeEachBackend('server-monitor: wrong keys are rate limited', (backend) => 
     expect(limited.body.success).to.equal(false);
     expect(limited.body.message).to.match(/^Too many invalid API keys from this address: retry in \d+ s$/);
     expect(Number(limited.headers['retry-after'])).to.be.within(1, 600);
-    // A path no route has is refused the same way.
+    // A path no route has is refused the same way, in capitals too.
     await request(f.server).get('/api/servermonitor/no/such/route').expect(429);
+    await request(f.server).get(`/API/servermonitor/worker-status/wrong-21`).expect(429);
 
     await f.call('/worker-status').expect(200);
     await f.call('/check/premium').expect(402);
