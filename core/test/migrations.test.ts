@@ -179,6 +179,21 @@ describeEachBackend('migrations: rollback', (backend) => {
   });
   after(() => knex.destroy());
 
+  it("reverts only the last run's namespaces without a plugin or `to`: an older install is left whole", async () => {
+    const both = new Migrator(knex, [widgets, notes]);
+    await both.latest({ to: '1.0' });
+    // Installed an hour ago: the upgrade below is the last run, and touches widgets alone.
+    for (const table of ['migrations_widgets', 'migrations_fx_notes'])
+      await knex(table).update({ migration_time: new Date(Date.now() - 3_600_000) });
+    await both.latest({ plugin: 'widgets' });
+    const reverted = await both.rollback();
+    expect(reverted.map((r) => r.plugin)).to.deep.equal(['widgets']);
+    expect(reverted[0].reverted).to.include('1.1/01-add-widget-label');
+    expect(await names(knex, 'migrations_widgets')).to.deep.equal(V1_0);
+    expect(await names(knex, 'migrations_fx_notes')).to.not.deep.equal([]);
+    await both.rollback({ to: '0' });
+  });
+
   it('reverts the last batch without `to`', async () => {
     await migrator.latest({ to: '1.0' });
     await migrator.latest();

@@ -114,7 +114,9 @@ export function registerMigrationCommands(program: Command, withEngine: WithEngi
 
   program
     .command('migrate:rollback')
-    .description('revert the last batch, or every migration above --to')
+    .description(
+      "revert the last batch (without --plugin: of the last migrate run's plugins), or every migration above --to",
+    )
     .option('--plugin <id>', 'only this plugin (or core)')
     .option('--to <x.y>', 'revert every migration of a later version')
     .option('--json', 'print one JSON object')

@@ -81,15 +81,21 @@ export class Migrator {
   }
 
   /**
-   * Without `to`: reverts each namespace's last batch (knex semantics). With `to: 'x.y'`: reverts every
-   * applied migration of a later folder, newest first; `to: '0'` reverts everything. Namespaces go in
-   * reverse order, so plugins are reverted before what they depend on.
+   * Without `to`: reverts the last batch, knex's semantics per namespace: of the named plugin, or, without
+   * one, of the namespaces the last `migrate` applied something to (those whose newest migration is the
+   * newest of all): each namespace keeps its own batches, and the last batch of one installed long ago
+   * is its whole schema (reverting every namespace's dropped the organizations and tokens of an install
+   * whose last upgrade touched one plugin; session 26). With `to: 'x.y'`: reverts every applied
+   * migration of a later folder, newest first; `to: '0'` reverts everything. Namespaces go in reverse
+   * order, so plugins are reverted before what they depend on.
    */
   async rollback(opts: { plugin?: string; to?: string } = {}): Promise<Array<{ plugin: string; reverted: string[] }>> {
     const { to } = opts;
     if (to !== undefined) assertVersion(to, 'rollback({ to })');
+    const lastMigrated = to === undefined && opts.plugin === undefined ? await this.lastMigrated() : null;
     const out = [];
     for (const { ns, files } of this.load(opts.plugin).reverse()) {
+      if (lastMigrated && !lastMigrated.has(ns.id)) continue;
       const config = this.config(ns, files);
       const [, reverted] = await this.locked(ns, async () => {
         if (to === undefined) return this.knex.migrate.rollback(config);
@@ -132,6 +138,24 @@ export class Migrator {
       cleared.push(ns.id);
     }
     return cleared;
+  }
+
+  /**
+   * The namespaces whose newest applied migration is the newest of all, to the second (MariaDB's tracking
+   * tables keep seconds; SQLite's milliseconds are cut alike): the last `migrate` run's. Run again, the
+   * rollback goes on to the run before.
+   */
+  private async lastMigrated(): Promise<Set<string>> {
+    const newest = new Map<string, number>();
+    for (const { ns } of this.load()) {
+      const table = trackingTable(ns);
+      if (!(await this.knex.schema.hasTable(table))) continue;
+      const [{ at }] = await this.knex(table).max({ at: 'migration_time' });
+      const time = at === null || at === undefined ? NaN : new Date(at as string | number | Date).getTime();
+      if (!Number.isNaN(time)) newest.set(ns.id, Math.floor(time / 1000));
+    }
+    const latest = Math.max(...newest.values());
+    return new Set([...newest].filter(([, time]) => time === latest).map(([id]) => id));
   }
 
   /** Read-only: status does not create the tracking tables. */
