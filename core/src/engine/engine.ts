@@ -25,6 +25,7 @@ import type { SecretBox } from '../secrets/secret-box';
 import { closeSharedServices, createRootContainer, SharedServiceOverrides } from './shared-services';
 import { ProvidedServices } from './provided-services';
 import { loadOnFirstUse } from '../load-on-first-use';
+import { withinDeadline } from '../deadline';
 
 // Koa, its middleware and the rate limiters load when the process serves HTTP.
 const httpApp = loadOnFirstUse(() => require('../http/build-app') as typeof import('../http/build-app'));
@@ -56,6 +57,9 @@ export interface EngineParts {
 }
 
 /** One running Switchboard: shared services, the enabled plugins, and what they registered. */
+/** How long /ready waits for Redis's answer before saying it does not answer. */
+const READY_PING_MS = 2_000;
+
 export class Engine {
   private app?: Koa;
   private server?: http.Server;
@@ -169,7 +173,8 @@ export class Engine {
     const redis = this.container.resolve<RedisClientType | null>(SERVICES.Redis);
     if (redis) {
       try {
-        await redis.ping();
+        // node-redis holds a command while disconnected, forever: /ready must answer 503 instead.
+        await withinDeadline(redis.ping(), READY_PING_MS, 'redis does not answer');
         checks.redis = 'ok';
       } catch (err) {
         checks.redis = (err as Error).message;

@@ -17,6 +17,7 @@ import { OutboundGuard } from '../http/outbound-guard';
 import type { JobQueues } from '../queue/types';
 import type { Locks } from '../locks/types';
 import { loadOnFirstUse } from '../load-on-first-use';
+import { withinDeadline } from '../deadline';
 
 const redisModule = loadOnFirstUse(() => require('redis') as typeof import('redis'));
 const metricsModule = loadOnFirstUse(() => require('../http/metrics') as typeof import('../http/metrics'));
@@ -25,6 +26,10 @@ export interface SharedServiceOverrides {
   logger?: Logger;
   clock?: Clock;
 }
+
+/** How long a process waits for Redis at start-up, and for its goodbye at shutdown. */
+const REDIS_CONNECT_MS = 10_000;
+const REDIS_QUIT_MS = 2_000;
 
 /** The root container: config, logger, database, Redis, queues, locks, clock, mailer, metrics. */
 export async function createRootContainer(
@@ -40,7 +45,16 @@ export async function createRootContainer(
   if (config.redisUrl) {
     redis = redisModule().createClient({ url: config.redisUrl }) as RedisClientType;
     redis.on('error', (err) => logger.warn({ err }, 'redis connection error'));
-    await redis.connect();
+    const client = redis;
+    // node-redis retries a first connection forever: a process would neither start nor say why.
+    await withinDeadline(
+      redis.connect(),
+      REDIS_CONNECT_MS,
+      `Redis at REDIS_URL does not answer within ${REDIS_CONNECT_MS / 1000} s: start it, or unset REDIS_URL for the embedded default`,
+    ).catch((err: unknown) => {
+      client.destroy();
+      throw err;
+    });
   }
   const queues = createJobQueues({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger });
   root.register(SERVICES.Config, { useValue: config });
@@ -79,6 +93,10 @@ export async function closeSharedServices(root: DependencyContainer, timeoutMs: 
   root.resolve<{ close(): void }>(SERVICES.Mailer).close();
   await root.resolve<OutboundGuard>(SERVICES.OutboundGuard).close();
   const redis = root.resolve<RedisClientType | null>(SERVICES.Redis);
-  if (redis?.isOpen) await redis.quit();
+  // quit() waits for an answer a Redis gone away never gives: past a moment the connection is dropped.
+  if (redis?.isOpen)
+    await withinDeadline(redis.quit(), REDIS_QUIT_MS, 'redis quit').catch(() => {
+      if (redis.isOpen) redis.destroy();
+    });
   await root.resolve<Knex>(SERVICES.Knex).destroy();
 }

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { RedisClientType } from 'redis';
 import type { LockHandle, Locks } from './types';
 import { loadOnFirstUse } from '../load-on-first-use';
+import { withinDeadline } from '../deadline';
 
 const redisModule = loadOnFirstUse(() => require('redis') as typeof import('redis'));
 
@@ -58,15 +59,7 @@ export class RedisLocks implements Locks {
     if (!this.ownsClient || this.redis.isReady) return;
     // node-redis keeps retrying a first connection forever; callers get an error after a deadline.
     this.connecting ??= this.redis.connect();
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('redis for locks does not answer')), CONNECT_TIMEOUT_MS);
-    });
-    try {
-      await Promise.race([this.connecting, deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await withinDeadline(this.connecting, CONNECT_TIMEOUT_MS, 'redis for locks does not answer');
   }
 }
 

@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import type { Engine } from '@switchboard/core';
+import { createTestEngine, embeddedBackend } from '@switchboard/core/testing';
+import { PrivateRedis } from '../faults/support/private-redis';
+import { runCli, cliEnv } from '../src/cli';
+
+/**
+ * Redis gone away (a review's findings, session 26): a process that needs it says so within its deadline
+ * instead of waiting forever, `/ready` answers 503 naming it, and a process asked to stop stops.
+ */
+describe('faults: Redis away [private redis]', function () {
+  let redis: PrivateRedis;
+  let engine: Engine | undefined;
+  before(async function () {
+    this.timeout(60_000);
+    redis = await PrivateRedis.start();
+  });
+  after(async () => {
+    await redis?.dispose();
+  });
+
+  it('answers /ready 503 naming Redis once it went, and still stops within its time', async function () {
+    this.timeout(60_000);
+    engine = await createTestEngine(embeddedBackend(), { env: { REDIS_URL: redis.url } });
+    const app = engine.http().callback();
+    await request(app).get('/ready').expect(200);
+    await redis.kill();
+    const started = Date.now();
+    const ready = await request(app).get('/ready').expect(503);
+    expect(Date.now() - started).to.be.below(10_000);
+    expect(JSON.stringify(ready.body)).to.match(/redis/i);
+    const stopping = Date.now();
+    await engine.close();
+    expect(Date.now() - stopping).to.be.below(15_000);
+  });
+
+  it('fails a command with Redis named when Redis does not answer, instead of waiting forever', async function () {
+    this.timeout(90_000);
+    // The Redis above is killed: its port refuses connections now.
+    const env = { ...cliEnv(embeddedBackend(), 'users-projects'), REDIS_URL: redis.url };
+    const started = Date.now();
+    const run = await runCli(['org:create', '--name', 'Nobody'], env, 60_000);
+    expect(run.code).to.not.equal(0);
+    expect(run.stderr).to.match(/Redis at REDIS_URL does not answer within 10 s/);
+    expect(Date.now() - started).to.be.below(45_000);
+  });
+});
