@@ -33,7 +33,10 @@ export class OutboundGuard {
   /** Send every outbound request through it: undici's `request(url, { dispatcher })`. Made on first use. */
   get dispatcher(): Agent {
     this.agent ??= new (undici().Agent)({
-      connections: 32,
+      // As many as a webhook subscription's tries in flight (64 by default): with fewer, the tries past them
+      // waited for a connection inside their 10 s, timed out at receivers that answered in time, and were
+      // sent again (session 26).
+      connections: 64,
       keepAliveTimeout: 10_000,
       connect: guardedConnector((address, hostname) =>
         this.isAllowedAddress(address) ? null : refusedAddressError(address, hostname),

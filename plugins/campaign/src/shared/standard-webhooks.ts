@@ -3,6 +3,9 @@ import crypto from 'node:crypto';
 /** A Standard Webhooks secret as shown to a receiver: `whsec_` and the key's base64. */
 export const whsecOf = (key: Buffer): string => `whsec_${key.toString('base64')}`;
 
+/** The fewest key bytes a secret may give: `whsec_` and text that decodes to nothing signed with an empty key. */
+export const MIN_KEY_BYTES = 16;
+
 /** The key bytes of a secret: after `whsec_` its base64, otherwise the text's UTF-8 bytes. */
 export const keyOfSecret = (secret: string): Buffer =>
   secret.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : Buffer.from(secret, 'utf8');

@@ -13,6 +13,12 @@ export const parkPending = (trx: Knex | Knex.Transaction, webhookId: number) =>
     .whereIn('webhook_id', trx('webhooks').select('id').where({ id: webhookId, active: false }))
     .update({ next_attempt_at: PARKED });
 
-/** Activated again: everything it had pending is due at once (a try that ended after the parking too). */
+/**
+ * Activated again: what it had parked is due at once. A row not parked is a try in flight (its due time
+ * moved past the try) or one waiting its back-off: making it due sent a delivery in flight a second
+ * time (session 26); it comes when due.
+ */
 export const unparkPending = (trx: Knex | Knex.Transaction, webhookId: number, now: Date) =>
-  trx('webhook_deliveries').where({ webhook_id: webhookId, state: 'pending' }).update({ next_attempt_at: now });
+  trx('webhook_deliveries')
+    .where({ webhook_id: webhookId, state: 'pending', next_attempt_at: PARKED })
+    .update({ next_attempt_at: now });

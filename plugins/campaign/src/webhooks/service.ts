@@ -3,6 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import {
   Clock,
+  validationError,
   deleteOwnedRow,
   insertedId,
   notFound,
@@ -14,7 +15,7 @@ import {
   SERVICES,
   toBool,
 } from '@switchboard/core';
-import { whsecOf } from '../shared/standard-webhooks';
+import { keyOfSecret, MIN_KEY_BYTES, whsecOf } from '../shared/standard-webhooks';
 import { assertReceiverUrl } from '../shared/receiver-url';
 import { webhookSchema, type NewWebhook, type Webhook, type WebhookChanges } from './schemas';
 import type { WebhookEventName } from './event-names';
@@ -59,6 +60,7 @@ export class WebhooksService {
 
   async create(orgId: number, input: NewWebhook): Promise<Webhook> {
     assertReceiverUrl(this.guard, 'url', input.url);
+    assertSigningKey(input.secret);
     const now = this.clock.now();
     const secret = input.secret ?? whsecOf(crypto.randomBytes(32));
     const id = insertedId(
@@ -83,6 +85,7 @@ export class WebhooksService {
   async update(orgId: number, id: number, input: WebhookChanges): Promise<Webhook> {
     const { secret, events, ...fields } = input;
     if (fields.url !== undefined) assertReceiverUrl(this.guard, 'url', fields.url);
+    assertSigningKey(secret);
     const now = this.clock.now();
     const activated = await this.knex.transaction(async (trx) => {
       const current = await trx('webhooks').where({ organization_id: orgId, id }).forUpdate().first('active');
@@ -110,4 +113,14 @@ export class WebhooksService {
   async delete(orgId: number, id: number): Promise<void> {
     await deleteOwnedRow(this.knex, 'webhooks', orgId, id, 'Webhook');
   }
+}
+
+/** A secret given must make a key of MIN_KEY_BYTES at least (`whsec_!!!!...` made none: anyone could sign). */
+function assertSigningKey(secret: string | undefined): void {
+  if (secret !== undefined && keyOfSecret(secret).length < MIN_KEY_BYTES)
+    throw validationError(
+      'secret',
+      'minLength',
+      `secret must give a key of at least ${MIN_KEY_BYTES} bytes (after whsec_, that many bytes as base64)`,
+    );
 }

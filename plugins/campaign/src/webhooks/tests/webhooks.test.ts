@@ -4,6 +4,8 @@ import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@
 import { listOf, mailsOf, sendNow } from '../../shared/tests/sending-support';
 import { campaignFixture, CampaignFixture } from '../../shared/tests/support';
 import { webhookDeliveriesTask } from '../commands';
+import { WebhookDispatcher } from '../dispatcher';
+import { PARKED } from '../pending';
 import { receiver, verified } from '../../shared/tests/webhook-receiver';
 
 const options = (webhooks: Record<string, unknown>) => ({
@@ -65,6 +67,17 @@ describeEachBackend('campaign: outbound webhooks', (backend) => {
     expect(ftp.status).to.equal(422);
     expect(ftp.body.error.details).to.deep.equal({ field: 'url', rule: 'pattern' });
     expect(ftp.body.error.message).to.contain('^https?://');
+    // A secret that gives no key (its base64 decodes to nothing) would sign with an empty one: anyone could.
+    for (const secret of ['whsec_!!!!!!!!!!!!!!!!!!', 'whsec_AAAAAAAAAAAA'])
+      expect(
+        (
+          await f
+            .api()
+            .post('/webhooks', { name: 'x', url: hooks.url('/x'), events: ['sent'], secret })
+            .expect(422)
+        ).body.error.details,
+      ).to.deep.equal({ field: 'secret', rule: 'minLength' });
+    await f.api().put(`/webhooks/${made.id}`, { secret: 'whsec_!!!!!!!!!!!!!!!!!!' }).expect(422);
     const metadata = await f.api().post('/webhooks', { name: 'x', url: 'http://169.254.169.254/', events: ['sent'] });
     expect(metadata.status).to.equal(422);
     expect(metadata.body.error.message).to.contain('private or loopback address (169.254.169.254)');
@@ -218,6 +231,54 @@ describeEachBackend('campaign: outbound webhooks', (backend) => {
       'delivered',
     ]);
     await f.api().post('/webhooks/999999/test').expect(404);
+    await f.api().delete(`/webhooks/${hook.id}`).expect(200);
+  });
+
+  it("answers a test of a subscription deleted while it ran with the receiver's answer", async () => {
+    const hook = await create({ name: 'Going', url: hooks.url('/test-going'), events: ['sent'] });
+    const { post } = WebhookDispatcher.prototype;
+    // The DELETE lands while the receiver answers.
+    WebhookDispatcher.prototype.post = async function (this: WebhookDispatcher, ...args: Parameters<typeof post>) {
+      const outcome = await post.apply(this, args);
+      await f.api().delete(`/webhooks/${hook.id}`).expect(200);
+      return outcome;
+    };
+    try {
+      const answer = (await f.api().post(`/webhooks/${hook.id}/test`).expect(200)).body.data;
+      expect(answer).to.include({ delivered: true, response_status: 204 });
+    } finally {
+      WebhookDispatcher.prototype.post = post;
+    }
+    await f.api().get(`/webhooks/${hook.id}`).expect(404);
+  });
+
+  it('activated again, sends at once what was parked, and never a delivery whose try is in flight', async () => {
+    const hook = await create({ name: 'Parked', url: hooks.url('/parked'), events: ['sent'] });
+    await f.api().put(`/webhooks/${hook.id}`, { active: false }).expect(200);
+    const row = (eventId: string, nextAttemptAt: Date) => ({
+      organization_id: f.tenant.organizationId,
+      webhook_id: hook.id,
+      event_id: eventId,
+      event: 'sent',
+      body: '{}',
+      state: 'pending',
+      attempts: 0,
+      next_attempt_at: nextAttemptAt,
+      created_at: clock.now(),
+    });
+    // One parked while inactive; one whose try is in flight (its due time moved past the try).
+    const inFlight = new Date(clock.now().getTime() + 30_000);
+    await f.engine.knex('webhook_deliveries').insert([row('parked-1', PARKED), row('flying-1', inFlight)]);
+    await f.api().put(`/webhooks/${hook.id}`, { active: true }).expect(200);
+    const due = await f.engine
+      .knex('webhook_deliveries')
+      .where({ webhook_id: hook.id })
+      .orderBy('event_id')
+      .select('event_id', 'next_attempt_at');
+    expect(due.map((d) => [d.event_id, new Date(d.next_attempt_at).getTime() <= clock.now().getTime()])).to.deep.equal([
+      ['flying-1', false],
+      ['parked-1', true],
+    ]);
     await f.api().delete(`/webhooks/${hook.id}`).expect(200);
   });
 
