@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { loadConfig } from '@switchboard/core';
@@ -25,6 +26,17 @@ describe('the shipped config/switchboard.json', () => {
       perToken: { overall: 1000, GET: 500, POST: 100, DELETE: 50 },
       perAddress: 100,
     });
+  });
+
+  it('is read from a command run in another directory, which has no config of its own', () => {
+    const here = process.cwd();
+    process.chdir(os.tmpdir());
+    try {
+      const elsewhere = loadConfig({ env: {} });
+      expect(elsewhere.plugins.map((p) => p.id)).to.deep.equal(['campaign', 'server-monitor', 'users-projects']);
+    } finally {
+      process.chdir(here);
+    }
   });
 
   it('enables the provider adapters built into the repository', () => {

@@ -15,7 +15,10 @@ const APP_ENVS: AppEnv[] = ['local', 'staging', 'production'];
 
 export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
-  /** Path of the config file; default SWITCHBOARD_CONFIG or ./config/switchboard.json; false reads none. */
+  /**
+   * Path of the config file; default SWITCHBOARD_CONFIG, or ./config/switchboard.json, or when the working
+   * directory has none the installation's own config/switchboard.json; false reads none.
+   */
   file?: string | false;
   /** Applied last; tests use it. */
   overrides?: Partial<AppConfig>;
@@ -73,7 +76,9 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
   const fileConfig =
     explicitFile === false
       ? {}
-      : readConfigFile(path.resolve(explicitFile ?? 'config/switchboard.json'), explicitFile !== undefined);
+      : explicitFile !== undefined
+        ? readConfigFile(path.resolve(explicitFile), true)
+        : readConfigFile(defaultConfigFile(), false);
 
   const appEnv = (env.APP_ENV ?? 'local') as AppEnv;
   if (!APP_ENVS.includes(appEnv))
@@ -138,4 +143,14 @@ function mailConfig(file: ConfigFile): MailConfig {
 function readOwnVersion(): string {
   const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../package.json'), 'utf8')) as { version: string };
   return pkg.version;
+}
+
+/**
+ * The working directory's config/switchboard.json, else the one the installation ships (beside core): a
+ * command run from another directory enables the shipped plugins (PLUGINS' documented default) instead of
+ * none.
+ */
+function defaultConfigFile(): string {
+  const here = path.resolve('config/switchboard.json');
+  return fs.existsSync(here) ? here : path.join(__dirname, '../../../../config/switchboard.json');
 }
