@@ -183,8 +183,16 @@ describeEachBackend('server-monitor: edges of checks, alerts and heartbeats', (b
         () => null,
         (err: Error) => err.message,
       );
+    const folder = await container()
+      .resolve(ServerImporter)
+      .import(dir)
+      .then(
+        () => null,
+        (err: Error) => err.message,
+      );
     fs.rmSync(dir, { recursive: true, force: true });
     expect(refused).to.match(/header row lacks the column\(s\) title, endpoint, organization_name/);
+    expect(folder).to.equal(`${dir} is not a file`);
     const long = await request(f.server)
       .get(`/api/servermonitor/ping/${'a'.repeat(65)}`)
       .expect(404);

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { SERVICES, toDate, toInt } from '@switchboard/core';
+import { notFound, SERVICES, toDate, toInt } from '@switchboard/core';
 import { dayOf, Metrics, METRIC, addMailMetrics } from '../daily-figures';
 import { messageCounterOf, pages, replayCounted } from '../mail-events';
 
@@ -21,10 +21,14 @@ export class AnalyticsRebuild {
   constructor(@inject(SERVICES.Knex) private readonly knex: Knex) {}
 
   async run(organizationId?: number): Promise<{ organizations: number; rows: number }> {
-    const organizations: number[] =
-      organizationId === undefined
-        ? (await this.knex('organizations').orderBy('id').pluck('id')).map(toInt)
-        : [organizationId];
+    const organizations: number[] = (
+      await this.knex('organizations')
+        .modify((q) => (organizationId === undefined ? q : q.where({ id: organizationId })))
+        .orderBy('id')
+        .pluck('id')
+    ).map(toInt);
+    // One named that does not exist is the caller's mistake, not an empty rebuild (the command exits 1).
+    if (organizationId !== undefined && !organizations.length) throw notFound('Organization', organizationId);
     let rows = 0;
     for (const org of organizations) rows += await this.rebuild(org);
     return { organizations: organizations.length, rows };

@@ -91,6 +91,11 @@ export class ServerImporter {
       });
     };
 
+    // A folder or a missing file is the operator's mistake, said as such (a read stream's error was thrown
+    // past the parser, a stack trace).
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (!stat) throw new ImportFileError(`${file} does not exist`);
+    if (!stat.isFile()) throw new ImportFileError(`${file} is not a file`);
     const input = fs.createReadStream(file);
     let bytes = 0;
     input.on('data', (chunk) => {

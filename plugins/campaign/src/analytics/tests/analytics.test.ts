@@ -325,6 +325,15 @@ describeEachBackend('campaign: analytics', (backend) => {
     expect((await get('/analytics/performance?period=90d')).timeline).to.deep.equal(performance.timeline);
     expect(await get('/analytics/engagement')).to.deep.equal(engagement);
     expect((await get('/analytics/dashboard')).subscribers.total.current).to.equal(total(end));
+    // An organization that does not exist is said so, not rebuilt as nothing.
+    const missing = await campaignContainer(f.engine)
+      .resolve(AnalyticsRebuild)
+      .run(999_999)
+      .then(
+        () => 'rebuilt',
+        (err: Error) => err.message,
+      );
+    expect(missing).to.match(/Organization.*999999.*not found/i);
   });
 
   it('refuses an unknown period and a token without analytics:read', async () => {
