@@ -6,5 +6,12 @@ const luxon = loadOnFirstUse(() => require('luxon') as typeof import('luxon'));
 const isRegionCity = (zone: string) => /^[A-Za-z]+(\/[A-Za-z0-9_+-]+)+$/.test(zone) && !zone.startsWith('Etc/');
 export const isIanaZone = (zone: string) => isRegionCity(zone) && luxon().DateTime.local().setZone(zone).isValid;
 
-/** Every Region/City name this runtime lists (Intl's canonical names): what a schedule's timezone may be. */
-export const SCHEDULE_ZONES: readonly string[] = Intl.supportedValuesOf('timeZone').filter(isRegionCity);
+/**
+ * What a schedule's timezone may be: the IANA time zone database's current Region/City names (@vvo/tzdb;
+ * the service also asks luxon, so one this runtime's data lacks is refused). Not Intl's list: it holds
+ * CLDR's names, which keep old spellings (Asia/Calcutta, Europe/Kiev), leave out the current ones
+ * (Asia/Kolkata, Europe/Kyiv), and differ from one Node to the next (session 26).
+ */
+export const SCHEDULE_ZONES: readonly string[] = (require('@vvo/tzdb/time-zones-names.json') as string[]).filter(
+  isRegionCity,
+);
