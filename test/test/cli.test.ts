@@ -109,6 +109,13 @@ describeEachBackend('switchboard CLI', (backend) => {
     const looseOrg = await runCli(['token:create', '--org', '1e0', '--name', 'x'], env());
     expect(looseOrg.code).to.equal(1);
     expect(looseOrg.stderr).to.equal('Error: --org must be an organization id\n');
+    // Year 49 would read back as 1949 or 2049 (a Date of a year under 100): a long-expired token valid again.
+    const ancient = await runCli(
+      ['token:create', '--org', '1', '--name', 'x', '--expires', '0049-01-01T00:00:00Z'],
+      env(),
+    );
+    expect(ancient.code).to.equal(1);
+    expect(ancient.stderr).to.equal('Error: --expires must be a time between 1970 and 9999\n');
   });
 
   it("merges the campaign search index's rows with campaign:search-compact", async function () {

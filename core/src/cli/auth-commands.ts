@@ -67,6 +67,11 @@ export function registerAuthCommands(program: Command, withEngine: WithEngine, r
         const expiresAt = opts.expires ? new Date(opts.expires) : null;
         if (expiresAt && Number.isNaN(expiresAt.getTime()))
           throw new CliError('--expires must be an ISO 8601 timestamp');
+        // Years 0 to 99 read back as 19xx or 20xx (JavaScript's Date of a year under 100, as drivers build
+        // it): a token meant to be long expired would come back valid. Years past 9999 no database holds.
+        const year = expiresAt?.getUTCFullYear();
+        if (year !== undefined && (year < 1970 || year > 9999))
+          throw new CliError('--expires must be a time between 1970 and 9999');
         return withEngine(async (engine) => {
           if (!(await engine.container.resolve(OrganizationService).get(orgId)))
             throw new CliError(`Organization ${orgId} does not exist`);
