@@ -1,5 +1,5 @@
 import busboy from 'busboy';
-import { header, InboundRequest, isObject, jsonBody, malformed, mediaType } from '@switchboard/provider-kit';
+import { header, InboundRequest, isObject, jsonBody, jsonText, malformed, mediaType } from '@switchboard/provider-kit';
 
 export type Fields = Record<string, string>;
 
@@ -14,7 +14,8 @@ function multipartFields(request: InboundRequest): Promise<Fields> {
       return reject(malformed('The multipart body has no boundary'));
     }
     parser.on('field', (name, value) => (fields[name] = value));
-    parser.on('file', (_name, stream) => stream.resume());
+    // A body cut off inside a file part errs on that part's stream too: unheard, it ended the process.
+    parser.on('file', (_name, stream) => stream.on('error', () => undefined).resume());
     parser.on('error', () => reject(malformed('The multipart body cannot be read')));
     parser.on('close', () => resolve(fields));
     parser.end(request.rawBody);
@@ -31,7 +32,7 @@ export async function fieldsOf(request: InboundRequest): Promise<Fields> {
   if (type === 'application/json') {
     const body = jsonBody(request);
     if (!isObject(body)) throw malformed('Expected a JSON object of fields');
-    return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+    return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : jsonText(v)]));
   }
   return Object.fromEntries(new URLSearchParams(request.rawBody.toString('utf8')));
 }

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { hmacSha256, InboundRequest, memoryReplayGuard } from '@switchboard/provider-kit';
+import { hmacSha256, InboundRequest, isProviderError, memoryReplayGuard } from '@switchboard/provider-kit';
 import { runAdapterContract } from '@switchboard/provider-kit/contract';
 import providerB from '../src';
 
@@ -186,5 +186,40 @@ describe("provider_b: Mailgun's current JSON webhooks (event-data)", () => {
       (err: Error & { kind?: string }) => err.kind,
     );
     expect(refused).to.equal('signature');
+  });
+});
+
+describe('provider_b: bodies anyone may post, before any signature', () => {
+  const context = () => ({ now: () => new Date(), replay: memoryReplayGuard() });
+  const refusal = (request: InboundRequest) =>
+    providerB.verify(request, { secret: 'key' }, context()).then(
+      () => null,
+      (err: unknown) => err,
+    );
+
+  it('refuses a multipart body cut off inside a file part, and the process lives on', async () => {
+    const boundary = 'XyZ';
+    const body =
+      `--${boundary}\r\nContent-Disposition: form-data; name="attachment-1"; filename="m.eml"\r\n` +
+      'Content-Type: message/rfc822\r\n\r\nFrom: a\r\n\r\nbody';
+    const error = await refusal({
+      rawBody: Buffer.from(body),
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      query: {},
+    });
+    expect(isProviderError(error), String(error)).to.equal(true);
+    // The file part's stream errs a moment later: unheard, it ended the process (and this test run).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  });
+
+  it('refuses a JSON body nested too deeply to write back as a 400, not a 500', async () => {
+    const depth = 100_000;
+    const body = `{"event":"delivered","x":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const error = await refusal({
+      rawBody: Buffer.from(body),
+      headers: { 'content-type': 'application/json' },
+      query: {},
+    });
+    expect(isProviderError(error) && error.kind, String(error)).to.equal('malformed');
   });
 });

@@ -66,7 +66,10 @@ export async function verifySnsSignature(
     throw new ProviderError('forbidden', 'SigningCertURL is not an Amazon SNS certificate');
   const topics = endpoint.options?.topicArns;
   if (!Array.isArray(topics) || !topics.includes(envelope.TopicArn))
-    throw new ProviderError('forbidden', `Topic ${String(envelope.TopicArn)} is not allowed for this endpoint`);
+    throw new ProviderError(
+      'forbidden',
+      `Topic ${typeof envelope.TopicArn === 'string' ? envelope.TopicArn : '(not a text)'} is not allowed for this endpoint`,
+    );
   const signed = fields
     .filter((name) => typeof envelope[name] === 'string')
     .map((name) => `${name}\n${envelope[name] as string}\n`)

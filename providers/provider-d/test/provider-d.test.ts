@@ -210,6 +210,11 @@ describe('provider_d: SNS signatures, certificates, topics and subscriptions', (
     expect(isProviderError(noList) && noList.kind).to.equal('forbidden');
   });
 
+  it('refuses a topic that is no text as not allowed, without reading it as text', async () => {
+    const error = await verify({ ...signEnvelope(withTopic(2)), TopicArn: { toString: 1 } });
+    expect(isProviderError(error) && error.kind, String(error)).to.equal('forbidden');
+  });
+
   it('refuses a message whose certificate URL answers something that is no certificate', async () => {
     const url = 'https://sns.us-east-1.amazonaws.com/not-a-certificate.pem';
     const error = await providerD

@@ -52,10 +52,13 @@ function formOf(body: unknown): Form {
   throw malformed('Expected {signature, event-data}, or a Brevo event');
 }
 
-/** Brevo's `ts_epoch` (milliseconds), when it is a time at all. */
+/**
+ * Brevo's `ts_epoch`, when it is a time at all: milliseconds as its webhooks send it, seconds as its own
+ * documentation's examples show (a value under 10^11 ms would be early 1973: it is seconds).
+ */
 function epochMs(value: unknown): Date | null {
   if (typeof value !== 'number') return null;
-  const at = new Date(value);
+  const at = new Date(value < 1e11 ? value * 1000 : value);
   return Number.isNaN(at.getTime()) ? null : at;
 }
 

@@ -155,5 +155,11 @@ describe("provider_e: Brevo's own webhook body, with the credentials Brevo sends
       rawBody: Buffer.from(JSON.stringify({ ...later, ts_epoch: 1e20 })),
     });
     expect(odd.occurredAt.getTime()).to.equal(1598034509000);
+    // Seconds, as Brevo's documentation's examples give them: not January 1970.
+    const [seconds] = await providerE.normalize({
+      ...withAuthorization(),
+      rawBody: Buffer.from(JSON.stringify({ ...later, ts_epoch: 1604933654 })),
+    });
+    expect(seconds.occurredAt.toISOString()).to.equal('2020-11-09T14:54:14.000Z');
   });
 });

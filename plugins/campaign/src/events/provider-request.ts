@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { AppError, Clock, Locks, PluginContext, SERVICES } from '@switchboard/core';
-import { InboundRequest, isProviderError, ProviderAdapter } from '@switchboard/provider-kit';
+import { InboundRequest, isProviderError, malformed, ProviderAdapter } from '@switchboard/provider-kit';
 import { InboundWebhooksService, ReceivingEndpoint } from './inbound-webhooks/service';
 import { InboundEventRecorder } from './event-recorder';
 import { requestReplayGuard, RequestReplayGuard } from './replay-guard';
@@ -59,10 +59,12 @@ export function providerRequestReceiver(ctx: PluginContext) {
     request: InboundRequest,
     replay: RequestReplayGuard,
   ): Promise<ProviderReceipt | null> {
-    await adapter.verify(
-      request,
-      { secret: endpoint.secret!, options: { ...endpoint.options } },
-      { now: () => clock.now(), replay, fetchText },
+    await readingHostileInput(() =>
+      adapter.verify(
+        request,
+        { secret: endpoint.secret!, options: { ...endpoint.options } },
+        { now: () => clock.now(), replay, fetchText },
+      ),
     );
     const confirmation = adapter.subscriptionUrl?.(request);
     if (confirmation) {
@@ -70,7 +72,11 @@ export function providerRequestReceiver(ctx: PluginContext) {
       await fetchText(confirmation);
       return { received: 0, recorded: 0, confirmed: true };
     }
-    const receipt = await recorder.record(endpoint, provider, await adapter.normalize(request));
+    const receipt = await recorder.record(
+      endpoint,
+      provider,
+      await readingHostileInput(() => adapter.normalize(request)),
+    );
     return 'stale' in receipt ? null : receipt;
   }
 
@@ -101,4 +107,18 @@ export function providerRequestReceiver(ctx: PluginContext) {
       throw new AppError('SIGNATURE_INVALID', err.message);
     }
   };
+}
+
+/**
+ * An adapter reads what anyone may post: an exception it did not mean (a TypeError on an object where it
+ * expected text, say) is the body's fault, a 400, not a 500 (500s give their rate-limit point back, so a
+ * sender could repeat them for free). A fetch of a certificate that failed stays what it was.
+ */
+async function readingHostileInput<T>(read: () => T | Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (isProviderError(err) || !(err instanceof TypeError || err instanceof RangeError)) throw err;
+    throw malformed(`The body cannot be read: ${err.message}`);
+  }
 }

@@ -310,6 +310,13 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     const answer = await post(`/webhook/provider_a?endpoint=${endpoint.id}`, body, signProviderA('sg-proto', body));
     expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
     expect(Number((await counters()).count_delivered)).to.equal(delivered + 1);
+    // An id that is an object no text can be made of: the body's fault, a 400 (a 500 costs no rate-limit point).
+    const odd = JSON.stringify([
+      { event: 'delivered', email: 'ada@example.com', timestamp: 1, sg_event_id: { toString: 1 } },
+    ]);
+    const unreadable = await post(`/webhook/provider_a?endpoint=${endpoint.id}`, odd, signProviderA('sg-proto', odd));
+    expect(unreadable.status, JSON.stringify(unreadable.body)).to.equal(400);
+    expect(unreadable.body.error.code).to.equal('BAD_REQUEST');
 
     const pm = await createEndpoint({ provider: 'provider_c', name: 'PM deep', secret: 'pm:deep-pass' });
     const depth = 100_000;
