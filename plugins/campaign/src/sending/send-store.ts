@@ -144,8 +144,8 @@ export class SendStore {
 
   /**
    * Writes the recipients of a send that starts: the lists' active subscribers, each once. A send of
-   * POST /send leaves out those an earlier such send of the message reached (a send again after a
-   * cancel goes on where the first stopped); a schedule's run goes to everybody again, and so does a
+   * POST /send leaves out those an earlier such send, or a cancelled schedule's run, of the message reached
+   * (a send again after a cancel goes on where the first stopped); a schedule's run goes to everybody again, and so does a
    * test send: a dry run is of the whole audience each time (the draft may have changed since).
    */
   async addRecipients(trx: Knex.Transaction, send: SendRow): Promise<number> {
@@ -158,7 +158,9 @@ export class SendStore {
           .join('message_sends as s', 's.id', 'r.send_id')
           .whereRaw('r.subscriber_id = m.subscriber_id')
           .andWhere({ 's.message_id': send.message_id, 's.test_mode': send.test_mode })
-          .whereNull('s.schedule_id')
+          // A schedule's run counts once cancelled: sending again goes on where it stopped, as after a
+          // cancelled send (it mailed its reached recipients a second time until session 26).
+          .where((earlier) => earlier.whereNull('s.schedule_id').orWhere('s.status', 'cancelled'))
           // In flight when that send was cancelled counts as reached: it may have gone out.
           .whereIn('r.state', ['sent', 'sending'])
           .andWhere('s.id', '<>', send.id),

@@ -29,6 +29,13 @@ const RENEW_EVERY_MS = 30_000;
 
 /** Mails of one range handed to the mailer at once. */
 const DELIVERIES_AT_ONCE = 5;
+/**
+ * How old the claim's subscriber rows (and the send's status) may be when a mail is composed: older, they
+ * are read again. A slow or throttled relay takes seconds over a claim of 50, and someone who unsubscribed
+ * or was deleted meanwhile was still mailed, as was the rest of a claim after a cancel (session 26); at
+ * full speed a claim is done before they age.
+ */
+const ROWS_FRESH_MS = 1_000;
 
 /** Composers of the sends this process worked on lately (a message being sent cannot change). */
 const COMPOSERS_KEPT = 20;
@@ -74,17 +81,22 @@ export class SendWorker {
       const claim = await this.store.claim(send.id, job.from, job.to);
       if (!claim) break;
       const { ids } = claim;
-      const rows = (await this.knex('subscribers').whereIn('id', ids).select(RECIPIENT_COLUMNS)) as Array<
-        Record<string, unknown>
-      >;
-      const byId = new Map(rows.map((r) => [toInt(r.id), r]));
+      const rows = freshRows(async () => ({
+        byId: await this.recipientRows(ids),
+        // Cancelled or paused meanwhile: the claim's mails not composed yet stay queued.
+        active: (await this.store.get(send.id))?.status === 'active',
+      }));
       // A few at a time: the SMTP pool sends on its connections only, and a mail waiting in its queue is
       // memory held (all 50 at once took the worker's peak RSS from 130 to 220 MB).
       const outcomes: Outcome[] = new Array(ids.length);
       let next = 0;
       const deliverNext = async () => {
-        for (let i = next++; i < ids.length; i = next++)
-          outcomes[i] = await this.deliver(send, composer, message, ids[i], byId.get(ids[i]));
+        for (let i = next++; i < ids.length; i = next++) {
+          const { byId, active } = await rows();
+          outcomes[i] = active
+            ? await this.deliver(send, composer, message, ids[i], byId.get(ids[i]))
+            : { id: ids[i], state: 'queued' };
+        }
       };
       // A throttled pool may take longer than the lease: the claim is kept alive meanwhile.
       const renewal = setInterval(() => void this.store.renew(send.id, claim).catch(() => undefined), RENEW_EVERY_MS);
@@ -96,6 +108,14 @@ export class SendWorker {
       await this.store.record(send, claim, outcomes);
     }
     await this.store.finishIfDone(send);
+  }
+
+  /** The claim's subscribers as stored now (a deleted one is missing). */
+  private async recipientRows(ids: number[]): Promise<Map<number, Record<string, unknown>>> {
+    const rows = (await this.knex('subscribers').whereIn('id', ids).select(RECIPIENT_COLUMNS)) as Array<
+      Record<string, unknown>
+    >;
+    return new Map(rows.map((r) => [toInt(r.id), r]));
   }
 
   private async deliver(
@@ -165,4 +185,20 @@ export class SendWorker {
 export function parseMeta(value: unknown): Record<string, unknown> {
   const parsed = parseJson<unknown>(value, {});
   return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+}
+
+/**
+ * The rows `read` gives, read again once older than ROWS_FRESH_MS; the deliveries running at once share
+ * one read.
+ */
+function freshRows<T>(read: () => Promise<T>): () => Promise<T> {
+  let current = read();
+  let readAt = Date.now();
+  return () => {
+    if (Date.now() - readAt >= ROWS_FRESH_MS) {
+      readAt = Date.now();
+      current = read();
+    }
+    return current;
+  };
 }
