@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
-import { draftMessage, listOf, mailsOf } from '../../shared/tests/sending-support';
+import { dailySchedule, draftMessage, listOf, mailsOf, makeDue } from '../../shared/tests/sending-support';
 import { SendWatchdog } from '../watchdog';
 
 /**
@@ -56,23 +56,8 @@ describeEachBackend('campaign: changes while a send runs', (backend) => {
     const addresses = emails('run', 30);
     const list = await listOf(f, addresses, 'run');
     const id = await draftMessage(f, { name: 'Run' });
-    const schedule = (
-      await f
-        .api()
-        .post('/schedules', {
-          message_id: id,
-          frequency: 'daily',
-          send_time: '09:00',
-          timezone: 'Europe/Berlin',
-          list_ids: [list],
-          max_runs: 1,
-        })
-        .expect(201)
-    ).body.data;
-    await f.engine
-      .knex('message_schedules')
-      .where({ id: schedule.id })
-      .update({ next_run_at: new Date(Date.now() - 1000) });
+    const schedule = await dailySchedule(f, id, [list], 1);
+    await makeDue(f, schedule.id);
     await campaignContainer(f.engine).resolve(SendWatchdog).tick(new Date());
     await waitFor(() => mailsOf(sink, id).length >= 5, 15_000);
     await f.api().post(`/messages/${id}/cancel`, {}).expect(200);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
-import { draftMessage, mailsOf } from '../../shared/tests/sending-support';
+import { dailySchedule, draftMessage, mailsOf, makeDue } from '../../shared/tests/sending-support';
 import { SendWatchdog } from '../watchdog';
 
 describeEachBackend('campaign: a schedule sends its message at each run', (backend) => {
@@ -102,25 +102,9 @@ describeEachBackend('campaign: a schedule sends its message at each run', (backe
 
   it('fires at next_run_at: sends to the lists again, counts the run, computes the next, stops at max_runs', async () => {
     const id = await message();
-    const created = (
-      await f
-        .api()
-        .post('/schedules', {
-          message_id: id,
-          frequency: 'daily',
-          send_time: '09:00',
-          timezone: 'Europe/Berlin',
-          max_runs: 2,
-          list_ids: [news, vip],
-        })
-        .expect(201)
-    ).body.data;
-    // Its time comes (the workers' claims carry real time, so the clock is not moved: the run is).
+    const created = await dailySchedule(f, id, [news, vip], 2);
     const arrive = async () => {
-      await f.engine
-        .knex('message_schedules')
-        .where({ id: created.id })
-        .update({ next_run_at: new Date(Date.now() - 1000) });
+      await makeDue(f, created.id);
     };
     await arrive();
     // Two schedulers ticking at once: one run.

@@ -37,3 +37,26 @@ export async function listOf(f: CampaignFixture, emails: string[], code = 'l'): 
   }
   return list;
 }
+
+/** A daily schedule of the message to the lists, at most `maxRuns` runs; as the API answered it. */
+export const dailySchedule = async (f: CampaignFixture, messageId: number, listIds: number[], maxRuns: number) =>
+  (
+    await f
+      .api()
+      .post('/schedules', {
+        message_id: messageId,
+        frequency: 'daily',
+        send_time: '09:00',
+        timezone: 'Europe/Berlin',
+        max_runs: maxRuns,
+        list_ids: listIds,
+      })
+      .expect(201)
+  ).body.data as { id: number } & Record<string, unknown>;
+
+/** The schedule's next run is due now (the workers' claims carry real time: the run moves, not the clock). */
+export const makeDue = (f: CampaignFixture, scheduleId: number) =>
+  f.engine
+    .knex('message_schedules')
+    .where({ id: scheduleId })
+    .update({ next_run_at: new Date(Date.now() - 1000) });
