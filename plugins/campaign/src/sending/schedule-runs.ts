@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, parseJson, SERVICES, toDate, toInt, transactionWithRetry } from '@switchboard/core';
+import { Clock, dialectOfKnex, parseJson, SERVICES, toDate, toInt, transactionWithRetry } from '@switchboard/core';
 import type { Logger } from '@switchboard/core';
 import { nextRunAt, Recurrence } from '../schedules';
 import { latestListIds, SendStore } from './send-store';
@@ -56,11 +56,6 @@ export class ScheduleRuns {
 
   private async fire(schedule: Record<string, unknown>, now: Date): Promise<boolean> {
     const messageId = toInt(schedule.message_id);
-    const busy = await this.knex('message_sends')
-      .where({ message_id: messageId, test_mode: false })
-      .whereIn('status', ['pending', 'active', 'paused'])
-      .first('id');
-    if (busy) return false;
     const listIds =
       parseJson<number[] | null>(schedule.list_ids, null) ?? (await latestListIds(this.knex, messageId)) ?? [];
     const runs = toInt(schedule.run_count) + 1;
@@ -68,6 +63,16 @@ export class ScheduleRuns {
     const last = maxRuns !== null && runs >= maxRuns;
     const next = last ? null : nextRunAt(schedule as unknown as Recurrence, now);
     const sendId = await transactionWithRetry(this.knex, async (trx) => {
+      // The message's row first, locked (a POST /send locks it too), then whether a send of it runs: a
+      // send started between a check outside and this transaction ran beside the run (review, session 26).
+      const locked = trx('messages').where({ id: messageId }).first('id');
+      if (dialectOfKnex(trx) === 'mysql') locked.forUpdate();
+      await locked;
+      const busy = await trx('message_sends')
+        .where({ message_id: messageId, test_mode: false })
+        .whereIn('status', ['pending', 'active', 'paused'])
+        .first('id');
+      if (busy) return null;
       const taken = await trx('message_schedules')
         .where({ id: toInt(schedule.id), is_active: true, next_run_at: toDate(schedule.next_run_at) })
         .update({

@@ -88,4 +88,26 @@ describeEachBackend('campaign: changes while a send runs', (backend) => {
     expect(to.length, JSON.stringify((await status(id)).delivery)).to.equal(new Set(to).size);
     expect(new Set(to).size, JSON.stringify((await status(id)).delivery)).to.equal(30);
   });
+
+  it("holds a schedule's run due while a send of its message runs, and fires it once that send ended", async function () {
+    this.timeout(60_000);
+    const addresses = emails('busy', 20);
+    const list = await listOf(f, addresses, 'busy');
+    const id = await draftMessage(f, { name: 'Busy' });
+    await f
+      .api()
+      .post(`/messages/${id}/send`, { list_ids: [list] })
+      .expect(200);
+    const schedule = await dailySchedule(f, id, [list], 2);
+    await makeDue(f, schedule.id);
+    const watchdog = campaignContainer(f.engine).resolve(SendWatchdog);
+    await watchdog.tick(new Date());
+    const runs = async () => (await f.api().get(`/schedules/${schedule.id}`).expect(200)).body.data.run_count;
+    expect(await runs()).to.equal(0);
+    await waitFor(async () => (await status(id)).status === 'sent', 30_000);
+    await watchdog.tick(new Date());
+    expect(await runs()).to.equal(1);
+    await waitFor(async () => (await status(id)).status === 'sent', 30_000);
+    await f.api().delete(`/schedules/${schedule.id}`).expect(200);
+  });
 });
