@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dialectOfKnex } from './dialect';
 import { SQLITE_LOWER } from './knex';
 
 // '!' escapes LIKE wildcards the same way on SQLite and MySQL (a backslash means different things).
@@ -11,8 +12,7 @@ const escapeLike = (s: string) => s.replace(/[!%_]/g, (c) => `!${c}`);
  */
 export function whereContains(query: Knex.QueryBuilder, columns: string[], text: string): Knex.QueryBuilder {
   const like = `%${escapeLike(text.toLowerCase())}%`;
-  const client = String((query as unknown as { client: Knex.Client }).client.config.client);
-  const lower = client.includes('sqlite') ? SQLITE_LOWER : 'lower';
+  const lower = dialectOfKnex(query) === 'sqlite' ? SQLITE_LOWER : 'lower';
   return query.andWhere((w) => {
     for (const column of columns) w.orWhereRaw(`${lower}(??) like ? escape '!'`, [column, like]);
   });

@@ -56,10 +56,10 @@ export interface EngineParts {
   scheduler?: boolean;
 }
 
-/** One running Switchboard: shared services, the enabled plugins, and what they registered. */
 /** How long /ready waits for Redis's answer before saying it does not answer. */
 const READY_PING_MS = 2_000;
 
+/** One running Switchboard: shared services, the enabled plugins, and what they registered. */
 export class Engine {
   private app?: Koa;
   private server?: http.Server;

@@ -21,7 +21,7 @@ export async function recordLinkUnsubscribe(
   if (await trx('inbound_events').where(key).first('id')) return false;
   // Another process may record it between the read and the insert (its commit past this transaction's
   // snapshot): the key's unique index tells, and this one was recorded before.
-  const inserted = await trx('inbound_events')
+  return trx('inbound_events')
     .insert({
       ...key,
       webhook_endpoint_id: null,
@@ -43,7 +43,6 @@ export async function recordLinkUnsubscribe(
         throw err;
       },
     );
-  return inserted;
 }
 
 const TRACKED_CHUNK = 500;

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, dialectOfKnex, parseJson, SERVICES, toDate, toInt, transactionWithRetry } from '@switchboard/core';
+import { Clock, lockedOnMysql, parseJson, SERVICES, toDate, toInt, transactionWithRetry } from '@switchboard/core';
 import type { Logger } from '@switchboard/core';
 import { nextRunAt, Recurrence } from '../schedules';
 import { latestListIds, SendStore } from './send-store';
@@ -65,9 +65,7 @@ export class ScheduleRuns {
     const sendId = await transactionWithRetry(this.knex, async (trx) => {
       // The message's row first, locked (a POST /send locks it too), then whether a send of it runs: a
       // send started between a check outside and this transaction ran beside the run (review, session 26).
-      const locked = trx('messages').where({ id: messageId }).first('id');
-      if (dialectOfKnex(trx) === 'mysql') locked.forUpdate();
-      await locked;
+      await lockedOnMysql(trx('messages').where({ id: messageId }).first('id'));
       const busy = await trx('message_sends')
         .where({ message_id: messageId, test_mode: false })
         .whereIn('status', ['pending', 'active', 'paused'])

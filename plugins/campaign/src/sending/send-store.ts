@@ -2,8 +2,8 @@ import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import {
+  lockedOnMysql,
   Clock,
-  dialectOfKnex,
   insertedId,
   parseJson,
   SERVICES,
@@ -272,11 +272,7 @@ export class SendStore {
           'subscriber_id',
           all.map((o) => o.id),
         );
-      const ours = new Set(
-        ((await (dialectOfKnex(trx) === 'mysql' ? held.forUpdate() : held).pluck('subscriber_id')) as unknown[]).map(
-          toInt,
-        ),
-      );
+      const ours = new Set(((await lockedOnMysql(held).pluck('subscriber_id')) as unknown[]).map(toInt));
       const outcomes = all.filter((o) => ours.has(o.id));
       if (!outcomes.length) return;
       // One statement per state; the values that differ per recipient as a CASE on its id.

@@ -81,11 +81,15 @@ export class SendWorker {
       const claim = await this.store.claim(send.id, job.from, job.to);
       if (!claim) break;
       const { ids } = claim;
-      const rows = freshRows(async () => ({
-        byId: await this.recipientRows(ids),
-        // Cancelled or paused meanwhile: the claim's mails not composed yet stay queued.
-        active: (await this.store.get(send.id))?.status === 'active',
-      }));
+      // The send was active just above; read again once a second old, cancelled or paused meanwhile, the
+      // claim's mails not composed yet stay queued.
+      const rows = freshRows(
+        this.recipientRows(ids).then((byId) => ({ byId, active: true })),
+        async () => ({
+          byId: await this.recipientRows(ids),
+          active: (await this.store.get(send.id))?.status === 'active',
+        }),
+      );
       // A few at a time: the SMTP pool sends on its connections only, and a mail waiting in its queue is
       // memory held (all 50 at once took the worker's peak RSS from 130 to 220 MB).
       const outcomes: Outcome[] = new Array(ids.length);
@@ -188,16 +192,16 @@ export function parseMeta(value: unknown): Record<string, unknown> {
 }
 
 /**
- * The rows `read` gives, read again once older than ROWS_FRESH_MS; the deliveries running at once share
- * one read.
+ * `first`, then what `again` reads once the last read is older than ROWS_FRESH_MS; the deliveries running
+ * at once share one read.
  */
-function freshRows<T>(read: () => Promise<T>): () => Promise<T> {
-  let current = read();
+function freshRows<T>(first: Promise<T>, again: () => Promise<T>): () => Promise<T> {
+  let current = first;
   let readAt = Date.now();
   return () => {
     if (Date.now() - readAt >= ROWS_FRESH_MS) {
       readAt = Date.now();
-      current = read();
+      current = again();
     }
     return current;
   };

@@ -3,7 +3,6 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import {
   Clock,
-  validationError,
   deleteOwnedRow,
   insertedId,
   notFound,
@@ -14,6 +13,7 @@ import {
   SecretBox,
   SERVICES,
   toBool,
+  validationError,
 } from '@switchboard/core';
 import { keyOfSecret, MIN_KEY_BYTES, whsecOf } from '../shared/standard-webhooks';
 import { assertReceiverUrl } from '../shared/receiver-url';

@@ -2,8 +2,8 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import {
   Clock,
-  dialectOfKnex,
   GroupCommit,
+  lockedOnMysql,
   Logger,
   SERVICES,
   toBool,
@@ -115,7 +115,7 @@ export class CheckResultWriter {
       .whereIn('id', ids)
       .orderBy('id')
       .select('id', 'organization_id', 'title', 'endpoint', 'status', 'is_up', 'down_alerted', 'state');
-    const rows = (await (dialectOfKnex(trx) === 'mysql' ? query.forUpdate() : query)) as CheckedServer[];
+    const rows = (await lockedOnMysql(query)) as CheckedServer[];
     const current = new Map(rows.map((row) => [toInt(row.id), row]));
     return checked.flatMap(({ server, outcome }) => {
       const now = current.get(toInt(server.id));

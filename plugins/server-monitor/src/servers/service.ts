@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import {
+  lockedOnMysql,
   Clock,
   deleteOwnedRow,
   dialectOfKnex,
@@ -308,11 +309,10 @@ export class ServersService {
     endpoint: string,
     except?: number,
   ): Promise<void> {
-    const mysql = dialectOfKnex(trx) === 'mysql';
-    if (mysql) await trx('organizations').where({ id: orgId }).forUpdate().first('id');
+    await lockedOnMysql(trx('organizations').where({ id: orgId }).first('id'));
     const same = trx('monitor_servers').where({ organization_id: orgId });
     // MariaDB's default collation ignores case: compare the bytes.
-    if (mysql) same.whereRaw('?? = binary ?', ['endpoint', endpoint]);
+    if (dialectOfKnex(trx) === 'mysql') same.whereRaw('?? = binary ?', ['endpoint', endpoint]);
     else same.where({ endpoint });
     if (except !== undefined) same.whereNot({ id: except });
     if (await same.first('id')) throw duplicateEntry('endpoint', 'This organization already monitors this endpoint');

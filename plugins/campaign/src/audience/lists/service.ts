@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import {
+  lockedOnMysql,
   rowMapper,
   Clock,
   duplicateEntry,
@@ -113,17 +114,15 @@ export class ListsService {
       )
       .orderBy('id')
       .select('id', 'status');
-    if (trx.client.config.client === 'mysql2') query.forUpdate();
-    return ((await query) as Array<{ id: number; status: string }>).map((m) => ({
+    return ((await lockedOnMysql(query)) as Array<{ id: number; status: string }>).map((m) => ({
       id: Number(m.id),
       status: m.status,
     }));
   }
 
   private async lockList(trx: Knex.Transaction, orgId: number, id: number): Promise<void> {
-    const query = trx('lists').where({ organization_id: orgId, id }).first('id');
-    if (trx.client.config.client === 'mysql2') query.forUpdate();
-    if (!(await query)) throw notFound('List', id);
+    if (!(await lockedOnMysql(trx('lists').where({ organization_id: orgId, id }).first('id'))))
+      throw notFound('List', id);
   }
 
   private async uniqueCode<T>(write: () => Promise<T>): Promise<T> {

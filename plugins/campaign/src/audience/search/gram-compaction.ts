@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { dialectOfKnex, SERVICES, toInt, transactionWithRetry } from '@switchboard/core';
+import { lockedOnMysql, SERVICES, toInt, transactionWithRetry } from '@switchboard/core';
 import { decodeInto, emptyBlock, idsOf, readEntries } from './grams';
 import { appendSets, GRAM_TABLE } from './gram-rows';
 
@@ -107,7 +107,7 @@ export class GramCompaction {
 async function mergeBlocks(trx: Knex.Transaction, unit: Unit, blocks: number[]) {
   const where = { organization_id: unit.organizationId, subscriber_status: unit.status, bucket: unit.bucket };
   const read = trx(GRAM_TABLE).where(where).whereIn('block', blocks).select('block', 'grams');
-  const rows = (await (dialectOfKnex(trx) === 'mysql' ? read.forUpdate() : read)) as Array<Record<string, unknown>>;
+  const rows = (await lockedOnMysql(read)) as Array<Record<string, unknown>>;
   // block -> gram -> bitmap of offsets
   const sets = new Map<number, Map<string, Uint32Array>>();
   for (const row of rows) {

@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import {
+  lockedOnMysql,
   Clock,
-  dialectOfKnex,
   duplicateEntry,
   insertedId,
   isUniqueViolation,
@@ -261,7 +261,7 @@ export class SubscriberWriter {
   async locked(trx: Knex.Transaction, orgId: number, ids: number[]): Promise<SearchSource[]> {
     const query = trx('subscribers').where({ organization_id: orgId }).whereIn('id', ids).select(SEARCH_SOURCE_COLUMNS);
     if (!ids.length) return [];
-    return (await (dialectOfKnex(trx) === 'mysql' ? query.forUpdate() : query)).map((r: SearchSource) => ({
+    return (await lockedOnMysql(query)).map((r: SearchSource) => ({
       ...r,
       id: Number(r.id),
     }));
