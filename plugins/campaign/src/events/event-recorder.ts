@@ -61,6 +61,15 @@ const insertIgnoreEvents = (count: number) =>
   `insert ignore into \`inbound_events\` (${EVENT_COLUMNS.map((c) => `\`${c}\``).join(', ')}) values ` +
   rowPlaceholders(count, EVENT_COLUMNS.length);
 
+/**
+ * A provider's event id as its key column holds it (191 characters): a longer one keeps its start and a
+ * digest of the whole, so two ids that share their first 191 characters stay two events.
+ */
+function storedEventId(id: string): string {
+  if (id.length <= 191) return id;
+  return `${id.slice(0, 126)}~${crypto.createHash('sha256').update(id).digest('hex')}`;
+}
+
 const eventKey = (e: { organization_id: unknown; provider: string; provider_event_id: string }) =>
   `${toInt(e.organization_id)}\u0000${e.provider}\u0000${e.provider_event_id}`;
 
@@ -147,7 +156,7 @@ export class InboundEventRecorder {
       organization_id: organizationId,
       webhook_endpoint_id: batch[owner[i]].endpoint.id,
       provider: batch[owner[i]].provider,
-      provider_event_id: e.providerEventId.slice(0, 191),
+      provider_event_id: storedEventId(e.providerEventId),
       message_id: e.messageId,
       subscriber_id: e.subscriberId,
       recipient: e.recipient?.slice(0, 191) ?? null,

@@ -241,6 +241,33 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     await f.api().delete(`/inbound-webhooks/${endpoint.id}`).expect(200);
   });
 
+  it('keeps two event ids apart that share their first 191 characters, and a resend of them counts nothing', async () => {
+    const endpoint = await createEndpoint({ provider: 'provider_a', name: 'Long ids', secret: 'long-secret' });
+    const start = 'x'.repeat(200);
+    const body = JSON.stringify(
+      ['a', 'b'].map((end) => ({
+        event: 'delivered',
+        email: 'alan@example.com',
+        timestamp: Math.floor(Date.now() / 1000),
+        sg_event_id: `${start}${end}`,
+        campaign_message_id: String(message),
+        campaign_subscriber_id: String(alan),
+      })),
+    );
+    const path = `/webhook/provider_a?endpoint=${endpoint.id}`;
+    const before = Number((await counters()).count_delivered);
+    expect((await post(path, body, signProviderA('long-secret', body)).expect(200)).body.data).to.deep.equal({
+      received: 2,
+      recorded: 2,
+    });
+    expect((await post(path, body, signProviderA('long-secret', body)).expect(200)).body.data).to.deep.equal({
+      received: 2,
+      recorded: 0,
+    });
+    expect(Number((await counters()).count_delivered)).to.equal(before + 2);
+    await f.api().delete(`/inbound-webhooks/${endpoint.id}`).expect(200);
+  });
+
   it('stores an event time no database holds (year 33,658, before year 1000) as the time it was received', async () => {
     const endpoint = await createEndpoint({ provider: 'provider_a', name: 'Far times', secret: 'far-secret' });
     // A batch of 100, two of them with such times.
