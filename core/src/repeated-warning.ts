@@ -14,12 +14,20 @@ export class RepeatedWarning {
   ) {}
 
   warn(log: Logger, fields: Record<string, unknown>, message: string): void {
+    this.write(log, 'warn', fields, message);
+  }
+
+  error(log: Logger, fields: Record<string, unknown>, message: string): void {
+    this.write(log, 'error', fields, message);
+  }
+
+  private write(log: Logger, level: 'warn' | 'error', fields: Record<string, unknown>, message: string): void {
     const at = this.now();
     if (at - this.lastAt < this.intervalMs) {
       this.leftOut++;
       return;
     }
-    log.warn(this.leftOut ? { ...fields, left_out: this.leftOut } : fields, message);
+    log[level](this.leftOut ? { ...fields, left_out: this.leftOut } : fields, message);
     this.lastAt = at;
     this.leftOut = 0;
   }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pino from 'pino';
-import { isDatabaseUnavailable } from '../src/db/errors';
+import { isDatabaseUnavailable, isSchemaBehind } from '../src/db/errors';
 import { asAppError } from '../src/http/error-handler';
 
 /** mysql2's errors as it raises them: a network error on the connection is marked fatal. */
@@ -26,5 +26,19 @@ describe('a database that cannot be reached answers 503', () => {
       expect(isDatabaseUnavailable(err)).to.equal(false);
       expect(asAppError(err ?? {}, log).status).to.equal(500);
     }
+  });
+
+  it('a table or column the database lacks (its migrations not run): 503 saying to run migrate', () => {
+    for (const err of [
+      mysqlError('ER_NO_SUCH_TABLE'),
+      mysqlError('ER_BAD_FIELD_ERROR'),
+      Object.assign(new Error('select * from `users` - no such table: users'), { code: 'SQLITE_ERROR' }),
+      Object.assign(new Error('select `b` from `t` - no such column: b'), { code: 'SQLITE_ERROR' }),
+    ]) {
+      expect(isSchemaBehind(err), err.message).to.equal(true);
+      expect(asAppError(err, log)).to.include({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    }
+    const syntax = Object.assign(new Error('select - near "from": syntax error'), { code: 'SQLITE_ERROR' });
+    expect(asAppError(syntax, log).status).to.equal(500);
   });
 });

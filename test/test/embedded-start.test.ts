@@ -60,6 +60,32 @@ describe('npm start on a fresh machine (embedded default)', () => {
     }
   });
 
+  it('serve --no-migrate on a database not migrated yet: requests answer 503 saying to run migrate, never 500', async () => {
+    const machine = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-unmigrated-'));
+    const port = await freePort();
+    const env: Record<string, string> = { DATA_DIR: path.join(machine, 'data'), PORT: String(port) };
+    for (const name of ['DATABASE_URL', 'REDIS_URL', 'PLUGINS', 'APP_ENV']) env[name] = '';
+    const child = startCli(['serve', '--no-migrate'], env);
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    try {
+      await waitFor(() => output.includes('Switchboard is serving'), 30_000);
+      const base = `http://127.0.0.1:${port}`;
+      const token = `Bearer sb_${'a'.repeat(40)}`;
+      for (const url of ['/api/v1/users', '/api/campaign/subscribers', '/api/servermonitor/servers']) {
+        const res = await request(base).get(url).set('Authorization', token);
+        expect([url, res.status, res.body.error?.code]).to.deep.equal([url, 503, 'SERVICE_UNAVAILABLE']);
+        expect(res.body.error.message).to.contain('run migrate');
+      }
+      await waitFor(() => output.includes('database not migrated to this version (run migrate)'), 10_000);
+    } finally {
+      child.kill('SIGTERM');
+      expect(await exitOf(child)).to.equal(0);
+      fs.rmSync(machine, { recursive: true, force: true });
+    }
+  });
+
   it('in production, says at start-up that /metrics is not served until METRICS_TOKEN or METRICS_ALLOW is set, and refuses it', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-start-'));
     const port = await freePort();

@@ -29,3 +29,14 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (!e || typeof e !== 'object') return false;
   return e.fatal === true || (e.code !== undefined && UNAVAILABLE_CODES.has(e.code)) || e.name === 'KnexTimeoutError';
 }
+
+/**
+ * True when a statement names a table or column the database lacks: its migrations not run up to this
+ * version (`serve --no-migrate` before `migrate`, or an upgrade whose migrate was skipped).
+ */
+export function isSchemaBehind(err: unknown): boolean {
+  const e = err as { code?: string; message?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  if (e.code === 'ER_NO_SUCH_TABLE' || e.code === 'ER_BAD_FIELD_ERROR') return true;
+  return e.code === 'SQLITE_ERROR' && typeof e.message === 'string' && / - no such (table|column): /.test(e.message);
+}

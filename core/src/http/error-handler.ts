@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { AppError, ErrorCode } from './errors';
-import { isDatabaseUnavailable } from '../db/errors';
+import { isDatabaseUnavailable, isSchemaBehind } from '../db/errors';
 import { errorBody } from './envelope';
 import { RepeatedWarning } from '../repeated-warning';
 import type { ApiGroup, ApiRegistry, RenderedError } from './api-registry';
@@ -17,7 +17,8 @@ const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
 /**
  * Anything thrown becomes an AppError; an unexpected one is a 500 that hides its stack. A database that
  * cannot be reached is a 503, logged in one line (once per `unavailable` interval when given): nothing is
- * wrong with the request, and an outage would otherwise write a stack per request.
+ * wrong with the request, and an outage would otherwise write a stack per request. So is a database not
+ * migrated to this version (logged as an error: an operator must act).
  */
 export function asAppError(err: unknown, log: Logger, unavailable?: RepeatedWarning): AppError {
   if (err instanceof AppError) return err;
@@ -27,6 +28,15 @@ export function asAppError(err: unknown, log: Logger, unavailable?: RepeatedWarn
     if (unavailable) unavailable.warn(log, fields, message);
     else log.warn(fields, message);
     return new AppError('SERVICE_UNAVAILABLE', 'The database cannot be reached: send the request again shortly');
+  }
+  if (isSchemaBehind(err)) {
+    const message = `database not migrated to this version (run migrate): ${(err as Error).message}`;
+    if (unavailable) unavailable.error(log, {}, message);
+    else log.error(message);
+    return new AppError(
+      'SERVICE_UNAVAILABLE',
+      'The database is not migrated to this version of the engine: its operator must run migrate',
+    );
   }
   const status = (err as { status?: number }).status;
   const expose = (err as { expose?: boolean }).expose;
