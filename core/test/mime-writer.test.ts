@@ -46,6 +46,10 @@ const cases: Array<[string, MailMessage]> = [
     },
   ],
   ['a long ASCII subject', { ...campaignLike, subject: `Weekly ${'news and more '.repeat(12)}` }],
+  [
+    "a subject with a word too long for a line (a merge tag's value)",
+    { ...campaignLike, subject: `Hi ${'a'.repeat(4700)}!` },
+  ],
 ];
 
 /** What a mail client reads: the fields, the bodies and the headers a provider reads back. */
@@ -95,6 +99,15 @@ describe('the MIME writer of the SMTP mailer', () => {
       }
     });
   }
+
+  it('a subject word too long for a line: every line within 998 octets, the subject read back whole, nodemailer composing too', async () => {
+    const subject = `Hallo ${'b'.repeat(3000)} und ${'ü'.repeat(1000)}`;
+    const message = { ...campaignLike, from: { name: 'Société Générale', address: 'news@acme.example' }, subject };
+    expect(writeMime(message, new Date())).to.equal(null);
+    const raw = await nodemailerComposed(message);
+    expect(raw.split(/\r?\n/).filter((line) => line.length > 998)).to.deep.equal([]);
+    expect((await simpleParser(raw)).subject).to.equal(subject);
+  });
 
   it('leaves to nodemailer what it does not write: a name or an address to encode, no Message-ID, a header to fold', async () => {
     const others: MailMessage[] = [

@@ -5,7 +5,7 @@ import type { DkimKey } from '../config/types';
 import { loadOnFirstUse } from '../load-on-first-use';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../private-files';
 import type { MailMessage } from './mail-message';
-import { writeMime } from './mime-writer';
+import { foldableSubject, writeMime } from './mime-writer';
 
 const nodemailerModule = loadOnFirstUse(() => require('nodemailer') as typeof import('nodemailer'));
 
@@ -75,7 +75,12 @@ const DKIM_SIGNED_HEADERS =
  * from a domain that has a key (nodemailer signs it). The send benchmark's baseline sends the same.
  */
 export function nodemailerMail(original: MailMessage, keys: DkimKey[]): SendMailOptions {
-  return { ...original, headers: preparedHeaders(original.headers) as never, ...dkimOf(original.from, keys) };
+  return {
+    ...original,
+    subject: foldableSubject(original.subject),
+    headers: preparedHeaders(original.headers) as never,
+    ...dkimOf(original.from, keys),
+  };
 }
 
 /** nodemailer's `dkim` option for a mail from a domain that has a key. */

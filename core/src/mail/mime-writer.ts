@@ -71,7 +71,19 @@ function displayName(name: string): string {
   return /^[\w ']*$/.test(name) ? name : mimeFuncs().quoteString(name);
 }
 
-function subjectHeader(subject: string): string {
+/** A run of 900 characters without a space: folding, which breaks lines at spaces, cannot shorten it. */
+const UNFOLDABLE = /\S{900}/;
+
+/**
+ * The subject as encoded-words (RFC 2047, which fold) when a word of it is too long for a header line of
+ * 998 octets (RFC 5322 2.1.1): a merge tag's long value without a space. Otherwise as it is.
+ */
+export function foldableSubject(subject: string): string {
+  return UNFOLDABLE.test(subject) ? mimeFuncs().encodeWord(subject, 'Q', 52) : subject;
+}
+
+function subjectHeader(value: string): string {
+  const subject = foldableSubject(value);
   if (PLAIN_VALUE.test(subject) && subject.length <= 76 && !subject.includes('=?')) return `Subject: ${subject}`;
   return mimeFuncs().foldLines(`Subject: ${mimeNode().default.encodeHeaderValue('Subject', subject)}`, 76);
 }
