@@ -1,7 +1,7 @@
 import { decodeHTML } from 'entities';
 import { TRACKED_LINK, type MailTracking } from './tracking-links';
 import { loadOnFirstUse, type MailMessage } from '@switchboard/core';
-import { compileTemplate, MergeValues, Template, verbatim } from './merge-tags';
+import { compileTemplate, MergeValues, placesTag, Template, verbatim, withTagsKept } from './merge-tags';
 import { escapeHtml } from '../shared/html';
 
 // Loaded where first used: the CLI lists its commands without it.
@@ -45,8 +45,9 @@ export class Composer {
   private readonly preheader: Template | null;
   private readonly html: Template | null;
   private readonly text: Template;
-  /** Whether the message places its own unsubscribe link; otherwise a footer carries one. */
-  private readonly linksUnsubscribe: boolean;
+  /** Whether each part places its own unsubscribe link; a part that does not gets a footer with one. */
+  private readonly htmlFooter: boolean;
+  private readonly textFooter: boolean;
 
   constructor(
     private readonly message: MessageContent,
@@ -58,18 +59,19 @@ export class Composer {
     } = {},
   ) {
     this.subject = compileTemplate(message.subject);
-    this.linksUnsubscribe = /\{\{\s*unsubscribe_url\b/.test(
-      `${message.content_html ?? ''}${message.content_text ?? ''}`,
-    );
     this.preheader = message.preheader ? compileTemplate(message.preheader) : null;
     this.html = message.content_html ? compileTemplate(message.content_html) : null;
     // No text part of its own: the HTML's text, converted once with its tags kept for each recipient.
-    this.text = compileTemplate(
+    const text =
       message.content_text ??
-        (message.content_html
-          ? htmlToText().convert(message.content_html, { wordwrap: 78, selectors: textSelectors })
-          : ''),
-    );
+      (message.content_html
+        ? withTagsKept(message.content_html, (html) =>
+            htmlToText().convert(html, { wordwrap: 78, selectors: textSelectors }),
+          )
+        : '');
+    this.text = compileTemplate(text);
+    this.htmlFooter = !placesTag(message.content_html ?? '', 'unsubscribe_url');
+    this.textFooter = !placesTag(text, 'unsubscribe_url');
   }
 
   /** `mailId` becomes the Message-ID (without its angle brackets). */
@@ -81,14 +83,13 @@ export class Composer {
     const subject = (this.options.subjectPrefix ?? '') + this.subject(values, verbatim);
     const preheader = this.preheader?.(values, escapeHtml);
     const body = this.html?.(values, escapeHtml);
-    const footer = !this.linksUnsubscribe;
     const html =
       body !== undefined
         ? tracked(
             afterBodyStart(
               beforeBodyEnd(
                 body,
-                footer
+                this.htmlFooter
                   ? `<p style="font-size:12px"><a href="${escapeHtml(links.unsubscribe)}">Unsubscribe</a></p>`
                   : '',
               ),
@@ -97,7 +98,7 @@ export class Composer {
             links,
           )
         : undefined;
-    const text = this.text(values, verbatim) + (footer ? `\n\n--\nUnsubscribe: ${links.unsubscribe}\n` : '');
+    const text = this.text(values, verbatim) + (this.textFooter ? `\n\n--\nUnsubscribe: ${links.unsubscribe}\n` : '');
     return {
       from: this.sender.fromName
         ? { name: this.sender.fromName, address: this.sender.fromEmail }

@@ -16,6 +16,21 @@ export interface MergeValues {
   links: Record<string, string>;
 }
 
+/** Whether a template places the tag of `name` (`{{unsubscribe_url}}`, `{{ unsubscribe_url | "x" }}`). */
+export const placesTag = (source: string, name: string): boolean =>
+  [...source.matchAll(TAG)].some((m) => m[1] === name);
+
+/**
+ * `source` put through `transform` (an HTML-to-text conversion) with its merge tags kept as written: each
+ * stands in as one word of private-use characters, which no case change, wrapping or spacing alters.
+ */
+export function withTagsKept(source: string, transform: (text: string) => string): string {
+  const tags: string[] = [];
+  const standIn = source.replace(TAG, (tag) => `\uE000${String.fromCharCode(0xe100 + tags.push(tag) - 1)}\uE001`);
+  if (!tags.length || tags.length > 0xe00) return transform(source);
+  return transform(standIn).replace(/\uE000([\uE100-\uEEFF])\uE001/g, (_, c: string) => tags[c.charCodeAt(0) - 0xe100]);
+}
+
 type Part = string | { path: string[]; fallback: string };
 
 export type Template = (values: MergeValues, escape: (s: string) => string) => string;

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { testMailId } from '../shared/mail-ids';
+import { oneOffMailId } from '../shared/mail-ids';
 import type { Knex } from 'knex';
 import {
   Clock,
@@ -180,7 +180,7 @@ export class SendService {
     const mail = composer.compose(
       recipient,
       { unsubscribe },
-      testMailId(this.config.publicUrl, messageId, this.clock.now()),
+      oneOffMailId(this.config.publicUrl, 'test', messageId, this.clock.now()),
     );
     try {
       await this.mailer.send(mail);

@@ -4,9 +4,12 @@
  */
 export const mailIdDomain = (publicUrl: string): string => new URL(publicUrl).hostname;
 
-/** A test mail's Message-ID: `test.<message>.<time>` (the event linker recognizes none of it as a send's mail). */
-export const testMailId = (publicUrl: string, messageId: number, at: Date): string =>
-  `test.${messageId}.${at.getTime()}@${mailIdDomain(publicUrl)}`;
+/**
+ * The Message-ID of a mail outside any send: `<kind>.<id>.<time>` (a test mail of a message, a subscriber's
+ * confirmation); the event linker recognizes none of it as a send's mail.
+ */
+export const oneOffMailId = (publicUrl: string, kind: 'test' | 'confirm', id: number, at: Date): string =>
+  `${kind}.${id}.${at.getTime()}@${mailIdDomain(publicUrl)}`;
 
 /** The sender of mail that is nobody's in particular (confirmations, changelog notices): on the same host. */
 export const noReplyAddress = (publicUrl: string): string => `no-reply@${mailIdDomain(publicUrl)}`;

@@ -7,7 +7,7 @@ import { escapeHtml } from '../../shared/html';
 import { SubscriberWriter } from '../subscribers';
 import { SenderProfilesService } from '../../content/sender-profiles';
 import type { ConfirmationJob } from '../../shared/confirmation-job';
-import { noReplyAddress } from '../../shared/mail-ids';
+import { noReplyAddress, oneOffMailId } from '../../shared/mail-ids';
 
 /** Double opt-in: a queued mail with a signed link, and the confirmation of that link. */
 @injectable()
@@ -29,9 +29,13 @@ export class ConfirmationMails {
     const sender = await this.senders.defaultFor(job.organizationId);
     const token = await this.signer.sign('confirm', [job.organizationId, job.subscriberId]);
     const link = `${this.config.publicUrl}${CONFIRM_PATH}?token=${encodeURIComponent(token)}`;
-    const from = sender ? `"${sender.from_name}" <${sender.from_email}>` : noReplyAddress(this.config.publicUrl);
+    // The name as a field of its own: the mailer quotes or encodes it (a name with quotes or commas is text).
+    const from = sender
+      ? { name: String(sender.from_name), address: String(sender.from_email) }
+      : noReplyAddress(this.config.publicUrl);
     await this.mailer.send({
       from,
+      messageId: `<${oneOffMailId(this.config.publicUrl, 'confirm', job.subscriberId, new Date())}>`,
       to: subscriber.email,
       subject: 'Please confirm your subscription',
       text: `Hello${subscriber.first_name ? ` ${subscriber.first_name}` : ''},\n\nplease confirm your subscription by opening this link:\n${link}\n\nIf you did not ask for it, ignore this mail.\n`,

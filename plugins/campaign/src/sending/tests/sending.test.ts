@@ -328,6 +328,27 @@ describeEachBackend('campaign: send, test and cancel: the status machine and wha
     expect(message.stats.sent).to.equal(0);
     await refused(`/messages/${id}/test`, { email: 'not an address' }, 'email');
   });
+
+  it("the text part made from the HTML keeps each person's values (headings too); a part without its own unsubscribe link gets the footer", async () => {
+    const partOf = async (fields: Record<string, unknown>) => {
+      const id = await draft(fields);
+      const res = await f.api().post(`/messages/${id}/test`, { email: 'ada@example.com' }).expect(200);
+      return sink.mails.find((m) => m.raw.includes(res.body.data.message_id_header))!.parse();
+    };
+    const converted = await partOf({
+      content_html: `<h1>Dear {{first_name}}</h1><p>${'word '.repeat(15)}{{ last_name | "dear reader of ours" }}</p>`,
+      content_text: null,
+    });
+    expect(converted.text).to.match(/^DEAR Ada\n/);
+    expect(converted.text).to.contain('dear reader of ours');
+    // The tag is in the text only: the HTML part still shows a way out.
+    const textOnly = await partOf({
+      content_html: '<html><body><p>News</p></body></html>',
+      content_text: 'News. Leave: {{unsubscribe_url}}',
+    });
+    expect(String(textOnly.html)).to.match(/<a href="[^"]+">Unsubscribe<\/a><\/p><\/body>/);
+    expect(textOnly.text).to.not.contain('\n--\nUnsubscribe:');
+  });
 });
 
 describeEachBackend('campaign: sending when SMTP refuses for now or for good', (backend) => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { simpleParser } from 'mailparser';
 import request from 'supertest';
 import { describeEachBackend, waitFor } from '@switchboard/core/testing';
 import { campaignContainer, campaignFixture, CampaignFixture } from '../../../shared/tests/support';
@@ -122,5 +123,24 @@ describeEachBackend('campaign: double opt-in', (backend) => {
     await waitFor(async () => Number((await due())!.n) === 0, 10_000);
     expect(await sweep.run(new Date(now.getTime() + 10 * 60_000))).to.equal(0);
     expect((await f.api().get(`/subscribers/${lost.id}`).expect(200)).body.data.status).to.equal('unconfirmed');
+  });
+
+  it('is from the default sender alone, its name as written (quotes, commas), its Message-ID on the PUBLIC_URL host', async () => {
+    const name = 'Team" <ceo@bank.example>, "Acme, Inc. \u{1F680}';
+    await f
+      .api()
+      .post('/sender-profiles', { name: 'Odd', from_name: name, from_email: 'odd@acme.example', is_default: true })
+      .expect(201);
+    const before = outbox().length;
+    const id = (await f.api().post('/subscribers', { email: 'quoted@example.com', confirmed: false }).expect(201)).body
+      .data.id;
+    await waitFor(() => outbox().length === before + 1, 10_000);
+    const file = outbox().find((n) =>
+      fs.readFileSync(path.join(f.engine.config.outboxDir, n), 'utf8').includes('quoted@'),
+    )!;
+    const mail = await simpleParser(fs.readFileSync(path.join(f.engine.config.outboxDir, file)));
+    expect(mail.from!.value).to.deep.equal([{ address: 'odd@acme.example', name }]);
+    const host = new URL(f.engine.config.publicUrl).hostname.replace(/\./g, '\\.');
+    expect(mail.messageId).to.match(new RegExp(`^<confirm\\.${id}\\.\\d+@${host}>$`));
   });
 });
