@@ -73,3 +73,4 @@ export type { EngineOptions } from './engine/engine';
 export { buildProgram, runCli } from './cli/program';
 export { CliError, idOf, printResult } from './cli/output';
 export * from './schemas/common';
+export { RepeatedWarning } from './repeated-warning';

@@ -63,6 +63,36 @@ describe('the OpenAPI document, by outside examiners', function () {
     for (const p of Object.keys(document.paths)) expect(p).to.not.match(/\*|.\/$/);
   });
 
+  it('makes a body optional where its schema requires nothing (a bodiless unsubscribe), required elsewhere', () => {
+    const body = (path: string) => document.paths[path].post.requestBody;
+    expect(body('/api/campaign/subscribers/{id}/unsubscribe').required).to.equal(false);
+    expect(body('/api/campaign/subscribers').required).to.equal(true);
+    expect(body('/api/v1/users').required).to.equal(true);
+  });
+
+  it("declares the headers responses carry: X-RateLimit-* where counted, Retry-After on a 429, a redirect's Location", () => {
+    const users = document.paths['/api/v1/users'].get.responses;
+    expect(users['200'].headers).to.have.keys('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
+    expect(users['429'].headers).to.include.keys('Retry-After', 'X-RateLimit-Reset');
+    const receive = document.paths['/api/campaign/webhook/{provider}'].post.responses;
+    expect(receive['200'].headers, 'a group counting refusals only').to.equal(undefined);
+    expect(receive['401'].headers).to.include.keys('X-RateLimit-Remaining');
+    expect(document.paths['/api/campaign/t/c'].get.responses['302'].headers).to.have.key('Location');
+  });
+
+  it("publishes the receiver's body (the provider's own: JSON, a form or multipart) and HEAD on a heartbeat ping", () => {
+    const receive = document.paths['/api/campaign/webhook/{provider}'].post.requestBody;
+    expect(receive.content).to.have.keys(
+      'application/json',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data',
+    );
+    const ping = document.paths['/api/servermonitor/ping/{token}'];
+    expect(ping).to.have.keys('get', 'post', 'head');
+    expect(ping.head.responses['200'].content).to.equal(undefined);
+    expect(ping.head.operationId).to.equal('headServermonitorPingByToken');
+  });
+
   it("documents the server-monitor routes' own error body, as the spec states it", () => {
     const check = document.paths['/api/servermonitor/check/{type}/{key}'].get;
     expect(Object.keys(check.responses)).to.include.members(['200', '400', '402', '403', '404', '500']);

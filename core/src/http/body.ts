@@ -10,6 +10,8 @@ const coBody = loadOnFirstUse(() => require('co-body') as typeof import('co-body
  */
 export async function readJsonBody(ctx: Context): Promise<unknown> {
   if ('jsonBody' in ctx.state) return ctx.state.jsonBody;
+  // `Content-Length: 0` is no body, whatever its type: fetch, browsers and curl -d '' send it for a bodiless POST.
+  if (ctx.request.length === 0) return undefined;
   const isJson = ctx.is('application/json', '+json');
   if (isJson === null) return undefined;
   if (isJson === false) {

@@ -29,6 +29,12 @@ function asRead(schema: unknown): unknown {
   );
 }
 
+/** A body left out is read as `{}`: it may be when its schema is an object that `{}` satisfies. */
+function mayBeLeftOut(schema: object): boolean {
+  const s = schema as { type?: unknown; required?: string[]; minProperties?: number; anyOf?: unknown; oneOf?: unknown };
+  return s.type === 'object' && !s.required?.length && !s.minProperties && !s.anyOf && !s.oneOf;
+}
+
 function parameters(route: RouteRecord): object[] {
   const out: object[] = [];
   for (const [where, schema] of [
@@ -48,24 +54,58 @@ function parameters(route: RouteRecord): object[] {
   return out;
 }
 
-function responses(route: RouteRecord): object {
+const integerHeader = (description: string) => ({ description, schema: { type: 'integer' } });
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': integerHeader('requests allowed in the window'),
+  'X-RateLimit-Remaining': integerHeader('requests left in the window'),
+  'X-RateLimit-Reset': integerHeader('when the window starts again (Unix time, seconds)'),
+};
+
+/**
+ * The headers a response carries (the group guard sets them): a rate-limited group's X-RateLimit-* on
+ * every response it counts (all, its refusals, or its credentials' refusals and the 429 they lead to),
+ * Retry-After on a 429, and a redirect's Location. Node's own 431 carries none.
+ */
+function headersOf(route: RouteRecord, status: number): Record<string, object> {
+  const { rateLimit, rateLimitCounts = 'all' } = route.group.options;
+  const counted =
+    rateLimitCounts === 'all'
+      ? status !== 431
+      : rateLimitCounts === 'refusals'
+        ? status >= 400 && status < 500 && status !== 431
+        : [401, 403, 429].includes(status);
+  return {
+    ...(rateLimit && counted ? RATE_LIMIT_HEADERS : {}),
+    ...(status === 429 ? { 'Retry-After': integerHeader('seconds to wait before trying again') } : {}),
+    ...(status >= 300 && status < 400
+      ? { Location: { description: 'where it leads', schema: { type: 'string' } } }
+      : {}),
+  };
+}
+
+function responses(route: RouteRecord): Record<string, { content?: object }> {
   return Object.fromEntries(
-    Object.entries(documentedResponses(route)).map(([status, { description, contentType, schema }]) => [
-      status,
-      {
-        description,
-        ...(schema || contentType
-          ? { content: { [contentType ?? 'application/json']: schema ? { schema } : {} } }
-          : {}),
-      },
-    ]),
+    Object.entries(documentedResponses(route)).map(([status, { description, contentType, schema }]) => {
+      const headers = headersOf(route, Number(status));
+      return [
+        status,
+        {
+          description,
+          ...(Object.keys(headers).length ? { headers } : {}),
+          ...(schema || contentType
+            ? { content: { [contentType ?? 'application/json']: schema ? { schema } : {} } }
+            : {}),
+        },
+      ];
+    }),
   );
 }
 
-function operation(route: RouteRecord, path: string): object {
+function operation(route: RouteRecord, path: string, method = route.method): object {
   const { spec, group } = route;
+  const answers = responses(route);
   return {
-    operationId: operationIdOf(route.method, path),
+    operationId: operationIdOf(method, path),
     summary: spec.summary,
     ...(spec.description ? { description: spec.description } : {}),
     tags: [group.options.tag],
@@ -73,9 +113,20 @@ function operation(route: RouteRecord, path: string): object {
     ...(group.options.auth === 'token' ? { security: [{ bearerAuth: [] }] } : { security: [] }),
     parameters: parameters(route),
     ...(spec.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: asRead(spec.body) } } } }
-      : {}),
-    responses: responses(route),
+      ? {
+          requestBody: {
+            required: !mayBeLeftOut(spec.body),
+            content: { 'application/json': { schema: asRead(spec.body) } },
+          },
+        }
+      : spec.rawBody
+        ? { requestBody: { required: true, content: spec.rawBody } }
+        : {}),
+    // A HEAD answer has the GET's statuses and headers, no body.
+    responses:
+      method === 'HEAD'
+        ? Object.fromEntries(Object.entries(answers).map(([status, { content: _body, ...rest }]) => [status, rest]))
+        : answers,
   };
 }
 
@@ -86,6 +137,7 @@ export function buildOpenApi(registry: ApiRegistry, info: { version: string; ser
     if (route.spec.unpublished) continue;
     const path = toOpenApiPath(route.group.options.prefix + route.path);
     (paths[path] ??= {})[route.method.toLowerCase()] = operation(route, path);
+    if (route.method === 'GET' && route.spec.head) paths[path].head = operation(route, path, 'HEAD');
   }
   return {
     openapi: '3.1.0',

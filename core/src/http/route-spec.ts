@@ -23,6 +23,10 @@ export interface RouteSpec {
   answers?: Readonly<Record<number, OtherAnswer>>;
   /** Left out of the OpenAPI document: a catch-all that only answers errors. */
   unpublished?: boolean;
+  /** A body the route reads itself (not JSON checked by `body`): the content types the document names for it. */
+  rawBody?: Readonly<Record<string, object>>;
+  /** A GET route published as HEAD too (koa-router answers HEAD for every GET; a few are meant for it). */
+  head?: boolean;
 }
 
 export interface RenderedError {

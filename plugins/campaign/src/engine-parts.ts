@@ -34,7 +34,9 @@ import { BUILT_IN_PROVIDERS, loadProviderAdapters, ProviderAdapters } from './ev
 
 export function register(ctx: PluginContext): void {
   const { providers } = ctx.options as { providers?: Record<string, string> };
-  ctx.container.register(ProviderAdapters, { useValue: loadProviderAdapters(providers ?? BUILT_IN_PROVIDERS) });
+  ctx.container.register(ProviderAdapters, {
+    useValue: loadProviderAdapters(providers ?? BUILT_IN_PROVIDERS, ctx.logger),
+  });
   ctx.container.register(REMOTE_TEXT, {
     useFactory: (c) => remoteTextThrough(c.resolve<OutboundGuard>(SERVICES.OutboundGuard)),
   });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { isProviderError, ProviderError } from './errors';
 import { memoryReplayGuard } from './replay';
+import { eventProblem } from './event-shape';
 import { EVENT_TYPES } from './types';
 import type { InboundEndpoint, InboundRequest, NormalizedEvent, ProviderAdapter, VerifyContext } from './types';
 
@@ -145,6 +146,7 @@ export function runAdapterContract(contract: AdapterContract): void {
           if (occurredAt) expect(event.occurredAt.toISOString(), `event ${i} time`).to.equal(occurredAt);
           expect(event.providerEventId, `event ${i} id`).to.be.a('string').and.not.empty;
           expect(event.raw, `event ${i} raw`).to.not.equal(undefined);
+          expect(eventProblem(event), `event ${i}: what the host refuses`).to.equal(null);
         });
       });
 

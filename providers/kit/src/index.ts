@@ -5,3 +5,4 @@ export * from './request';
 export * from './replay';
 export * from './mailgun-signature';
 export * from './credentials';
+export * from './event-shape';

@@ -1,7 +1,9 @@
+import type { Logger } from 'pino';
+import { RepeatedWarning } from '@switchboard/core';
 import type { OutgoingIds, ProviderAdapter } from '@switchboard/provider-kit';
 
-/** What a provider's key looks like: `provider_a`, or a third party's `provider_f`, `acme_mail`. */
-export const PROVIDER_KEY_PATTERN = '^[a-z][a-z0-9_]{0,63}$';
+/** What a provider's key looks like: `provider_a`, or a third party's `provider_f`, `acme_mail` (the tables keep 32 characters). */
+export const PROVIDER_KEY_PATTERN = '^[a-z][a-z0-9_]{0,31}$';
 
 /**
  * `plugins.campaign.options.providers`: the adapter package of each enabled provider, the built-in ones'
@@ -24,7 +26,12 @@ export const BUILT_IN_PROVIDERS: Record<string, string> = {
 
 /** The enabled provider adapters, by key. */
 export class ProviderAdapters {
-  constructor(private readonly adapters: Map<string, ProviderAdapter>) {}
+  private readonly failing = new Map<string, RepeatedWarning>();
+
+  constructor(
+    private readonly adapters: Map<string, ProviderAdapter>,
+    private readonly logger?: Logger,
+  ) {}
 
   get(key: string): ProviderAdapter | undefined {
     return this.adapters.get(key);
@@ -34,11 +41,39 @@ export class ProviderAdapters {
     return [...this.adapters.keys()];
   }
 
-  /** Every enabled adapter's headers: a mail relayed through any of them comes back linked to our ids. */
+  /**
+   * Every enabled adapter's headers: a mail relayed through any of them comes back linked to our ids. A
+   * name is taken once, whatever its case (the first adapter's); an adapter that throws, or gives a value
+   * that is no text, adds nothing and is logged (once a minute): one adapter's bug never stops the mail.
+   */
   outgoingHeaders(ids: OutgoingIds): Record<string, string> {
     const headers: Record<string, string> = {};
-    for (const adapter of this.adapters.values()) Object.assign(headers, adapter.outgoingHeaders(ids));
+    const taken = new Set<string>();
+    for (const [key, adapter] of this.adapters) {
+      let own: Record<string, unknown>;
+      try {
+        own = adapter.outgoingHeaders(ids) ?? {};
+      } catch (err) {
+        this.warn(key, `outgoingHeaders threw: ${(err as Error)?.message ?? String(err)}`);
+        continue;
+      }
+      for (const [name, value] of Object.entries(own)) {
+        if (typeof value !== 'string') {
+          this.warn(key, `outgoingHeaders gave ${name} a value that is no text`);
+          continue;
+        }
+        if (taken.has(name.toLowerCase())) continue;
+        taken.add(name.toLowerCase());
+        headers[name] = value;
+      }
+    }
     return headers;
+  }
+
+  private warn(key: string, problem: string): void {
+    if (!this.logger) return;
+    const once = this.failing.get(key) ?? this.failing.set(key, new RepeatedWarning(60_000)).get(key)!;
+    once.warn(this.logger, { provider: key }, `Provider adapter ${key}: ${problem}; mail goes without its headers`);
   }
 }
 
@@ -46,7 +81,7 @@ export class ProviderAdapters {
  * Loads each named package from where the host installed it; a package that is missing or does not
  * export an adapter of that key stops start-up with a message saying what to do.
  */
-export function loadProviderAdapters(packages: Partial<Record<string, string>>): ProviderAdapters {
+export function loadProviderAdapters(packages: Partial<Record<string, string>>, logger?: Logger): ProviderAdapters {
   const adapters = new Map<string, ProviderAdapter>();
   for (const [key, name] of Object.entries(packages)) {
     if (!name) continue;
@@ -64,5 +99,5 @@ export function loadProviderAdapters(packages: Partial<Record<string, string>>):
       throw new Error(`Provider adapter ${key}: package ${name} does not export the adapter of ${key}`);
     adapters.set(key, adapter);
   }
-  return new ProviderAdapters(adapters);
+  return new ProviderAdapters(adapters, logger);
 }

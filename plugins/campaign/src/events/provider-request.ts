@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { AppError, Clock, Locks, PluginContext, SERVICES } from '@switchboard/core';
-import { InboundRequest, isProviderError, malformed, ProviderAdapter } from '@switchboard/provider-kit';
+import { checkedEvents, InboundRequest, isProviderError, malformed, ProviderAdapter } from '@switchboard/provider-kit';
 import { InboundWebhooksService, ReceivingEndpoint } from './inbound-webhooks/service';
 import { InboundEventRecorder } from './event-recorder';
 import { requestReplayGuard, RequestReplayGuard } from './replay-guard';
@@ -75,7 +75,7 @@ export function providerRequestReceiver(ctx: PluginContext) {
     const receipt = await recorder.record(
       endpoint,
       provider,
-      await readingHostileInput(() => adapter.normalize(request)),
+      checkedEvents(provider, await readingHostileInput(() => adapter.normalize(request))),
     );
     return 'stale' in receipt ? null : receipt;
   }

@@ -51,6 +51,11 @@ export function receiveRoutes(api: PluginApi, ctx: PluginContext): void {
           type: 'object',
           properties: { endpoint: { type: 'integer', minimum: 1, maximum: 4294967295 } },
         },
+        rawBody: {
+          'application/json': { schema: {} },
+          'application/x-www-form-urlencoded': { schema: { type: 'object' } },
+          'multipart/form-data': { schema: { type: 'object' } },
+        },
         response: { schema: okSchema(receiptSchema) },
       },
       async ({ params, query, ctx: http }) => {

@@ -110,7 +110,7 @@ export class Composer {
       text,
       messageId: `<${mailId}>`,
       headers: {
-        ...this.options.providerHeaders?.({ messageId: this.message.id, subscriberId: recipient.id }),
+        ...adaptersOwn(this.options.providerHeaders?.({ messageId: this.message.id, subscriberId: recipient.id })),
         'X-Campaign-Message-Id': String(this.message.id),
         'X-Campaign-Subscriber-Id': String(recipient.id),
         'List-Unsubscribe': `<${links.unsubscribe}>`,
@@ -118,6 +118,37 @@ export class Composer {
       },
     };
   }
+}
+
+/** Headers the mail's own fields and ours write: an adapter's header of such a name, in any case, is left out. */
+const NOT_ADAPTERS = new Set(
+  [
+    'From',
+    'Sender',
+    'To',
+    'Cc',
+    'Bcc',
+    'Reply-To',
+    'Subject',
+    'Date',
+    'Message-ID',
+    'MIME-Version',
+    'Content-Type',
+    'Content-Transfer-Encoding',
+    'Return-Path',
+    'DKIM-Signature',
+    'X-Campaign-Message-Id',
+    'X-Campaign-Subscriber-Id',
+    'List-Unsubscribe',
+    'List-Unsubscribe-Post',
+  ].map((name) => name.toLowerCase()),
+);
+
+function adaptersOwn(headers: Record<string, string> | undefined): Record<string, string> {
+  if (!headers) return {};
+  const names = Object.keys(headers);
+  if (!names.some((name) => NOT_ADAPTERS.has(name.toLowerCase()))) return headers;
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !NOT_ADAPTERS.has(name.toLowerCase())));
 }
 
 const LINK = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi;

@@ -43,6 +43,7 @@ export function heartbeatRoutes(group: ApiGroup, ctx: PluginContext): void {
     await heartbeats.ping(params.token);
     return { success: true, message: 'Pong' };
   };
-  group.get('/ping/:token', ping, handler);
+  // The operator contract names HEAD too: koa-router answers it on the GET route; the document says so.
+  group.get('/ping/:token', { ...ping, head: true }, handler);
   group.post('/ping/:token', ping, handler);
 }

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { BUILT_IN_PROVIDERS, loadProviderAdapters } from '../provider-adapters';
+import pino from 'pino';
+import type { ProviderAdapter } from '@switchboard/provider-kit';
+import { BUILT_IN_PROVIDERS, loadProviderAdapters, ProviderAdapters } from '../provider-adapters';
 
 describe('campaign: provider adapters named in the config', () => {
   it('loads each named package, its headers merged for outgoing mail', () => {
@@ -31,5 +33,34 @@ describe('campaign: provider adapters named in the config', () => {
     expect(() => loadProviderAdapters({ provider_b: '@switchboard/provider-a' })).to.throw(
       'Provider adapter provider_b: package @switchboard/provider-a does not export the adapter of provider_b',
     );
+  });
+
+  it("one adapter's bug never stops the mail: a throw or a value that is no text adds nothing, logged once a minute; a name is taken once in any case", () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    const adapter = (key: string, outgoingHeaders: () => Record<string, unknown>) =>
+      ({ key, outgoingHeaders }) as unknown as ProviderAdapter;
+    const adapters = new ProviderAdapters(
+      new Map([
+        ['provider_a', adapter('provider_a', () => ({ 'X-SMTPAPI': '{}' }))],
+        [
+          'broken',
+          adapter('broken', () => {
+            throw new Error('adapter bug');
+          }),
+        ],
+        ['odd', adapter('odd', () => ({ 'x-smtpapi': 'second', 'X-Odd': 42, 'X-Fine': 'yes' }))],
+      ]),
+      logger,
+    );
+    for (let i = 0; i < 3; i++)
+      expect(adapters.outgoingHeaders({ messageId: 1, subscriberId: 2 })).to.deep.equal({
+        'X-SMTPAPI': '{}',
+        'X-Fine': 'yes',
+      });
+    expect(lines.map((l) => JSON.parse(l).msg)).to.deep.equal([
+      'Provider adapter broken: outgoingHeaders threw: adapter bug; mail goes without its headers',
+      'Provider adapter odd: outgoingHeaders gave X-Odd a value that is no text; mail goes without its headers',
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import request from 'supertest';
 import { describeEachBackend, createTenant } from '@switchboard/core/testing';
 import { campaignFixture, CampaignFixture } from '../../../shared/tests/support';
 
@@ -163,6 +164,16 @@ describeEachBackend('campaign: subscribers', (backend) => {
     });
     const unsubscribed = await f.api().get('/subscribers?status=unsubscribed').expect(200);
     expect(unsubscribed.body.data.map((s: { id: number }) => s.id)).to.include(id);
+  });
+
+  it('unsubscribes without a body as fetch, browsers and curl -d "" send it (Content-Length: 0, no type)', async () => {
+    const id = (await f.api().post('/subscribers', { email: 'nobody-body@example.com' }).expect(201)).body.data.id;
+    const res = await request(f.server)
+      .post(`/api/campaign/subscribers/${id}/unsubscribe`)
+      .set(f.tenant.auth)
+      .set('Content-Length', '0')
+      .expect(200);
+    expect(res.body.data.status).to.equal('unsubscribed');
   });
 
   it('deletes a subscriber and its memberships', async () => {

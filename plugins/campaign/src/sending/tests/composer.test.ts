@@ -1,0 +1,38 @@
+import { expect } from 'chai';
+import { Composer } from '../composer';
+
+describe("campaign: the composer and the adapters' headers", () => {
+  it("leaves out an adapter's header that names a field of the mail or one of ours, in any case", () => {
+    const composer = new Composer(
+      { id: 3, subject: 'Hi', preheader: null, content_html: null, content_text: 'Hello' },
+      { fromName: null, fromEmail: 'news@acme.example', replyTo: null },
+      {
+        providerHeaders: () => ({
+          'X-SMTPAPI': '{}',
+          'list-unsubscribe': '<https://evil.example/u>',
+          'x-campaign-message-id': '999',
+          from: 'ceo@bank.example',
+        }),
+      },
+    );
+    const recipient = {
+      id: 5,
+      email: 'ada@example.com',
+      first_name: null,
+      last_name: null,
+      company_name: null,
+      phone: null,
+      job_title: null,
+      meta: {},
+    };
+    const mail = composer.compose(recipient, { unsubscribe: 'https://acme.example/u?token=1' }, '1.5.3@acme.example');
+    expect(mail.headers).to.deep.equal({
+      'X-SMTPAPI': '{}',
+      'X-Campaign-Message-Id': '3',
+      'X-Campaign-Subscriber-Id': '5',
+      'List-Unsubscribe': '<https://acme.example/u?token=1>',
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    });
+    expect(mail.from).to.equal('news@acme.example');
+  });
+});
