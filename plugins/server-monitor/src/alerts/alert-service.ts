@@ -34,8 +34,11 @@ interface UnheardAlert {
   created_at: unknown;
 }
 
-/** Tries per alert before it is marked failed (the queue retries with backoff; the watchdog requeues). */
-const MAX_ATTEMPTS = 5;
+/**
+ * Tries per alert before it is marked failed (the queue retries with backoff from 5 s, doubling: the last
+ * try ~42 minutes after the first, so a relay down that long loses no alert; the watchdog requeues).
+ */
+export const MAX_ATTEMPTS = 10;
 /** A pending alert this old whose job was lost (Redis restarted) is queued again. */
 const REQUEUE_AFTER_MS = 120_000;
 
@@ -129,13 +132,18 @@ export class AlertService {
     );
   }
 
-  /** Whether the outage a recovery ends was told to anyone (its latest alert rows are not unheard or lapsed). */
+  /**
+   * Whether the outage a recovery ends was told to anyone: one of its latest alert's rows (one per
+   * recipient, raised at one time) is sent, told or still being tried; not when each is unheard, lapsed or
+   * failed (every try failed: an "UP again" would be the first anyone hears of it).
+   */
   private async outageWasHeard(trx: Knex | Knex.Transaction, serverId: number, kind: AlertKind): Promise<boolean> {
-    const latest = await trx('monitor_alerts')
+    const latestAt = trx('monitor_alerts').where({ server_id: serverId, kind }).max('created_at');
+    const states: unknown[] = await trx('monitor_alerts')
       .where({ server_id: serverId, kind })
-      .orderBy('id', 'desc')
-      .first('state');
-    if (!latest || (latest.state !== 'unheard' && latest.state !== 'lapsed')) return true;
+      .where('created_at', latestAt)
+      .pluck('state');
+    if (!states.length || states.some((state) => !['unheard', 'lapsed', 'failed'].includes(String(state)))) return true;
     await trx('monitor_alerts').where({ server_id: serverId, kind, state: 'unheard' }).update({ state: 'lapsed' });
     return false;
   }

@@ -200,6 +200,8 @@ export class ServersService {
     await transactionWithRetry(this.knex, async (trx) => {
       if (moved) await this.refuseDuplicate(trx, orgId, stored.endpoint, id);
       await trx('monitor_servers').where({ organization_id: orgId, id }).update(row);
+      // A new endpoint's certificate is another: read afresh, each threshold alerting anew.
+      if (moved) await trx('monitor_certificates').where({ server_id: id }).delete();
     });
     return this.row(orgId, id);
   }
@@ -218,9 +220,15 @@ export class ServersService {
     return String(row.title);
   }
 
-  /** With its check results, logs, heartbeats and certificate (the tables' cascades). */
+  /**
+   * With its check results, logs, heartbeats and certificate (the tables' cascades). Its alerts nobody
+   * heard lapse: its problems ended with it (alerts keep no foreign key: they are the record of what was told).
+   */
   async remove(orgId: number, id: number): Promise<void> {
-    await transactionWithRetry(this.knex, (trx) => deleteOwnedRow(trx, 'monitor_servers', orgId, id, 'Server'));
+    await transactionWithRetry(this.knex, async (trx) => {
+      await deleteOwnedRow(trx, 'monitor_servers', orgId, id, 'Server');
+      await trx('monitor_alerts').where({ server_id: id, state: 'unheard' }).update({ state: 'lapsed' });
+    });
   }
 
   /** Its kept check results, newest first. */

@@ -5,6 +5,8 @@ import { SERVER_STATES, ServerState, serversOfActiveOrganizations } from '../sha
 
 /** Rows each list of the page shows at most (the counts say how many there are). */
 const SHOWN = 50;
+/** An alert whose every try failed is shown this long (it is never tried again). */
+const FAILED_SHOWN_MS = 86_400_000;
 const DAY = 86_400_000;
 /** Certificates ending within this many days are listed (each organization is alerted at its own threshold). */
 const EXPIRING_DAYS = 30;
@@ -160,6 +162,10 @@ export class OnCallReader {
     };
   }
 
+  /**
+   * Alerts nobody heard: kept with no one to tell, and (the last day's) those whose every try failed, once
+   * per alert (its rows, one per recipient, were raised at one time).
+   */
   private async unheard(): Promise<OnCall['unheard']> {
     const unheard = this.knex('monitor_alerts as a')
       .join('organizations as o', 'o.id', 'a.organization_id')
@@ -169,13 +175,27 @@ export class OnCallReader {
       .orderBy('a.id', 'desc')
       .limit(SHOWN)
       .select('a.subject', 'o.name', 'a.created_at');
-    return {
-      total: toInt(n),
-      alerts: rows.map((r) => ({
-        subject: String(r.subject),
-        organization: String(r.name),
-        since: toIso(r.created_at),
-      })),
-    };
+    const failedRows: Array<Record<string, unknown>> = await this.knex('monitor_alerts as a')
+      .join('organizations as o', 'o.id', 'a.organization_id')
+      .where('a.state', 'failed')
+      .andWhere('a.created_at', '>', new Date(this.clock.now().getTime() - FAILED_SHOWN_MS))
+      .orderBy('a.id', 'desc')
+      .limit(SHOWN * 4)
+      .select('a.organization_id', 'a.subject', 'o.name', 'a.created_at', 'a.error');
+    const failed = new Map<string, OnCall['unheard']['alerts'][number]>();
+    for (const r of failedRows) {
+      const key = `${toInt(r.organization_id)}|${String(r.subject)}|${toIso(r.created_at)}`;
+      if (!failed.has(key))
+        failed.set(key, {
+          subject: `${String(r.subject)} (not delivered: ${String(r.error ?? 'unknown error')})`,
+          organization: String(r.name),
+          since: toIso(r.created_at),
+        });
+    }
+    const alerts = [
+      ...[...failed.values()],
+      ...rows.map((r) => ({ subject: String(r.subject), organization: String(r.name), since: toIso(r.created_at) })),
+    ];
+    return { total: toInt(n) + failed.size, alerts: alerts.slice(0, SHOWN) };
   }
 }

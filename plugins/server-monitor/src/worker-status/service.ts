@@ -35,8 +35,8 @@ export interface Sample {
 const percentOf = (checked: number, total: number) => (total ? Math.floor((checked / total) * 10_000) / 100 : 100);
 
 /**
- * Worker health from what was measured: the share of each tier's servers (active organizations)
- * checked within their cadence plus slack, the check queues' lengths, and the minutes of the last hour
+ * Worker health from what was measured: the share of each tier's servers (active organizations; not
+ * those added within their cadence and not checked yet) checked within their cadence plus slack, the check queues' lengths, and the minutes of the last hour
  * whose sample fell below the healthy line (a breach). The scheduler samples every minute.
  */
 @injectable()
@@ -51,8 +51,10 @@ export class WorkerStatusService {
     const out = {} as Record<Tier, Compliance>;
     for (const tier of TIERS) {
       const since = new Date(now.getTime() - CADENCE_MS[tier] - SLA_SLACK_MS);
+      // A server added within its cadence and not checked yet is not late: its first round is still to come.
       const [row] = await activeServers(this.knex)
         .whereIn('o.selected_plan', plansOf(tier))
+        .whereNot((q) => q.whereNull('s.last_checked_at').andWhere('s.created_at', '>=', since))
         .select(
           this.knex.raw('count(*) as total'),
           this.knex.raw('sum(case when s.last_checked_at >= ? then 1 else 0 end) as checked', [since]),

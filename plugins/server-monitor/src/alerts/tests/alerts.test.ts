@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
-import { AlertService } from '../alert-service';
+import { AlertService, MAX_ATTEMPTS } from '../alert-service';
 import {
   addServer,
   monitorFixture,
@@ -124,21 +124,21 @@ describeEachBackend('server-monitor: alerts', (backend) => {
     expect(sms.to('+15550104').map((r) => r.status)).to.deep.equal([500, 201]);
   }).timeout(30_000);
 
-  it('marks an alert failed after its fifth try, keeping the error', async () => {
+  it('marks an alert failed after its tenth try (~42 minutes of backoff), keeping the error', async () => {
     const org = await organization(f.engine, { plan: 'free' });
     const erin = await user(f.engine, org, { email: 'erin@acme.test', phone: '+15550105' });
     await notificationSetting(f.engine, org, {
       administrators: [{ user_id: erin, email_enabled: false, sms_enabled: true }],
     });
-    sms.failNext(5, 503);
-    // Written, not queued: the test plays the queue's five tries.
+    sms.failNext(MAX_ATTEMPTS, 503);
+    // Written, not queued: the test plays the queue's tries.
     const [id] = await alerts().raise(f.engine.knex, org, {
       kind: 'test',
       serverId: null,
       subject: 'Doomed',
       text: '',
     });
-    for (let attempt = 1; attempt <= 4; attempt++) {
+    for (let attempt = 1; attempt < MAX_ATTEMPTS; attempt++) {
       const thrown = await alerts()
         .send(id)
         .then(
@@ -150,12 +150,12 @@ describeEachBackend('server-monitor: alerts', (backend) => {
     await alerts().send(id);
     const [row] = await rows({ id });
     expect(row).to.include({ channel: 'sms', recipient: '+15550105', state: 'failed', error: 'SMS API answered 503' });
-    expect(Number(row.attempts)).to.equal(5);
+    expect(Number(row.attempts)).to.equal(10);
     // Neither tried again by the queue nor taken up as stale.
     await alerts().send(id);
     clock.advance(10 * 60_000);
     expect(await alerts().requeueStale(clock.now())).to.equal(0);
-    expect(sms.to('+15550105')).to.have.length(5);
+    expect(sms.to('+15550105')).to.have.length(10);
   });
 
   it('queues again a pending alert whose job was lost, once it is two minutes old', async () => {

@@ -94,4 +94,18 @@ describeEachBackend('server-monitor: alerts nobody heard', (backend) => {
     await waitFor(() => mailsTo('late@brief.test').length === 1, 10_000);
     expect((await parsed('late@brief.test', 0)).subject).to.equal('DOWN: Brief');
   });
+
+  it('tells no one of a recovery whose DOWN could not be delivered to anyone (every try failed)', async () => {
+    const org = await organization(f.engine, { plan: 'pro' });
+    await user(f.engine, org, { email: 'ops@lost.test' });
+    farm.set('lost', 503);
+    const server = await addServer(f.engine, org, `${farm.url}/switch/lost`, { title: 'Lost' });
+    await check(server);
+    await waitFor(() => mailsTo('ops@lost.test').length === 1, 10_000);
+    // As if the relay had refused all its tries.
+    await f.engine.knex('monitor_alerts').where({ server_id: server }).update({ state: 'failed', error: 'relay down' });
+    farm.set('lost', 200);
+    await check(server);
+    expect((await alertsOf(server)).map((a) => [a.kind, a.state])).to.deep.equal([['server-down', 'failed']]);
+  });
 });

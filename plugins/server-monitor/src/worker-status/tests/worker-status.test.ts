@@ -75,6 +75,7 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
     const shop = await organization(f.engine, { plan: 'pro' });
     const dead = await addServer(f.engine, shop, 'https://dead-port.test/', {
       title: 'Dead port',
+      created_at: ago(3 * 3_600_000),
       state: 'down',
       status: 'unreachable',
       is_up: false,
@@ -89,6 +90,7 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
     });
     await addServer(f.engine, shop, 'https://missing-page.test/', {
       title: 'Missing page',
+      created_at: ago(3 * 3_600_000),
       state: 'down',
       status: '404',
       is_up: false,
@@ -97,6 +99,7 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
     await addServer(f.engine, shop, 'https://paused.test/', { title: 'Paused one', state: 'paused' });
     const cron = await addServer(f.engine, shop, 'https://cron.test/', {
       title: 'Nightly cron',
+      created_at: ago(3 * 3_600_000),
       state: 'up',
       is_up: true,
     });
@@ -128,6 +131,27 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
       state: 'unheard',
       created_at: ago(2 * 3_600_000),
     });
+    // An alert whose every try failed, to two administrators (two rows): shown once for a day, then no more.
+    const failedAlert = (recipient: string, at: Date) => ({
+      organization_id: shop,
+      server_id: dead,
+      kind: 'server-down',
+      channel: 'email',
+      recipient,
+      subject: 'DOWN: Dead port',
+      body: 'is down',
+      state: 'failed',
+      attempts: 10,
+      error: 'connect ECONNREFUSED',
+      created_at: at,
+    });
+    await f.engine
+      .knex('monitor_alerts')
+      .insert([
+        failedAlert('a@shop.test', ago(3_600_000)),
+        failedAlert('b@shop.test', ago(3_600_000)),
+        failedAlert('a@shop.test', ago(2 * 86_400_000)),
+      ]);
 
     const url = (await f.call('/worker-status').expect(200)).body.dashboard_url.replace(
       'http://mon.test',
@@ -160,7 +184,10 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
               ).backgroundColor,
           ),
       ).to.equal(red);
-      expect(await page.locator('#unheard li').innerText()).to.contain('DOWN: Dead port');
+      const unheard = await page.locator('#unheard li').allInnerTexts();
+      expect(unheard).to.have.length(2);
+      expect(unheard[0]).to.contain('DOWN: Dead port (not delivered: connect ECONNREFUSED)');
+      expect(unheard[1]).to.contain('DOWN: Dead port');
       expect(await page.locator('#heartbeats li').innerText()).to.match(/MISSING Nightly cron for 40 min/);
       expect(await page.locator('#certificates li').innerText()).to.match(/EXPIRING Nightly cron/);
       const pro = await page.locator('#plans tr', { hasText: 'pro' }).allInnerTexts();
@@ -213,6 +240,13 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
     const critical = await statusOf();
     expect(critical.sla_compliance.premium.percentage).to.equal(85);
     expect(critical.status).to.equal('critical');
+
+    // Added a moment ago and not checked yet: not late, its first round is still to come. Added 10 minutes ago
+    // and still not checked: late.
+    await addServer(f.engine, pro, 'https://just-added.test/', { created_at: ago(5_000) });
+    expect((await statusOf()).sla_compliance.premium).to.deep.equal({ percentage: 85, checked: 17, total: 20 });
+    await addServer(f.engine, pro, 'https://forgotten.test/', { created_at: ago(10 * 60_000) });
+    expect((await statusOf()).sla_compliance.premium).to.deep.equal({ percentage: 80.95, checked: 17, total: 21 });
   });
 
   it('answers 500 with the detail when the queues cannot be read', async () => {
