@@ -74,3 +74,4 @@ export { buildProgram, runCli } from './cli/program';
 export { CliError, idOf, printResult } from './cli/output';
 export * from './schemas/common';
 export { RepeatedWarning } from './repeated-warning';
+export { whileDatabaseAway } from './db/while-database-away';

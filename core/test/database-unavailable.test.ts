@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import pino from 'pino';
 import { isDatabaseUnavailable, isSchemaBehind } from '../src/db/errors';
 import { asAppError } from '../src/http/error-handler';
+import { whileDatabaseAway } from '../src/db/while-database-away';
 
 /** mysql2's errors as it raises them: a network error on the connection is marked fatal. */
 const mysqlError = (code: string, fatal = false) => Object.assign(new Error(code), { code, fatal });
@@ -40,5 +41,18 @@ describe('a database that cannot be reached answers 503', () => {
     }
     const syntax = Object.assign(new Error('select - near "from": syntax error'), { code: 'SQLITE_ERROR' });
     expect(asAppError(syntax, log).status).to.equal(500);
+  });
+
+  it('whileDatabaseAway: runs the work again while the database is away, throws any other error at once', async () => {
+    let tries = 0;
+    const away = () => (++tries < 3 ? Promise.reject(mysqlError('ECONNREFUSED', true)) : Promise.resolve(tries));
+    expect(await whileDatabaseAway(away, 10_000)).to.equal(3);
+    tries = 0;
+    const refused = () => (++tries, Promise.reject(mysqlError('ER_PARSE_ERROR')));
+    const thrown = await whileDatabaseAway(refused, 10_000).catch((err: Error) => err);
+    expect([tries, (thrown as Error).message]).to.deep.equal([1, 'ER_PARSE_ERROR']);
+    tries = 0;
+    const late = await whileDatabaseAway(away, 100).catch((err: Error) => err);
+    expect([tries, (late as Error).message]).to.deep.equal([1, 'ECONNREFUSED']);
   });
 });

@@ -8,3 +8,4 @@ export * from './recording-logger';
 export * from './smtp-sink';
 export * from './stalling-smtp';
 export * from './process-stats';
+export * from './database-away';

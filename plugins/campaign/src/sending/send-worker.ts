@@ -1,7 +1,16 @@
 import { inject, injectable } from 'tsyringe';
 import { mailIdDomain } from '../shared/mail-ids';
 import type { Knex } from 'knex';
-import { AppConfig, isPermanentMailError, Mailer, parseJson, SERVICES, toInt } from '@switchboard/core';
+import type { Logger } from 'pino';
+import {
+  AppConfig,
+  isPermanentMailError,
+  Mailer,
+  parseJson,
+  SERVICES,
+  toInt,
+  whileDatabaseAway,
+} from '@switchboard/core';
 import type { OutgoingIds } from '@switchboard/provider-kit';
 import { ProviderAdapters } from '../events';
 import { Composer, Recipient } from './composer';
@@ -26,6 +35,12 @@ const RECIPIENT_COLUMNS = [
 
 /** How often a worker renews its claim while handing its mails over (well inside the 2-minute lease). */
 const RENEW_EVERY_MS = 30_000;
+
+/**
+ * How long a claim's outcomes wait for a database that went away before the job gives up (inside the
+ * 2-minute lease: past it the watchdog gives the claim to another worker).
+ */
+const RECORD_WITHIN_MS = 90_000;
 
 /** Mails of one range handed to the mailer at once. */
 const DELIVERIES_AT_ONCE = 5;
@@ -60,6 +75,7 @@ export class SendWorker {
     @inject(UnsubscribeLinks) private readonly links: UnsubscribeLinks,
     @inject(TrackingLinks) private readonly tracking: TrackingLinks,
     @inject(ProviderAdapters) private readonly providers: ProviderAdapters,
+    @inject(SERVICES.Logger) private readonly logger: Logger,
   ) {
     this.mailDomain = mailIdDomain(config.publicUrl);
   }
@@ -106,10 +122,16 @@ export class SendWorker {
       const renewal = setInterval(() => void this.store.renew(send.id, claim).catch(() => undefined), RENEW_EVERY_MS);
       try {
         await Promise.all(Array.from({ length: DELIVERIES_AT_ONCE }, deliverNext));
+        // SMTP took these mails: a database away for a moment delays their record, never sends them again
+        // (the claim, still renewed, stays ours; past the lease the watchdog's retry is at least once).
+        await whileDatabaseAway(
+          () => this.store.record(send, claim, outcomes),
+          RECORD_WITHIN_MS,
+          () => this.logger.warn({ sendId: send.id }, 'database away: the claim is recorded once it is back'),
+        );
       } finally {
         clearInterval(renewal);
       }
-      await this.store.record(send, claim, outcomes);
     }
     await this.store.finishIfDone(send);
   }

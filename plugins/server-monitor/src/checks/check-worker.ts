@@ -1,11 +1,14 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { SecretBox, SERVICES, toBool } from '@switchboard/core';
+import { SecretBox, SERVICES, toBool, whileDatabaseAway } from '@switchboard/core';
 import { MONITOR_ADDRESSES, MonitorAddresses } from '../shared/addresses';
 import { openEndpoint } from '../shared/endpoints';
 import { CheckResultWriter } from './result-writer';
 import { CHECK_OPTIONS, CheckOptions } from './options';
 import { CheckOutcome, HttpChecker } from './http-check';
+
+/** How long a check's result waits for a database that went away (well inside the next premium round). */
+const WRITE_WITHIN_MS = 30_000;
 
 /**
  * A check job: one GET of the server's endpoint (its password opened). A new failure is confirmed by a
@@ -52,7 +55,9 @@ export class CheckWorker {
       await new Promise((resolve) => setTimeout(resolve, this.options.confirmDelayMs));
       outcome = this.notStopped(await this.checker.check(url));
     }
-    await this.writer.write(server, outcome);
+    // The server was checked: a database away for a moment delays the result, it does not lose the round.
+    const checked = outcome;
+    await whileDatabaseAway(() => this.writer.write(server, this.notStopped(checked)), WRITE_WITHIN_MS);
     return outcome;
   }
 
