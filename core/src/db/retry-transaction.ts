@@ -6,11 +6,24 @@ import type { Knex } from 'knex';
  */
 export class WriteConflict extends Error {}
 
-/** MySQL deadlock or lock-wait timeout, or a WriteConflict: the transaction was rolled back and may simply run again. */
+/** SQLite's answer to a transaction that read, then could not write (another connection wrote meanwhile). */
+const SQLITE_BUSY = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_RECOVERY']);
+
+/**
+ * MySQL deadlock or lock-wait timeout, SQLite busy (a deferred transaction that read and then could not
+ * write: SQLite answers at once, without waiting its busy timeout, since waiting could deadlock), or a
+ * WriteConflict: the transaction was rolled back and may simply run again.
+ */
 export function isRetryableConflict(err: unknown): boolean {
   if (err instanceof WriteConflict) return true;
   const e = err as { errno?: number; code?: string };
-  return e.errno === 1213 || e.errno === 1205 || e.code === 'ER_LOCK_DEADLOCK' || e.code === 'ER_LOCK_WAIT_TIMEOUT';
+  return (
+    e.errno === 1213 ||
+    e.errno === 1205 ||
+    e.code === 'ER_LOCK_DEADLOCK' ||
+    e.code === 'ER_LOCK_WAIT_TIMEOUT' ||
+    (e.code !== undefined && SQLITE_BUSY.has(e.code))
+  );
 }
 
 /**
