@@ -260,3 +260,36 @@ describe('bee-queue connection options', () => {
     expect(() => beeRedisOptions('http://localhost')).to.throw('not a redis:// URL');
   });
 });
+
+describe('job queue on Redis: a Redis back from a restart', () => {
+  const prefix = `sbt_${uniqueSuffix()}`;
+  let redisUrl: string;
+  let queues: JobQueues;
+  // bee-queue's job, whose save runs its Lua script by hash (EVALSHA).
+  const Job = require('bee-queue/lib/job') as { prototype: { save(): Promise<unknown> } };
+  const save = Job.prototype.save;
+  before(async () => {
+    redisUrl = (await requiredRedisUrl())!;
+    queues = createJobQueues({ redisUrl, prefix, stallIntervalMs: STALL_INTERVAL_MS });
+  });
+  after(async () => {
+    Job.prototype.save = save;
+    await queues?.closeAll(2000);
+    await deleteRedisKeys(redisUrl, prefix);
+  });
+
+  it('adds a job that met NOSCRIPT (the offline queue ran before the scripts were loaded again), once', async () => {
+    let refused = 0;
+    Job.prototype.save = function (this: unknown) {
+      if (refused++ === 0) return Promise.reject(new Error('NOSCRIPT No matching script. Please use EVAL.'));
+      return save.call(this);
+    };
+    const queue = queues.get(defineJob<{ n: number }>('noscript'));
+    const seen: number[] = [];
+    await queue.add({ n: 7 }, { jobId: 'after-restart' });
+    Job.prototype.save = save;
+    queue.process(1, async (job: Job<{ n: number }>) => void seen.push(job.data.n));
+    await waitFor(() => seen.length === 1, 10_000);
+    expect([refused, seen]).to.deep.equal([2, [7]]);
+  });
+});

@@ -30,6 +30,11 @@ describe('faults: Redis away [private redis]', function () {
     const ready = await request(app).get('/ready').expect(503);
     expect(Date.now() - started).to.be.below(10_000);
     expect(JSON.stringify(ready.body)).to.match(/redis/i);
+    // /metrics answers too, without the queues' gauges (it waited for Redis to come back; session 27).
+    const scraped = Date.now();
+    const metrics = await request(app).get('/metrics').expect(200);
+    expect(Date.now() - scraped).to.be.below(20_000);
+    expect(metrics.text).to.contain('switchboard_process_cpu_seconds_total');
     const stopping = Date.now();
     await engine.close();
     expect(Date.now() - stopping).to.be.below(15_000);

@@ -2,6 +2,7 @@ import BeeQueue from 'bee-queue';
 import { assertJobId } from './types';
 import { QueueRegistry } from './queue-registry';
 import { loadOnFirstUse } from '../load-on-first-use';
+import { withinDeadline } from '../deadline';
 import type { AddJobOptions, JobHandler, JobQueue, QueueCounts, QueueLogger } from './types';
 
 /** Stored job payload: the data plus the retries it started with, to tell the attempt number. */
@@ -18,6 +19,8 @@ export interface BeeQueueSettings {
   stallIntervalMs: number;
   logger?: QueueLogger;
 }
+
+const COUNTS_WITHIN_MS = 2_000;
 
 /** bee-queue 2 brings node-redis 3, which takes connection options rather than our URLs. */
 export function beeRedisOptions(redisUrl: string): Record<string, unknown> {
@@ -133,7 +136,16 @@ export class BeeJobQueue<T = unknown> implements JobQueue<T> {
       else job.backoff('immediate');
     }
     if (options.delayMs && options.delayMs > 0) job.delayUntil(Date.now() + options.delayMs);
-    return (await job.save()).id ?? null;
+    try {
+      return (await job.save()).id ?? null;
+    } catch (err) {
+      // A Redis back from a restart runs the commands that waited for it before 'ready' reloads the
+      // scripts (node-redis 3 sends its offline queue first): load them now, and save once more.
+      if (!/NOSCRIPT/.test(String((err as Error)?.message))) throw err;
+      await this.queue.ready();
+      await beeLua().buildCache((this.queue as unknown as { client: unknown }).client);
+      return (await job.save()).id ?? null;
+    }
   }
 
   process(concurrency: number, handler: JobHandler<T>): void {
@@ -150,8 +162,13 @@ export class BeeJobQueue<T = unknown> implements JobQueue<T> {
       .catch((err) => this.settings.logger?.error({ queue: this.name, err }, 'stalled job check failed'));
   }
 
+  /** Its jobs by state; an error after 2 s of a Redis that does not answer (node-redis would wait for it). */
   async counts(): Promise<QueueCounts> {
-    const health = await this.queue.checkHealth();
+    const health = await withinDeadline(
+      this.queue.checkHealth(),
+      COUNTS_WITHIN_MS,
+      `queue ${this.name}: Redis did not answer within ${COUNTS_WITHIN_MS / 1000} s`,
+    );
     return { waiting: health.waiting, active: health.active, delayed: health.delayed, failed: health.failed };
   }
 

@@ -136,7 +136,7 @@ export function renderDashboard(
     const c = status.sla_compliance[name];
     return (
       `<tr><th scope="row">${label}</th><td id="sla-${name}">${c.percentage.toFixed(2)} %</td>` +
-      `<td>${c.checked} of ${c.total}</td><td>${status.queue_status[name]}</td></tr>`
+      `<td>${c.checked} of ${c.total}</td><td>${status.queue_status[name] ?? 'unknown (Redis not answering)'}</td></tr>`
     );
   };
   return `<!doctype html>

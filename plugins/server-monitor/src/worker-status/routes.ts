@@ -74,7 +74,11 @@ export function workerStatusRoutes(group: ApiGroup, ctx: PluginContext): void {
     },
     async ({ params, ctx: http }) => {
       key.require(params.key);
-      const [status, samples, now] = await Promise.all([service.status(), service.samples(CHART_HOURS), onCall.read()]);
+      const [status, samples, now] = await Promise.all([
+        service.status({ unknownQueues: true }),
+        service.samples(CHART_HOURS),
+        onCall.read(),
+      ]);
       http.type = 'text/html; charset=utf-8';
       http.set('Cache-Control', 'no-store');
       const styleUrl = `${MONITOR_PREFIX}/dashboard-style/${encodeURIComponent(params.key)}`;

@@ -22,7 +22,8 @@ export interface WorkerStatus {
   status: 'healthy' | 'warning' | 'critical';
   timestamp: string;
   sla_compliance: Record<Tier, Compliance>;
-  queue_status: Record<Tier, number>;
+  /** null: the queues could not be read (the dashboard's status, which says so rather than failing). */
+  queue_status: Record<Tier, number | null>;
   recent_breaches: number;
 }
 
@@ -66,13 +67,22 @@ export class WorkerStatusService {
     return out;
   }
 
-  async status(): Promise<WorkerStatus> {
+  /**
+   * The status; queues that cannot be read (Redis away: their counts give up after 2 s) fail it, or with
+   * `unknownQueues` (the on-call dashboard, needed most then) leave their lengths null.
+   */
+  async status(options: { unknownQueues?: boolean } = {}): Promise<WorkerStatus> {
     const now = this.clock.now();
     const sla = await this.compliance(now);
-    const queue_status = {} as Record<Tier, number>;
+    const queue_status = {} as Record<Tier, number | null>;
     for (const tier of TIERS) {
-      const c = await this.queues.get(CHECK_JOBS[tier]).counts();
-      queue_status[tier] = c.waiting + c.active + c.delayed;
+      try {
+        const c = await this.queues.get(CHECK_JOBS[tier]).counts();
+        queue_status[tier] = c.waiting + c.active + c.delayed;
+      } catch (err) {
+        if (!options.unknownQueues) throw err;
+        queue_status[tier] = null;
+      }
     }
     const [{ n }] = await this.knex('monitor_sla_samples')
       .where('sampled_at', '>=', new Date(now.getTime() - HOUR))

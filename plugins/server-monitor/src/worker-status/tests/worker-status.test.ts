@@ -259,6 +259,9 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
         message: 'Failed to read the worker status',
         error: 'the queue is down',
       });
+      // The on-call page is needed most then: it answers, saying what it cannot read.
+      const page = await f.call('/dashboard').expect(200);
+      expect(page.text).to.contain('unknown (Redis not answering)');
     } finally {
       queue.counts = counts;
     }
