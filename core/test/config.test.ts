@@ -95,5 +95,17 @@ describe('configuration', () => {
       ConfigError,
       'does not exist',
     );
+    // Each names its variable (they failed with "Invalid URL" or a library's words; session 27).
+    for (const [env, message] of [
+      [{ HOST: '999.1.1.1' }, 'HOST must be a host name or IP address'],
+      [{ PUBLIC_URL: 'notaurl' }, 'PUBLIC_URL must be a URL'],
+      [{ PUBLIC_URL: 'ftp://x.example' }, 'PUBLIC_URL must be a http:// or https:// URL'],
+      [{ REDIS_URL: 'http://x' }, 'REDIS_URL must be a redis:// or rediss:// URL'],
+      [{ SMTP_URL: 'foo' }, 'SMTP_URL must be a URL'],
+      [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL must be one of'],
+    ] as const)
+      expect(() => loadConfig({ env, file: false })).to.throw(ConfigError, message);
+    // An IPv6 listen address is bracketed in the URL built from it.
+    expect(loadConfig({ env: { HOST: '::1', PORT: '4000' }, file: false }).publicUrl).to.equal('http://[::1]:4000');
   });
 });

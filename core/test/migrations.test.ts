@@ -73,6 +73,18 @@ describe('loadMigrationFiles', () => {
     fs.mkdirSync(path.join(scratch, 'v2'));
     expect(() => loadMigrationFiles(ns)).to.throw('v2 is not named like x.y');
   });
+
+  it("rejects a compiled migration beside sources that have none (a stale build's leftover), saying what to run", () => {
+    const plugin = path.join(scratch, 'plugin');
+    for (const d of ['migrations/1.0', 'dist/migrations/1.0']) fs.mkdirSync(path.join(plugin, d), { recursive: true });
+    fs.writeFileSync(path.join(plugin, 'migrations/1.0/01-users.ts'), '');
+    fs.writeFileSync(path.join(plugin, 'dist/migrations/1.0/01-users.js'), '');
+    const ns = { id: 'stale', version: '1.0', directory: path.join(plugin, 'dist/migrations') };
+    expect(loadMigrationFiles(ns).map((f) => f.name)).to.deep.equal(['1.0/01-users']);
+    fs.writeFileSync(path.join(plugin, 'dist/migrations/1.0/02-moved-away.js'), '');
+    expect(() => loadMigrationFiles(ns)).to.throw('02-moved-away.js has no source');
+    expect(() => loadMigrationFiles(ns)).to.throw('a stale build. Run npm run clean');
+  });
 });
 
 describeEachBackend('migrations: upgrading', (backend) => {

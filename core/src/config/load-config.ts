@@ -88,13 +88,22 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError(`PORT must be a port number, got "${env.PORT}"`);
   const dataDir = path.resolve(env.DATA_DIR ?? 'data');
+  // An IPv6 listen address is bracketed in a URL.
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  if (env.PUBLIC_URL === undefined && !URL.canParse(`http://${urlHost}:${port}`))
+    throw new ConfigError(`HOST must be a host name or IP address, got "${host}"`);
+  const publicUrl = urlOf('PUBLIC_URL', env.PUBLIC_URL ?? `http://${urlHost}:${port}`, ['http:', 'https:']);
+  if (env.REDIS_URL) urlOf('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']);
+  if (env.SMTP_URL) urlOf('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']);
+  if (env.LOG_LEVEL !== undefined && !LOG_LEVELS.includes(env.LOG_LEVEL))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
 
   const config: AppConfig = {
     version: readOwnVersion(),
     appEnv,
     host,
     port,
-    publicUrl: (env.PUBLIC_URL ?? `http://${host}:${port}`).replace(/\/$/, ''),
+    publicUrl: publicUrl.replace(/\/$/, ''),
     publicUrlGiven: env.PUBLIC_URL !== undefined,
     databaseUrl: env.DATABASE_URL ?? `sqlite:${path.join(dataDir, 'switchboard.sqlite')}`,
     redisUrl: env.REDIS_URL || undefined,
@@ -153,4 +162,20 @@ function readOwnVersion(): string {
 function defaultConfigFile(): string {
   const here = path.resolve('config/switchboard.json');
   return fs.existsSync(here) ? here : path.join(__dirname, '../../../../config/switchboard.json');
+}
+
+/** pino's levels, and `silent`. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** `value` if it is a URL of one of these protocols; otherwise a ConfigError naming the variable. */
+function urlOf(name: string, value: string, protocols: string[]): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be a URL (${protocols.map((p) => `${p}//...`).join(' or ')}), got "${value}"`);
+  }
+  if (!protocols.includes(url.protocol))
+    throw new ConfigError(`${name} must be a ${protocols.map((p) => `${p}//`).join(' or ')} URL, got "${value}"`);
+  return value;
 }

@@ -42,10 +42,18 @@ export function loadMigrationFiles(namespace: MigrationNamespace): MigrationFile
 
 function versionFiles(id: string, directory: string, version: string): MigrationFile[] {
   const folder = path.join(directory, version);
+  // Beside its sources (a checkout), a compiled migration without one is a build's leftover (a migration
+  // renamed or moved since): it would run again under its old name, or collide. tsc leaves such files.
+  const sources = path.join(directory.replace(/([\\/])dist([\\/]migrations)$/, '$2'), version);
+  const checked = sources !== folder && fs.existsSync(sources);
   const numbered = fs
     .readdirSync(folder)
     .filter((f) => !IGNORED.test(f))
     .map((f) => {
+      if (checked && MIGRATION_FILE.test(f) && !fs.existsSync(path.join(sources, f.replace(/\.js$/, '.ts'))))
+        throw new Error(
+          `Migrations of "${id}": ${path.join(folder, f)} has no source ${path.join(sources, f.replace(/\.js$/, '.ts'))}: a stale build. Run npm run clean, then npm start (or npm run build)`,
+        );
       const match = MIGRATION_FILE.exec(f);
       if (!match)
         throw new Error(`Migrations of "${id}": ${path.join(folder, f)} is not a compiled migration named NN-name.js`);
