@@ -13,6 +13,7 @@ import {
 import { AlertService } from '../alerts';
 import { shownEndpoint } from '../shared/endpoints';
 import type { CheckOutcome } from './http-check';
+import { durationSince } from '../shared/durations';
 
 /** What a check job knows of its server when it started. */
 export interface CheckedServer {
@@ -24,6 +25,7 @@ export interface CheckedServer {
   is_up: unknown;
   down_alerted: unknown;
   state?: unknown;
+  failing_since?: unknown;
 }
 
 interface Checked {
@@ -114,7 +116,17 @@ export class CheckResultWriter {
     const query = trx('monitor_servers')
       .whereIn('id', ids)
       .orderBy('id')
-      .select('id', 'organization_id', 'title', 'endpoint', 'status', 'is_up', 'down_alerted', 'state');
+      .select(
+        'id',
+        'organization_id',
+        'title',
+        'endpoint',
+        'status',
+        'is_up',
+        'down_alerted',
+        'state',
+        'failing_since',
+      );
     const rows = (await lockedOnMysql(query)) as CheckedServer[];
     const current = new Map(rows.map((row) => [toInt(row.id), row]));
     return checked.flatMap(({ server, outcome }) => {
@@ -158,10 +170,19 @@ export class CheckResultWriter {
         kind: 'server-up',
         serverId: id,
         subject: `UP again: ${title}`,
-        text: `${about} is up again: it ${describe(outcome)} at ${now.toISOString()}.`,
+        text: `${about} is up again: it ${describe(outcome)} at ${now.toISOString()}${downFor(server, now)}.`,
       });
     }
     await trx('monitor_servers').where({ id }).update(changes);
     return alertIds;
   }
+}
+
+/** How long the outage a recovery ends lasted, as the alert says it: ", after 12 min down (since ...)". */
+function downFor(server: CheckedServer, now: Date): string {
+  if (server.failing_since === null || server.failing_since === undefined) return '';
+  const since = new Date(server.failing_since as string | number | Date);
+  return Number.isNaN(since.getTime())
+    ? ''
+    : `, after ${durationSince(since, now)} down (since ${since.toISOString()})`;
 }

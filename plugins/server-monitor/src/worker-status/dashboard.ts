@@ -3,6 +3,7 @@ import type { Sample, WorkerStatus } from './service';
 import type { Tier } from '../shared/plans';
 import type { OnCall } from './on-call';
 import { headlineOf } from './headline';
+import { durationSince } from '../shared/durations';
 
 const WIDTH = 600;
 const HEIGHT = 200;
@@ -39,15 +40,8 @@ function chart(samples: Sample[], hours: number, now: Date): string {
 
 const esc = (text: string | number | null | undefined) => escapeHtml(String(text ?? ''));
 
-/** "2 h 5 min", "3 d 4 h": how long since `iso`, for a person. */
-function age(iso: string | null, now: Date): string {
-  if (!iso) return '';
-  const minutes = Math.max(0, Math.floor((now.getTime() - new Date(iso).getTime()) / 60_000));
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `${hours} h ${minutes % 60} min`;
-  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
-}
+/** How long since `iso`, for a person. */
+const age = (iso: string | null, now: Date): string => (iso ? durationSince(new Date(iso), now) : '');
 const when = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : 'unknown');
 const more = (shown: number, total: number) =>
   total > shown ? `<p class="meta">and ${total - shown} more (servermonitor:servers --down lists them all)</p>` : '';

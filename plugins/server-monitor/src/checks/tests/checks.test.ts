@@ -114,6 +114,8 @@ describeEachBackend('server-monitor: checks', (backend) => {
     await waitFor(() => sink.to('ops@acme.test').length === 3, 10_000);
     const recovery = await sink.to('ops@acme.test')[2].parse();
     expect(recovery.subject).to.equal(`UP again: Server ${farm.url}/switch/a`);
+    // How long it was down, and since when: what the person on call reads first.
+    expect(recovery.text).to.match(/is up again: .*, after \d+ min down \(since \d{4}-\d\d-\d\dT[\d:.]+Z\)\./);
     // Still down: no second alert for the same outage.
     expect(farm.hits.get('/switch/a')).to.equal(3);
     expect(await f.engine.knex('monitor_alerts').where({ server_id: unreachable }).count({ n: '*' })).to.deep.equal([
