@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Engine } from '../engine/engine';
 import { printResult } from './output';
-import { recordServedUrl } from '../config/served-url';
+import { recordServedUrl, servedUrlRecorded } from '../config/served-url';
 import { runUntilSignal } from './run-until-signal';
 import { metricsClosedReason } from '../http/metrics-access';
 import { boundHeapGrowth } from './heap-growth';
@@ -42,7 +42,13 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
       withEngine(async (engine) => {
         boundHeapGrowth();
         await engine.start({ workers: true });
-        engine.logger.info('worker started');
+        engine.logger.info({ public_url: engine.config.publicUrl }, 'worker started');
+        // Links in mail name this URL for the process's life: say so when it is only a guess.
+        if (!engine.config.publicUrlGiven && !servedUrlRecorded(engine.config))
+          engine.logger.warn(
+            { public_url: engine.config.publicUrl },
+            'PUBLIC_URL is not set and no serve has recorded its URL in DATA_DIR: links in mail name this HOST:PORT. Set PUBLIC_URL, or start the worker after serve',
+          );
         await runUntilSignal(engine);
       }, true),
     );

@@ -31,3 +31,8 @@ export function withServedUrl(config: AppConfig): AppConfig {
   }
   return config;
 }
+
+/** Whether a `serve` recorded its URL in this data folder. */
+export function servedUrlRecorded(config: AppConfig): boolean {
+  return fs.existsSync(path.join(config.dataDir, FILE));
+}
