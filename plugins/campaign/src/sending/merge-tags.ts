@@ -25,8 +25,13 @@ export const placesTag = (source: string, name: string): boolean =>
  * stands in as one word of private-use characters, which no case change, wrapping or spacing alters.
  */
 export function withTagsKept(source: string, transform: (text: string) => string): string {
+  // One stand-in per distinct tag: a link whose text is its own href stays one (hideLinkHrefIfSameAsText).
   const tags: string[] = [];
-  const standIn = source.replace(TAG, (tag) => `\uE000${String.fromCharCode(0xe100 + tags.push(tag) - 1)}\uE001`);
+  const indexOf = new Map<string, number>();
+  const standIn = source.replace(TAG, (tag) => {
+    const i = indexOf.get(tag) ?? indexOf.set(tag, tags.push(tag) - 1).get(tag)!;
+    return `\uE000${String.fromCharCode(0xe100 + i)}\uE001`;
+  });
   if (!tags.length || tags.length > 0xe00) return transform(source);
   return transform(standIn).replace(/\uE000([\uE100-\uEEFF])\uE001/g, (_, c: string) => tags[c.charCodeAt(0) - 0xe100]);
 }

@@ -37,10 +37,10 @@ const RECIPIENT_COLUMNS = [
 const RENEW_EVERY_MS = 30_000;
 
 /**
- * How long a claim's outcomes wait for a database that went away before the job gives up (inside the
- * 2-minute lease: past it the watchdog gives the claim to another worker).
+ * How long a claim waits for a database that went away (its fresh reads, its record) before the job gives
+ * up: inside the 2-minute lease, past which the watchdog gives the claim to another worker.
  */
-const RECORD_WITHIN_MS = 90_000;
+const RECORD_WITHIN_MS = 80_000;
 
 /** Mails of one range handed to the mailer at once. */
 const DELIVERIES_AT_ONCE = 5;
@@ -101,10 +101,15 @@ export class SendWorker {
       // claim's mails not composed yet stay queued.
       const rows = freshRows(
         this.recipientRows(ids).then((byId) => ({ byId, active: true })),
-        async () => ({
-          byId: await this.recipientRows(ids),
-          active: (await this.store.get(send.id))?.status === 'active',
-        }),
+        // Mails of the claim may be with SMTP already: a database away for a moment is waited for here too.
+        () =>
+          whileDatabaseAway(
+            async () => ({
+              byId: await this.recipientRows(ids),
+              active: (await this.store.get(send.id))?.status === 'active',
+            }),
+            RECORD_WITHIN_MS,
+          ),
       );
       // A few at a time: the SMTP pool sends on its connections only, and a mail waiting in its queue is
       // memory held (all 50 at once took the worker's peak RSS from 130 to 220 MB).
@@ -124,10 +129,13 @@ export class SendWorker {
         await Promise.all(Array.from({ length: DELIVERIES_AT_ONCE }, deliverNext));
         // SMTP took these mails: a database away for a moment delays their record, never sends them again
         // (the claim, still renewed, stays ours; past the lease the watchdog's retry is at least once).
-        await whileDatabaseAway(
-          () => this.store.record(send, claim, outcomes),
-          RECORD_WITHIN_MS,
-          () => this.logger.warn({ sendId: send.id }, 'database away: the claim is recorded once it is back'),
+        // Renewed first: the lease runs from now, whatever the last renewal's time.
+        const renewAndRecord = async () => {
+          await this.store.renew(send.id, claim);
+          await this.store.record(send, claim, outcomes);
+        };
+        await whileDatabaseAway(renewAndRecord, RECORD_WITHIN_MS, () =>
+          this.logger.warn({ sendId: send.id }, 'database away: the claim is recorded once it is back'),
         );
       } finally {
         clearInterval(renewal);

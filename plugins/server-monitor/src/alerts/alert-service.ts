@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { AppConfig, Clock, insertedId, JobQueues, Mailer, SERVICES, toDate, toInt } from '@switchboard/core';
+import { AppConfig, Clock, insertedId, JobQueues, Mailer, SERVICES, toDate, toInt, toIso } from '@switchboard/core';
 import { ALERT_JOB } from './jobs';
 import { Recipient, recipientsOf } from './recipients';
 import { SMS_SENDER, SmsSender } from './sms';
@@ -39,6 +39,8 @@ interface UnheardAlert {
  * try ~42 minutes after the first, so a relay down that long loses no alert; the watchdog requeues).
  */
 export const MAX_ATTEMPTS = 10;
+/** Rows of one alert (one per recipient and channel) read to judge whether anyone heard it. */
+const LATEST_ROWS = 100;
 /** A pending alert this old whose job was lost (Redis restarted) is queued again. */
 const REQUEUE_AFTER_MS = 120_000;
 
@@ -138,11 +140,14 @@ export class AlertService {
    * failed (every try failed: an "UP again" would be the first anyone hears of it).
    */
   private async outageWasHeard(trx: Knex | Knex.Transaction, serverId: number, kind: AlertKind): Promise<boolean> {
-    const latestAt = trx('monitor_alerts').where({ server_id: serverId, kind }).max('created_at');
-    const states: unknown[] = await trx('monitor_alerts')
+    // The latest rows by id (as before: the scan stops there), those raised with the newest.
+    const latest: Array<{ state: unknown; created_at: unknown }> = await trx('monitor_alerts')
       .where({ server_id: serverId, kind })
-      .where('created_at', latestAt)
-      .pluck('state');
+      .orderBy('id', 'desc')
+      .limit(LATEST_ROWS)
+      .select('state', 'created_at');
+    const at = latest.length ? String(toIso(latest[0].created_at)) : null;
+    const states = latest.filter((r) => String(toIso(r.created_at)) === at).map((r) => r.state);
     if (!states.length || states.some((state) => !['unheard', 'lapsed', 'failed'].includes(String(state)))) return true;
     await trx('monitor_alerts').where({ server_id: serverId, kind, state: 'unheard' }).update({ state: 'lapsed' });
     return false;

@@ -74,16 +74,21 @@ export class WorkerStatusService {
   async status(options: { unknownQueues?: boolean } = {}): Promise<WorkerStatus> {
     const now = this.clock.now();
     const sla = await this.compliance(now);
-    const queue_status = {} as Record<Tier, number | null>;
-    for (const tier of TIERS) {
-      try {
-        const c = await this.queues.get(CHECK_JOBS[tier]).counts();
-        queue_status[tier] = c.waiting + c.active + c.delayed;
-      } catch (err) {
-        if (!options.unknownQueues) throw err;
-        queue_status[tier] = null;
-      }
-    }
+    const lengths = await Promise.all(
+      TIERS.map((tier) =>
+        this.queues
+          .get(CHECK_JOBS[tier])
+          .counts()
+          .then(
+            (c) => c.waiting + c.active + c.delayed,
+            (err: unknown) => {
+              if (!options.unknownQueues) throw err;
+              return null;
+            },
+          ),
+      ),
+    );
+    const queue_status = Object.fromEntries(TIERS.map((tier, i) => [tier, lengths[i]])) as Record<Tier, number | null>;
     const [{ n }] = await this.knex('monitor_sla_samples')
       .where('sampled_at', '>=', new Date(now.getTime() - HOUR))
       .andWhereRaw('checked * 100 < total * ?', [HEALTHY_FROM])

@@ -35,4 +35,29 @@ describe("campaign: the composer and the adapters' headers", () => {
     });
     expect(mail.from).to.equal('news@acme.example');
   });
+
+  it('writes a link whose text is its own merge tag once in the text part made from the HTML', () => {
+    const composer = new Composer(
+      {
+        id: 3,
+        subject: 'Hi',
+        preheader: null,
+        content_html: '<p>Leave: <a href="{{unsubscribe_url}}">{{unsubscribe_url}}</a></p>',
+        content_text: null,
+      },
+      { fromName: null, fromEmail: 'news@acme.example', replyTo: null },
+    );
+    const recipient = {
+      id: 5,
+      email: 'a@example.com',
+      first_name: null,
+      last_name: null,
+      company_name: null,
+      phone: null,
+      job_title: null,
+      meta: {},
+    };
+    const mail = composer.compose(recipient, { unsubscribe: 'https://acme.example/u?token=1' }, '1.5.3@acme.example');
+    expect(mail.text).to.equal('Leave: https://acme.example/u?token=1');
+  });
 });
