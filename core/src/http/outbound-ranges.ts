@@ -74,6 +74,12 @@ export const METADATA_RANGES = parseRanges([
   ...IPV4_CARRIERS.flatMap((carrier) => METADATA_IPV4.map((cidr) => carried(carrier, cidr))),
   'fe80::/10', // IPv6 link-local
   'fd00:ec2::254/128', // AWS's metadata service over IPv6
+  // Forms that carry an IPv4 address elsewhere than in their last 32 bits (6to4 in bits 16-47, Teredo
+  // inverted, local-use NAT64 split around bits 64-71): refused whole rather than decoded (session 27:
+  // 2002:a9fe:a9fe:: reached the monitor's checks). Nothing a tenant monitors needs them.
+  '2002::/16',
+  '2001::/32',
+  '64:ff9b:1::/48',
 ]);
 
 /**

@@ -21,6 +21,11 @@ describe('server-monitor: endpoints as saved', () => {
       'http://[fd00:ec2::254]/': 'address fd00:ec2::254 is not allowed (link-local/metadata)',
       'https://100.100.100.200/': 'address 100.100.100.200 is not allowed (link-local/metadata)',
       'https://[fe80::1]:8443/': 'address fe80::1 is not allowed (link-local/metadata)',
+      // The metadata service in the IPv6 forms that carry an IPv4 address: 6to4, Teredo, local-use NAT64.
+      'http://[2002:a9fe:a9fe::1]/': 'address 2002:a9fe:a9fe::1 is not allowed (link-local/metadata)',
+      'http://[2001:0:4136:e378:8000:63bf:5601:5601]/':
+        'address 2001:0:4136:e378:8000:63bf:5601:5601 is not allowed (link-local/metadata)',
+      'http://[64:ff9b:1:a9fe:a9:fe00::]/': 'address 64:ff9b:1:a9fe:a9:fe00:: is not allowed (link-local/metadata)',
       [`https://example.com/${'x'.repeat(2048)}`]: 'longer than 2048 characters',
     };
     for (const [url, problem] of Object.entries(problems))
