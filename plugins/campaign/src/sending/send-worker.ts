@@ -129,13 +129,12 @@ export class SendWorker {
         await Promise.all(Array.from({ length: DELIVERIES_AT_ONCE }, deliverNext));
         // SMTP took these mails: a database away for a moment delays their record, never sends them again
         // (the claim, still renewed, stays ours; past the lease the watchdog's retry is at least once).
-        // Renewed first: the lease runs from now, whatever the last renewal's time.
-        const renewAndRecord = async () => {
-          await this.store.renew(send.id, claim);
-          await this.store.record(send, claim, outcomes);
-        };
-        await whileDatabaseAway(renewAndRecord, RECORD_WITHIN_MS, () =>
-          this.logger.warn({ sendId: send.id }, 'database away: the claim is recorded once it is back'),
+        // The renewal above goes on meanwhile: at most 30 s old when the database went, it keeps the
+        // 2-minute lease for these 80 s.
+        await whileDatabaseAway(
+          () => this.store.record(send, claim, outcomes),
+          RECORD_WITHIN_MS,
+          () => this.logger.warn({ sendId: send.id }, 'database away: the claim is recorded once it is back'),
         );
       } finally {
         clearInterval(renewal);
