@@ -180,13 +180,26 @@ export class InboundWebhooksService {
     const endpoint: ReceivingEndpoint = {
       id: toInt(row.id),
       organizationId: toInt(row.organization_id),
-      secret: row.secret === null ? null : this.secrets.open(toText(row.secret)),
+      secret: row.secret === null ? null : this.openedSecret(toText(row.secret)),
       isActive: toBool(row.is_active),
       options: optionsOf(row),
       stored: storedOf(row),
     };
     if (endpointId !== undefined) cache.set(key, endpoint);
     return endpoint;
+  }
+
+  /**
+   * A secret sealed under another APP_KEY (the key changed without its old one kept) opens to nothing: the
+   * endpoint has no secret, so its requests are refused 401 as such, until a PUT gives it one again (it was
+   * a 500 per request, each giving its rate-limit point back; session 27).
+   */
+  private openedSecret(sealed: string): string | null {
+    try {
+      return this.secrets.open(sealed);
+    } catch {
+      return null;
+    }
   }
 
   /** Which of these endpoints' rows are still as they were read: one query for all. */

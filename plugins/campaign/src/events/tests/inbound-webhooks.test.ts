@@ -268,6 +268,22 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     await f.api().delete(`/inbound-webhooks/${endpoint.id}`).expect(200);
   });
 
+  it('refuses with 401 the requests of an endpoint whose secret opens to nothing (sealed under another APP_KEY)', async () => {
+    const endpoint = await createEndpoint({ provider: 'provider_a', name: 'Old key', secret: 'old-key-secret' });
+    await f.engine
+      .knex('inbound_webhooks')
+      .where({ id: endpoint.id })
+      .update({ secret: 'v1.sealed-under-another-key' });
+    const body = '[]';
+    const answer = await post(
+      `/webhook/provider_a?endpoint=${endpoint.id}`,
+      body,
+      signProviderA('old-key-secret', body),
+    );
+    expect([answer.status, answer.body.error?.code]).to.deep.equal([401, 'SIGNATURE_INVALID']);
+    await f.api().delete(`/inbound-webhooks/${endpoint.id}`).expect(200);
+  });
+
   it('stores an event time no database holds (year 33,658, before year 1000) as the time it was received', async () => {
     const endpoint = await createEndpoint({ provider: 'provider_a', name: 'Far times', secret: 'far-secret' });
     // A batch of 100, two of them with such times.
