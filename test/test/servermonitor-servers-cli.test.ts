@@ -84,6 +84,23 @@ describeEachBackend('server-monitor servers from the command line', (backend) =>
       await exitOf(serve);
     }
 
+    // A server of an organization whose subscription ended is checked no more: its old DOWN is not listed.
+    const [ended] = await knex('organizations').insert({
+      name: 'Ended Inc',
+      selected_plan: 'pro',
+      subscription_status: 'inactive',
+      created_at: now,
+      updated_at: now,
+    });
+    await knex('monitor_servers').insert({
+      organization_id: ended,
+      title: 'Stale',
+      endpoint: 'https://stale.example/',
+      state: 'down',
+      failing_since: new Date(now.getTime() - 86_400_000),
+      created_at: now,
+      updated_at: now,
+    });
     const down = await runJson(['servermonitor:servers', '--down'], env());
     expect(down.total).to.equal(1);
     expect(down.servers[0]).to.include({ id: dead.id, state: 'down', status: '503', plan: 'pro' });

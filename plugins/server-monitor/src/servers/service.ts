@@ -251,6 +251,9 @@ export class ServersService {
   async across(filter: OperatorFilter): Promise<{ items: OperatorServer[]; total: number }> {
     const filtered = this.knex('monitor_servers as s').join('organizations as o', 'o.id', 's.organization_id');
     if (filter.state) filtered.where('s.state', filter.state);
+    // Down means down now: a server of an organization whose subscription is not active is not checked,
+    // so its `down` is as old as its last check (the dashboard leaves it out too).
+    if (filter.state === 'down') filtered.where('o.subscription_status', 'active');
     if (filter.organizationId) filtered.where('s.organization_id', filter.organizationId);
     if (filter.plan) filtered.where('o.selected_plan', filter.plan);
     if (filter.search) whereContains(filtered, ['s.title', 's.endpoint'], filter.search);
