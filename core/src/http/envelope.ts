@@ -34,6 +34,8 @@ export interface PageInfo {
   total: number;
   per_page: number;
   current_page: number;
+  /** A page follows this one whatever `total` says (a capped total: "at least"). */
+  more?: boolean;
 }
 
 /**
@@ -47,7 +49,12 @@ export const paginatedBody = <T>(
   version: string,
   extra: Record<string, unknown> = {},
 ) => {
-  const last = lastPage(page.total, page.per_page);
+  // A capped total is "at least": a page with rows, or one with more after it, is never past the last.
+  const last = Math.max(
+    lastPage(page.total, page.per_page),
+    data.length ? page.current_page : 1,
+    page.more ? page.current_page + 1 : 1,
+  );
   return {
     success: true as const,
     data,

@@ -32,7 +32,10 @@ export interface ObjectRoutes<Q, C, U> {
   page?: Action & {
     query: Q;
     item?: object;
-    run(organizationId: number, query: Validated<Q>): Promise<{ items: unknown[]; total: number; capped?: boolean }>;
+    run(
+      organizationId: number,
+      query: Validated<Q>,
+    ): Promise<{ items: unknown[]; total: number; capped?: boolean; more?: boolean }>;
   };
   get?: Action & { run(organizationId: number, id: number): Promise<unknown> };
   create?: BodyAction<C> & { run(organizationId: number, body: Validated<C>): Promise<unknown> };
@@ -80,8 +83,8 @@ export function objectRoutes<const Q extends object, const C extends object, con
         response: { schema: pageSchema(page.item ?? routes.schema) },
       },
       handler(async ({ auth, query, ctx }) => {
-        const { items, total, capped } = await page.run(auth.organizationId, query);
-        const info = { total, per_page: query.per_page, current_page: query.page };
+        const { items, total, capped, more } = await page.run(auth.organizationId, query);
+        const info = { total, per_page: query.per_page, current_page: query.page, more };
         return envelope.page(ctx, items, info, capped ? { total_capped: true } : undefined);
       }),
     );

@@ -51,6 +51,13 @@ export class BatchChanges {
         }
         assertMetaDataFits(row.meta_data);
         const { id, email: _email, ...profile } = row;
+        // As PUT /subscribers/{id}: a row whose members are all unknown (a `status` column, say) changes
+        // nothing, and says so, rather than counting as updated (session 27).
+        if (!Object.keys(profile).length)
+          throw new AppError('VALIDATION_ERROR', 'The row names no field to update', {
+            field: 'subscribers',
+            rule: 'minProperties',
+          });
         rows.push({ index, email, id, profile });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;

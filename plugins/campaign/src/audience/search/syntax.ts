@@ -28,6 +28,26 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const fail = (operator: string, expected: string, got: string) =>
   validationError('search', 'operator', `Search operator ${operator} expects ${expected}, got "${got}"`);
 
+/**
+ * An operator that names one value (a name part, a list, a status, a date) given twice with two values: a
+ * 422, rather than the last one alone (`name:zzzz name:hans` found Hans; session 27). The same value again
+ * counts once, as any repeated term.
+ */
+function once<K extends 'name' | 'listCode' | 'status' | 'createdAfter'>(
+  search: SubscriberSearch,
+  field: K,
+  value: NonNullable<SubscriberSearch[K]>,
+  operator: string,
+): void {
+  const had = search[field];
+  if (
+    had !== undefined &&
+    String(had instanceof Date ? had.getTime() : had) !== String(value instanceof Date ? value.getTime() : value)
+  )
+    throw validationError('search', 'operator', `Search operator ${operator} may be given once`);
+  search[field] = value;
+}
+
 function applyOperator(search: SubscriberSearch, name: string, value: string): void {
   if (name === 'email:') {
     // Exact match of the normalized value, whatever it is: `email:ada` is a search that finds nobody.
@@ -35,18 +55,18 @@ function applyOperator(search: SubscriberSearch, name: string, value: string): v
     search.emails.push(normalizeEmail(value));
   } else if (name === 'name:') {
     if (!value) throw fail('name:', 'some text', value);
-    search.name = value.toLowerCase();
+    once(search, 'name', value.toLowerCase(), name);
   } else if (name === 'list:') {
     if (!value) throw fail('list:', 'a list code', value);
-    search.listCode = value;
+    once(search, 'listCode', value, name);
   } else if (name === 'status:') {
     if (!isSubscriberStatus(value)) throw fail('status:', SUBSCRIBER_STATUSES.join(', '), value);
-    search.status = value;
+    once(search, 'status', value, name);
   } else if (name === 'created:>') {
     const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
     const day = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : null;
     if (!day || day.toISOString().slice(0, 10) !== value) throw fail('created:>', 'a date YYYY-MM-DD', value);
-    search.createdAfter = new Date(day.getTime() + 86_400_000);
+    once(search, 'createdAfter', new Date(day.getTime() + 86_400_000), name);
   } else if (name.startsWith('meta.') && name.endsWith(':') && !name.endsWith(':>')) {
     const key = name.slice(5, -1);
     if (!META_KEY.test(key)) throw fail('meta.<key>:', 'a key of letters, digits, _ or -', key);

@@ -77,7 +77,8 @@ export class SubscriberQuery {
       this.items(ids),
       this.total(orgId, status, listIds, search, query, idColumn),
     ]);
-    return { items, ...counted };
+    // Past a capped count, a full page may have more after it: its next link says so.
+    return { items, ...counted, more: counted.capped && ids.length === q.per_page };
   }
 
   /**

@@ -265,13 +265,16 @@ describeEachBackend('campaign: batch operations', (backend) => {
           { email: 'upd-b@EXAMPLE.com', job_title: 'CEO' },
           { email: 'missing@example.com', job_title: 'x' },
           { job_title: 'no key' },
+          // Only members the update does not know (a customer's status column): it changes nothing, and says so.
+          { id: a, status: 'unsubscribed' },
         ],
       })
       .expect(200);
-    expect(res.body.data).to.deep.include({ updated: 2, failed: 2 });
+    expect(res.body.data).to.deep.include({ updated: 2, failed: 3 });
     expect(res.body.data.errors.map((e: { index: number; rule: string }) => [e.index, e.rule])).to.deep.equal([
       [2, 'exists'],
       [3, 'required'],
+      [4, 'minProperties'],
     ]);
     expect((await f.api().get(`/subscribers/${a}`)).body.data.job_title).to.equal('CTO');
   });

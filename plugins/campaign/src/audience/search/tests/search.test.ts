@@ -56,6 +56,17 @@ describe('campaign: subscriber search syntax', () => {
     expect(parseSearch(Array.from({ length: 16 }, (_, i) => `w${i}`).join(' ')).words).to.have.length(16);
   });
 
+  it('refuses an operator of one value given twice with two values; the same value counts once', () => {
+    for (const text of [
+      'name:zzzz name:hans',
+      'list:l2 list:l1',
+      'status:unsubscribed status:active',
+      'created:>2099-01-01 created:>2020-01-01',
+    ])
+      expect(refusal(text), text).to.match(/^Search operator (name|list|status|created):>? may be given once$/);
+    expect(parseSearch('status:active status:active name:Ada name:ada')).to.include({ status: 'active', name: 'ada' });
+  });
+
   it('refuses a malformed operator with a message naming it', () => {
     expect(refusal('created:>yesterday')).to.contain('created:>');
     expect(refusal('created:>2024-02-30')).to.contain('created:>');
