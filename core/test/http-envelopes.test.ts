@@ -48,7 +48,7 @@ describeEachBackend('HTTP envelopes and error mapping', (backend) => {
     expect(gone.body.error.code).to.equal('INTERNAL_ERROR');
     const document = (await request(server).get('/api/openapi.json').expect(200)).body;
     const responses = document.paths['/api/probe/duplicates/{id}'].get.responses;
-    expect(Object.keys(responses)).to.have.members(['200', '401', '403', '404', '409', '422', '429', '431']);
+    expect(Object.keys(responses)).to.have.members(['200', '401', '403', '404', '409', '422', '429', '431', '503']);
     expect(responses['409'].content['application/json'].schema.required).to.deep.equal(['success', 'error']);
   });
 

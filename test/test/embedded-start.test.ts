@@ -78,6 +78,11 @@ describe('npm start on a fresh machine (embedded default)', () => {
         expect([url, res.status, res.body.error?.code]).to.deep.equal([url, 503, 'SERVICE_UNAVAILABLE']);
         expect(res.body.error.message).to.contain('run migrate');
       }
+      // The server monitor's key routes too (their own 500 wrapped everything, SQL text included).
+      const key = fs.readFileSync(path.join(machine, 'data', 'server-monitor.key'), 'utf8').trim();
+      const status = await request(base).get(`/api/servermonitor/worker-status/${key}`);
+      expect([status.status, JSON.stringify(status.body)]).to.deep.equal([503, JSON.stringify(status.body)]);
+      expect(JSON.stringify(status.body)).to.contain('run migrate').and.not.contain('select');
       await waitFor(() => output.includes('database not migrated to this version (run migrate)'), 10_000);
     } finally {
       child.kill('SIGTERM');

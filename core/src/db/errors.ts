@@ -40,3 +40,6 @@ export function isSchemaBehind(err: unknown): boolean {
   if (e.code === 'ER_NO_SUCH_TABLE' || e.code === 'ER_BAD_FIELD_ERROR') return true;
   return e.code === 'SQLITE_ERROR' && typeof e.message === 'string' && / - no such (table|column): /.test(e.message);
 }
+
+/** What a request meeting a database not migrated to this version is told (a 503). */
+export const NOT_MIGRATED = 'The database is not migrated to this version of the engine: its operator must run migrate';

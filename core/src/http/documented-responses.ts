@@ -73,6 +73,10 @@ export function documentedResponses(route: DocumentedRoute): Record<string, Docu
     out['429'] = error(
       'RATE_LIMIT_EXCEEDED: too many requests from this address were refused their credentials (the right ones are never limited); the Retry-After header says when to try again',
     );
+  // Any route: the database out of reach or not migrated to this version, or the process shutting down.
+  out['503'] = error(
+    'SERVICE_UNAVAILABLE: the database cannot be reached or is not migrated to this version, or the process is stopping; Retry-After says when to try again',
+  );
   for (const [status, answer] of Object.entries(spec.answers ?? {})) {
     const given = typeof answer === 'string' ? { description: answer } : answer;
     const isError = Number(status) >= 400;

@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { AppError, ErrorCode } from './errors';
-import { isDatabaseUnavailable, isSchemaBehind } from '../db/errors';
+import { isDatabaseUnavailable, isSchemaBehind, NOT_MIGRATED } from '../db/errors';
 import { errorBody } from './envelope';
 import { RepeatedWarning } from '../repeated-warning';
 import type { ApiGroup, ApiRegistry, RenderedError } from './api-registry';
@@ -33,10 +33,7 @@ export function asAppError(err: unknown, log: Logger, unavailable?: RepeatedWarn
     const message = `database not migrated to this version (run migrate): ${(err as Error).message}`;
     if (unavailable) unavailable.error(log, {}, message);
     else log.error(message);
-    return new AppError(
-      'SERVICE_UNAVAILABLE',
-      'The database is not migrated to this version of the engine: its operator must run migrate',
-    );
+    return new AppError('SERVICE_UNAVAILABLE', NOT_MIGRATED);
   }
   const status = (err as { status?: number }).status;
   const expose = (err as { expose?: boolean }).expose;

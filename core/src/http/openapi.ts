@@ -76,7 +76,9 @@ function headersOf(route: RouteRecord, status: number): Record<string, object> {
         : [401, 403, 429].includes(status);
   return {
     ...(rateLimit && counted ? RATE_LIMIT_HEADERS : {}),
-    ...(status === 429 ? { 'Retry-After': integerHeader('seconds to wait before trying again') } : {}),
+    ...(status === 429 || status === 503
+      ? { 'Retry-After': integerHeader('seconds to wait before trying again') }
+      : {}),
     ...(status >= 300 && status < 400
       ? { Location: { description: 'where it leads', schema: { type: 'string' } } }
       : {}),

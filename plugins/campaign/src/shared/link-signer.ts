@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { SecretBox, SERVICES, toText } from '@switchboard/core';
+import { AppError, NOT_MIGRATED, SecretBox, SERVICES, toText } from '@switchboard/core';
 
 /**
  * Signs and checks the ids carried by links in mail (confirm, unsubscribe), with the install's secret: kept
@@ -20,7 +20,11 @@ export class LinkSigner {
     this.secret ??= this.knex('campaign_settings')
       .where({ name: 'sealed_link_signing_secret' })
       .first('value')
-      .then((row) => this.secrets.open(toText(row.value)))
+      .then((row) => {
+        // Sealed by campaign 1.13: a process started on a database not migrated that far finds no row.
+        if (!row) throw new AppError('SERVICE_UNAVAILABLE', NOT_MIGRATED);
+        return this.secrets.open(toText(row.value));
+      })
       .catch((err) => {
         // A failed read is not remembered: the next link tries again.
         this.secret = undefined;

@@ -1,4 +1,4 @@
-import { AppError, PluginApi, RenderedError } from '@switchboard/core';
+import { AppError, isDatabaseUnavailable, isSchemaBehind, PluginApi, RenderedError } from '@switchboard/core';
 
 export const MONITOR_PREFIX = '/api/servermonitor';
 
@@ -31,12 +31,15 @@ export const monitorErrorSchema = {
   },
 } as const;
 
-/** An unexpected failure of an operation: the spec's 500, its detail in `error`. */
+/**
+ * An unexpected failure of an operation: the spec's 500, its detail in `error`. A database out of reach
+ * or not migrated yet is the engine's 503 (core's error handler says which), as on every other route.
+ */
 export async function failingAs<T>(message: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof AppError) throw err;
+    if (err instanceof AppError || isDatabaseUnavailable(err) || isSchemaBehind(err)) throw err;
     throw new AppError('INTERNAL_ERROR', message, undefined, { error: (err as Error).message ?? String(err) });
   }
 }
