@@ -14,13 +14,7 @@ export type { Dialect } from './db/knex';
 export * from './db/values';
 export { rowMapper } from './db/row-mapper';
 export type { RowMapper } from './db/row-mapper';
-export {
-  isDatabaseUnavailable,
-  isForeignKeyViolation,
-  isSchemaBehind,
-  isUniqueViolation,
-  NOT_MIGRATED,
-} from './db/errors';
+export { isDatabaseNotServing, isForeignKeyViolation, isUniqueViolation, NOT_MIGRATED } from './db/errors';
 export { paginate } from './db/paginate';
 export { whereContains } from './db/like';
 export { insertRows, insertRowsReturningIds, insertValues } from './db/insert-rows';

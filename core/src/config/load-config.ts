@@ -89,10 +89,10 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
     throw new ConfigError(`PORT must be a port number, got "${env.PORT}"`);
   const dataDir = path.resolve(env.DATA_DIR ?? 'data');
   // An IPv6 listen address is bracketed in a URL.
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  if (env.PUBLIC_URL === undefined && !URL.canParse(`http://${urlHost}:${port}`))
+  const hostUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (env.PUBLIC_URL === undefined && !URL.canParse(hostUrl))
     throw new ConfigError(`HOST must be a host name or IP address, got "${host}"`);
-  const publicUrl = urlOf('PUBLIC_URL', env.PUBLIC_URL ?? `http://${urlHost}:${port}`, ['http:', 'https:']);
+  const publicUrl = urlOf('PUBLIC_URL', env.PUBLIC_URL ?? hostUrl, ['http:', 'https:']);
   if (env.REDIS_URL) urlOf('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']);
   if (env.SMTP_URL) urlOf('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']);
   if (env.LOG_LEVEL !== undefined && !LOG_LEVELS.includes(env.LOG_LEVEL))

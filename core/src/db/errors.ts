@@ -41,5 +41,8 @@ export function isSchemaBehind(err: unknown): boolean {
   return e.code === 'SQLITE_ERROR' && typeof e.message === 'string' && / - no such (table|column): /.test(e.message);
 }
 
+/** The database cannot serve the request: out of reach, or not migrated to this version (both a 503). */
+export const isDatabaseNotServing = (err: unknown): boolean => isDatabaseUnavailable(err) || isSchemaBehind(err);
+
 /** What a request meeting a database not migrated to this version is told (a 503). */
 export const NOT_MIGRATED = 'The database is not migrated to this version of the engine: its operator must run migrate';

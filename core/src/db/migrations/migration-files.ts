@@ -50,9 +50,10 @@ function versionFiles(id: string, directory: string, version: string): Migration
     .readdirSync(folder)
     .filter((f) => !IGNORED.test(f))
     .map((f) => {
-      if (checked && MIGRATION_FILE.test(f) && !fs.existsSync(path.join(sources, f.replace(/\.js$/, '.ts'))))
+      const source = path.join(sources, f.replace(/\.js$/, '.ts'));
+      if (checked && MIGRATION_FILE.test(f) && !fs.existsSync(source))
         throw new Error(
-          `Migrations of "${id}": ${path.join(folder, f)} has no source ${path.join(sources, f.replace(/\.js$/, '.ts'))}: a stale build. Run npm run clean, then npm start (or npm run build)`,
+          `Migrations of "${id}": ${path.join(folder, f)} has no source ${source}: a stale build. Run npm run clean, then npm start (or npm run build)`,
         );
       const match = MIGRATION_FILE.exec(f);
       if (!match)

@@ -1,4 +1,4 @@
-import { AppError, isDatabaseUnavailable, isSchemaBehind, PluginApi, RenderedError } from '@switchboard/core';
+import { AppError, isDatabaseNotServing, PluginApi, RenderedError } from '@switchboard/core';
 
 export const MONITOR_PREFIX = '/api/servermonitor';
 
@@ -39,7 +39,7 @@ export async function failingAs<T>(message: string, work: () => Promise<T>): Pro
   try {
     return await work();
   } catch (err) {
-    if (err instanceof AppError || isDatabaseUnavailable(err) || isSchemaBehind(err)) throw err;
+    if (err instanceof AppError || isDatabaseNotServing(err)) throw err;
     throw new AppError('INTERNAL_ERROR', message, undefined, { error: (err as Error).message ?? String(err) });
   }
 }

@@ -5,9 +5,9 @@ import { SERVER_STATES, ServerState, serversOfActiveOrganizations } from '../sha
 
 /** Rows each list of the page shows at most (the counts say how many there are). */
 const SHOWN = 50;
-/** An alert whose every try failed is shown this long (it is never tried again). */
-const FAILED_SHOWN_MS = 86_400_000;
 const DAY = 86_400_000;
+/** An alert whose every try failed is shown this long (it is never tried again). */
+const FAILED_SHOWN_MS = DAY;
 /** Certificates ending within this many days are listed (each organization is alerted at its own threshold). */
 const EXPIRING_DAYS = 30;
 
@@ -193,7 +193,7 @@ export class OnCallReader {
         });
     }
     const alerts = [
-      ...[...failed.values()],
+      ...failed.values(),
       ...rows.map((r) => ({ subject: String(r.subject), organization: String(r.name), since: toIso(r.created_at) })),
     ];
     return { total: toInt(n) + failed.size, alerts: alerts.slice(0, SHOWN) };

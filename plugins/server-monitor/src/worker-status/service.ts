@@ -36,9 +36,10 @@ export interface Sample {
 const percentOf = (checked: number, total: number) => (total ? Math.floor((checked / total) * 10_000) / 100 : 100);
 
 /**
- * Worker health from what was measured: the share of each tier's servers (active organizations; not
- * those added within their cadence and not checked yet) checked within their cadence plus slack, the check queues' lengths, and the minutes of the last hour
- * whose sample fell below the healthy line (a breach). The scheduler samples every minute.
+ * Worker health from what was measured: the share of each tier's servers (active organizations; not those
+ * added within their cadence and not checked yet) checked within their cadence plus slack, the check
+ * queues' lengths, and the minutes of the last hour whose sample fell below the healthy line (a breach).
+ * The scheduler samples every minute.
  */
 @injectable()
 export class WorkerStatusService {
