@@ -1,6 +1,23 @@
 import { expect } from 'chai';
 import { Composer } from '../composer';
 
+/** The mail of one subscriber with no fields but an address, its unsubscribe link given. */
+const composedFor = (composer: Composer) =>
+  composer.compose(
+    {
+      id: 5,
+      email: 'ada@example.com',
+      first_name: null,
+      last_name: null,
+      company_name: null,
+      phone: null,
+      job_title: null,
+      meta: {},
+    },
+    { unsubscribe: 'https://acme.example/u?token=1' },
+    '1.5.3@acme.example',
+  );
+
 describe("campaign: the composer and the adapters' headers", () => {
   it("leaves out an adapter's header that names a field of the mail or one of ours, in any case", () => {
     const composer = new Composer(
@@ -15,17 +32,7 @@ describe("campaign: the composer and the adapters' headers", () => {
         }),
       },
     );
-    const recipient = {
-      id: 5,
-      email: 'ada@example.com',
-      first_name: null,
-      last_name: null,
-      company_name: null,
-      phone: null,
-      job_title: null,
-      meta: {},
-    };
-    const mail = composer.compose(recipient, { unsubscribe: 'https://acme.example/u?token=1' }, '1.5.3@acme.example');
+    const mail = composedFor(composer);
     expect(mail.headers).to.deep.equal({
       'X-SMTPAPI': '{}',
       'X-Campaign-Message-Id': '3',
@@ -47,17 +54,7 @@ describe("campaign: the composer and the adapters' headers", () => {
       },
       { fromName: null, fromEmail: 'news@acme.example', replyTo: null },
     );
-    const recipient = {
-      id: 5,
-      email: 'a@example.com',
-      first_name: null,
-      last_name: null,
-      company_name: null,
-      phone: null,
-      job_title: null,
-      meta: {},
-    };
-    const mail = composer.compose(recipient, { unsubscribe: 'https://acme.example/u?token=1' }, '1.5.3@acme.example');
+    const mail = composedFor(composer);
     expect(mail.text).to.equal('Leave: https://acme.example/u?token=1');
   });
 });
