@@ -69,17 +69,25 @@ describeEachBackend('campaign: the mail-event ledger, replayed by both rebuilds'
     const subscribers: number[] = (await f.api().get('/subscribers?per_page=100').expect(200)).body.data
       .filter((s: { email: string }) => s.email.startsWith('ledger'))
       .map((s: { id: number }) => s.id);
-    const real = [await sendNow(f, [list]), await sendNow(f, [list])];
+    // One send after the other: this test is about the ledger, not sends at once (three at once on MariaDB
+    // stalled twice in CI, session 27, unexplained: docs/reliability.md's note).
+    const sent = (ids: number[]) =>
+      waitFor(async () => {
+        const sends = await f.engine.knex('message_sends').whereIn('message_id', ids).pluck('status');
+        return sends.length === ids.length && sends.every((s: string) => s === 'sent');
+      }, 30_000);
+    const real: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      real.push(await sendNow(f, [list]));
+      await sent(real);
+    }
     const dry = await draftMessage(f, { name: 'dry' });
     await f
       .api()
       .post(`/messages/${dry}/send`, { list_ids: [list], test_mode: true })
       .expect(200);
     const messages = [...real, dry];
-    await waitFor(async () => {
-      const sends = await f.engine.knex('message_sends').whereIn('message_id', messages).pluck('status');
-      return sends.length === 3 && sends.every((s: string) => s === 'sent');
-    }, 30_000);
+    await sent(messages);
     const sendOf = new Map<number, number>(
       (await f.engine.knex('message_sends').whereIn('message_id', messages).select('id', 'message_id')).map(
         (r: Record<string, unknown>) => [toInt(r.message_id), toInt(r.id)],
