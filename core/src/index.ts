@@ -9,7 +9,7 @@ export { systemClock } from './clock';
 export { loadOnFirstUse } from './load-on-first-use';
 export type { Logger } from './logger';
 export { createKnex, dialectOf } from './db/knex';
-export { dialectOfKnex, lockedOnMysql } from './db/dialect';
+export { byPrimaryKey, dialectOfKnex, lockedOnMysql } from './db/dialect';
 export type { Dialect } from './db/knex';
 export * from './db/values';
 export { rowMapper } from './db/row-mapper';

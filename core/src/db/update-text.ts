@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { byPrimaryKey } from './dialect';
 import { placeholders, writeText } from './statement-text';
 
 /** A piece of a statement's text and the values of its placeholders. */
@@ -42,9 +43,12 @@ export const addByKey = (key: string, column: string, amounts: ReadonlyMap<numbe
   };
 };
 
-/** An UPDATE of `table` setting `sets` on the rows `where` names, as text (writeText): the rows it matched. */
+/**
+ * An UPDATE of `table` setting `sets` on the rows `where` names by primary key (byPrimaryKey), as text
+ * (writeText): the rows it matched.
+ */
 export const updateText = (db: Knex | Knex.Transaction, table: string, sets: SqlPiece[], where: SqlPiece) =>
-  writeText(db, `update \`${table}\` set ${sets.map((set) => set.sql).join(', ')} where ${where.sql}`, [
+  writeText(db, `update ${byPrimaryKey(db, table)} set ${sets.map((set) => set.sql).join(', ')} where ${where.sql}`, [
     ...sets.flatMap((set) => set.values),
     ...where.values,
   ]);

@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import {
   addByKey,
+  byPrimaryKey,
   dialectOfKnex,
   placeholders,
   selectText,
@@ -209,7 +210,7 @@ export class MailEventLedger {
       const rows = await selectText(
         trx,
         'select `r`.`send_id`, `r`.`subscriber_id`, `r`.`opened_at`, `r`.`clicked_at` ' +
-          'from `send_recipients` as `r` inner join `subscribers` as `s` on `s`.`id` = `r`.`subscriber_id` ' +
+          `from ${byPrimaryKey(trx, 'send_recipients', 'r')} inner join \`subscribers\` as \`s\` on \`s\`.\`id\` = \`r\`.\`subscriber_id\` ` +
           `where \`r\`.\`send_id\` in (${placeholders(sends.length)}) and \`r\`.\`subscriber_id\` in (${placeholders(part.length)}) ` +
           `order by \`r\`.\`send_id\`, \`r\`.\`subscriber_id\`${locked}`,
         [...sends, ...part],

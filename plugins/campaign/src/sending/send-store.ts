@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import {
+  byPrimaryKey,
   lockedOnMysql,
   Clock,
   insertedId,
@@ -18,6 +19,21 @@ import { addDailyMetrics, dayOf, METRIC } from '../daily-figures';
 import { WebhookOutbox } from '../webhooks';
 import { MailEventLedger } from '../mail-events';
 
+/**
+ * Tries of a claim's record against deadlocks: its mails are with SMTP already, and a record given up
+ * leaves the claim to the watchdog, which mails it again once the lease is over.
+ */
+const RECORD_ATTEMPTS = 20;
+/**
+ * A send's recipients among `ids`, read or written by key alone (byPrimaryKey; the bounds keep MariaDB
+ * from reading all the send's rows when `ids` are all of them): sends at once never lock each other's rows,
+ * nor a claim another claim's.
+ */
+const keyedRecipients = (db: Knex | Knex.Transaction, sendId: number, ids: number[]) =>
+  db(db.raw(byPrimaryKey(db, 'send_recipients')))
+    .where({ send_id: sendId })
+    .whereBetween('subscriber_id', [Math.min(...ids), Math.max(...ids)])
+    .whereIn('subscriber_id', ids);
 /** Recipients one job covers: a range of subscriber ids holding this many of them. */
 export const RANGE_SIZE = 500;
 /** Ranges whose ids queuedRanges reads at once. */
@@ -231,9 +247,8 @@ export class SendStore {
       .pluck('subscriber_id');
     if (!candidates.length) return null;
     const token = crypto.randomBytes(9).toString('base64url');
-    await this.knex('send_recipients')
-      .where({ send_id: sendId, state: 'queued' })
-      .whereIn('subscriber_id', candidates)
+    await keyedRecipients(this.knex, sendId, candidates)
+      .where({ state: 'queued' })
       .update({
         state: 'sending',
         claim: token,
@@ -252,8 +267,8 @@ export class SendStore {
 
   /** Keeps a claim alive while its mails are being handed over (a throttled pool can take minutes). */
   async renew(sendId: number, claim: Claim): Promise<void> {
-    await this.knex('send_recipients')
-      .where({ send_id: sendId, state: 'sending', claim: claim.token })
+    await keyedRecipients(this.knex, sendId, claim.ids)
+      .where({ state: 'sending', claim: claim.token })
       .update({ claimed_at: this.clock.now() });
   }
 
@@ -265,92 +280,91 @@ export class SendStore {
   async record(send: SendRow, claim: Claim, all: Outcome[]): Promise<void> {
     if (!all.length) return;
     const now = this.clock.now();
-    await transactionWithRetry(this.knex, async (trx) => {
-      const held = trx('send_recipients')
-        .where({ send_id: send.id, state: 'sending', claim: claim.token })
-        .whereIn(
-          'subscriber_id',
-          all.map((o) => o.id),
-        );
-      const ours = new Set(((await lockedOnMysql(held).pluck('subscriber_id')) as unknown[]).map(toInt));
-      const outcomes = all.filter((o) => ours.has(o.id));
-      if (!outcomes.length) return;
-      // One statement per state; the values that differ per recipient as a CASE on its id.
-      for (const state of ['sent', 'failed', 'skipped', 'queued'] as const) {
-        const these = outcomes.filter((o) => o.state === state);
-        if (!these.length) continue;
-        const byId = (value: (o: Outcome) => string | null) =>
-          trx.raw(
-            `CASE subscriber_id ${these.map(() => 'WHEN ? THEN ?').join(' ')} END`,
-            these.flatMap((o) => [o.id, value(o)]),
-          );
-        await trx('send_recipients')
-          .where({ send_id: send.id, state: 'sending', claim: claim.token })
-          .whereIn(
-            'subscriber_id',
+    const ids = all.map((o) => o.id);
+    await transactionWithRetry(
+      this.knex,
+      async (trx) => {
+        const held = keyedRecipients(trx, send.id, ids).where({ state: 'sending', claim: claim.token });
+        const ours = new Set(((await lockedOnMysql(held).pluck('subscriber_id')) as unknown[]).map(toInt));
+        const outcomes = all.filter((o) => ours.has(o.id));
+        if (!outcomes.length) return;
+        // One statement per state; the values that differ per recipient as a CASE on its id.
+        for (const state of ['sent', 'failed', 'skipped', 'queued'] as const) {
+          const these = outcomes.filter((o) => o.state === state);
+          if (!these.length) continue;
+          const byId = (value: (o: Outcome) => string | null) =>
+            trx.raw(
+              `CASE subscriber_id ${these.map(() => 'WHEN ? THEN ?').join(' ')} END`,
+              these.flatMap((o) => [o.id, value(o)]),
+            );
+          await keyedRecipients(
+            trx,
+            send.id,
             these.map((o) => o.id),
           )
+            .where({ state: 'sending', claim: claim.token })
+            .update({
+              state,
+              claim: null,
+              // A recipient queued again waits before its next try: RETRY_AFTER_MS, then twice as long
+              // each time (claim() takes rows whose claimed_at is RETRY_AFTER_MS old).
+              claimed_at: state === 'queued' ? retryAt(trx, now) : null,
+              sent_at: state === 'sent' ? now : null,
+              mail_id: state === 'sent' ? byId((o) => o.mailId ?? null) : null,
+              error: state === 'sent' ? null : byId((o) => o.error ?? null),
+            });
+        }
+        // A recipient tried MAX_ATTEMPTS times fails for good instead of going back to the queue.
+        const retried = outcomes.filter((o) => o.state === 'queued').map((o) => o.id);
+        const exhausted = retried.length
+          ? await keyedRecipients(trx, send.id, retried)
+              .where({ state: 'queued' })
+              .andWhere('attempts', '>=', MAX_ATTEMPTS)
+              .update({ state: 'failed' })
+          : 0;
+        const count = (state: Outcome['state']) =>
+          outcomes.filter((o) => o.state === state).length + (state === 'failed' ? exhausted : 0);
+        await trx('message_sends')
+          .where({ id: send.id })
           .update({
-            state,
-            claim: null,
-            // A recipient queued again waits before its next try: RETRY_AFTER_MS, then twice as long
-            // each time (claim() takes rows whose claimed_at is RETRY_AFTER_MS old).
-            claimed_at: state === 'queued' ? retryAt(trx, now) : null,
-            sent_at: state === 'sent' ? now : null,
-            mail_id: state === 'sent' ? byId((o) => o.mailId ?? null) : null,
-            error: state === 'sent' ? null : byId((o) => o.error ?? null),
+            sent: trx.raw('sent + ?', [count('sent')]),
+            failed: trx.raw('failed + ?', [count('failed')]),
+            skipped: trx.raw('skipped + ?', [count('skipped')]),
+            updated_at: now,
           });
-      }
-      // A recipient tried MAX_ATTEMPTS times fails for good instead of going back to the queue.
-      const retried = outcomes.filter((o) => o.state === 'queued').map((o) => o.id);
-      const exhausted = retried.length
-        ? await trx('send_recipients')
-            .where({ send_id: send.id, state: 'queued' })
-            .whereIn('subscriber_id', retried)
-            .andWhere('attempts', '>=', MAX_ATTEMPTS)
-            .update({ state: 'failed' })
-        : 0;
-      const count = (state: Outcome['state']) =>
-        outcomes.filter((o) => o.state === state).length + (state === 'failed' ? exhausted : 0);
-      await trx('message_sends')
-        .where({ id: send.id })
-        .update({
-          sent: trx.raw('sent + ?', [count('sent')]),
-          failed: trx.raw('failed + ?', [count('failed')]),
-          skipped: trx.raw('skipped + ?', [count('skipped')]),
-          updated_at: now,
-        });
-      if (count('failed')) await this.pauseIfFailing(trx, send.id, outcomes.find((o) => o.error)?.error ?? null);
-      const sent = outcomes.filter((o) => o.state === 'sent');
-      const relayed = sent.filter((o) => o.relayId);
-      if (relayed.length)
-        await trx('send_relay_ids')
-          .insert(
-            relayed.map((o) => ({
-              organization_id: send.organization_id,
-              relay_id: o.relayId,
-              send_id: send.id,
-              subscriber_id: o.id,
-            })),
-          )
-          .onConflict(['organization_id', 'relay_id'])
-          .ignore();
-      if (send.test_mode || !sent.length) return;
-      await this.ledger.apply(
-        trx,
-        now,
-        sent.map((o) => ({
-          type: 'sent',
-          organizationId: send.organization_id,
-          messageId: send.message_id,
-          subscriberId: o.id,
-          sendId: send.id,
-          occurredAt: now,
-          source: { kind: 'send' },
-          email: o.email ?? null,
-        })),
-      );
-    });
+        if (count('failed')) await this.pauseIfFailing(trx, send.id, outcomes.find((o) => o.error)?.error ?? null);
+        const sent = outcomes.filter((o) => o.state === 'sent');
+        const relayed = sent.filter((o) => o.relayId);
+        if (relayed.length)
+          await trx('send_relay_ids')
+            .insert(
+              relayed.map((o) => ({
+                organization_id: send.organization_id,
+                relay_id: o.relayId,
+                send_id: send.id,
+                subscriber_id: o.id,
+              })),
+            )
+            .onConflict(['organization_id', 'relay_id'])
+            .ignore();
+        if (send.test_mode || !sent.length) return;
+        await this.ledger.apply(
+          trx,
+          now,
+          sent.map((o) => ({
+            type: 'sent',
+            organizationId: send.organization_id,
+            messageId: send.message_id,
+            subscriberId: o.id,
+            sendId: send.id,
+            occurredAt: now,
+            source: { kind: 'send' },
+            email: o.email ?? null,
+          })),
+        );
+      },
+      RECORD_ATTEMPTS,
+    );
   }
 
   /** Pauses an active send, with the reason its message shows. */
@@ -375,7 +389,7 @@ export class SendStore {
   /** Finishes an active send with no recipient left to send; returns whether this call did. */
   async finishIfDone(send: SendRow): Promise<boolean> {
     const now = this.clock.now();
-    return this.knex.transaction(async (trx) => {
+    return transactionWithRetry(this.knex, async (trx) => {
       const left = await trx('send_recipients')
         .where({ send_id: send.id })
         .whereIn('state', ['queued', 'sending'])

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import {
   addByKey,
+  byPrimaryKey,
   dialectOfKnex,
   placeholders,
   rowPlaceholders,
@@ -50,7 +51,7 @@ export async function engage(
     const where = { sql: `\`subscriber_id\` in (${placeholders(stored.length)})`, values: stored };
     for (const r of await selectText(
       trx,
-      `select \`subscriber_id\`, \`last_engaged_day\` from \`${TABLE}\` where ${where.sql}${mysql ? ' for update' : ''}`,
+      `select \`subscriber_id\`, \`last_engaged_day\` from ${byPrimaryKey(trx, TABLE)} where ${where.sql}${mysql ? ' for update' : ''}`,
       stored,
     ))
       before.set(toInt(r.subscriber_id), (r.last_engaged_day as string | null) ?? null);
