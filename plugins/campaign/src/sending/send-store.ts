@@ -29,11 +29,12 @@ const RECORD_ATTEMPTS = 20;
  * from reading all the send's rows when `ids` are all of them): sends at once never lock each other's rows,
  * nor a claim another claim's.
  */
-const keyedRecipients = (db: Knex | Knex.Transaction, sendId: number, ids: number[]) =>
-  db(db.raw(byPrimaryKey(db, 'send_recipients')))
-    .where({ send_id: sendId })
-    .whereBetween('subscriber_id', [Math.min(...ids), Math.max(...ids)])
-    .whereIn('subscriber_id', ids);
+const keyedRecipients = (db: Knex | Knex.Transaction, sendId: number, ids: number[]) => {
+  const rows = db(db.raw(byPrimaryKey(db, 'send_recipients'))).where({ send_id: sendId });
+  // No ids (a claim another worker emptied): knex's empty IN matches nothing.
+  if (ids.length) rows.whereBetween('subscriber_id', [Math.min(...ids), Math.max(...ids)]);
+  return rows.whereIn('subscriber_id', ids);
+};
 /** Recipients one job covers: a range of subscriber ids holding this many of them. */
 export const RANGE_SIZE = 500;
 /** Ranges whose ids queuedRanges reads at once. */

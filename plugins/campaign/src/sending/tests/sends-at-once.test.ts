@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { byPrimaryKey } from '@switchboard/core';
 import { describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
-import { campaignFixture, CampaignFixture } from '../../shared/tests/support';
+import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
+import { SendStore } from '../send-store';
 import { listOf, mailsOf, sendNow } from '../../shared/tests/sending-support';
 
 /**
@@ -81,5 +82,20 @@ describeEachBackend('campaign: sends at once', (backend) => {
     const messages = await Promise.all([0, 1, 2].map(() => sendNow(f, [list])));
     await allSent(messages);
     for (const id of messages) mailedOnce(id, addresses);
+  });
+
+  it('renews and records a claim another worker emptied (no ids) as nothing', async function () {
+    this.timeout(60_000);
+    const store = campaignContainer(f.engine).resolve(SendStore);
+    const message = await sendNow(f, [await listOf(f, ['emptied@example.com'], 'emptied')]);
+    await allSent([message]);
+    const [send] = await f.engine.knex('message_sends').where({ message_id: message }).pluck('id');
+    const empty = { token: 'emptied', ids: [] };
+    await store.renew(Number(send), empty);
+    const row = (await store.get(Number(send)))!;
+    await store.record(row, empty, []);
+    expect(await f.engine.knex('send_recipients').where({ claim: 'emptied' }).count({ n: '*' })).to.deep.equal([
+      { n: 0 },
+    ]);
   });
 });
