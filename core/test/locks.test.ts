@@ -1,28 +1,101 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
+import type { Knex } from 'knex';
 import { createLocks } from '../src/locks';
+import { DatabaseLocks } from '../src/locks/database-locks';
 import type { LockHandle, Locks } from '../src/locks/types';
-import { deleteRedisKeys, requiredRedisUrl, uniqueSuffix, waitFor } from '../src/testing';
+import { createKnex } from '../src/db/knex';
+import { up as createProcessLocks } from '../migrations/1.2/01-create-process-locks';
+import {
+  createMysqlDatabase,
+  deleteRedisKeys,
+  requiredRedisUrl,
+  servicesRequired,
+  uniqueSuffix,
+  waitFor,
+} from '../src/testing';
 
-const drivers: Array<{ name: string; redisUrl(): Promise<string | null | undefined> }> = [
-  { name: 'in-process', redisUrl: async () => undefined },
-  { name: 'Redis', redisUrl: requiredRedisUrl },
+/** A database as two processes would share it: each opens its own connections. */
+interface SharedDatabase {
+  open(): Knex;
+  drop(): Promise<void>;
+}
+
+const sqliteFile = async (): Promise<SharedDatabase> => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-locks-'));
+  return {
+    open: () => createKnex(`sqlite:${path.join(dir, 'locks.sqlite')}`),
+    drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+};
+/** Null when MySQL does not answer and REQUIRE_SERVICES is not set (the suite skips, as the others do). */
+const mysqlDatabase = async (): Promise<SharedDatabase | null> => {
+  const db = await createMysqlDatabase().catch((err) => {
+    if (servicesRequired()) throw err;
+    return null;
+  });
+  return db && { open: () => createKnex(db.url), drop: () => db.drop() };
+};
+
+interface Driver {
+  name: string;
+  /** The locks under test, and how to close them; null skips (a server not answering without REQUIRE_SERVICES). */
+  open(prefix: string): Promise<{ locks: Locks; close(): Promise<void> } | null>;
+}
+
+/** Database locks on a migrated database; every knex made is closed with them. */
+const databaseDriver = (name: string, shared: () => Promise<SharedDatabase | null>): Driver => ({
+  name,
+  async open() {
+    const database = await shared();
+    if (!database) return null;
+    const knex = database.open();
+    await createProcessLocks(knex);
+    return {
+      locks: new DatabaseLocks(knex),
+      close: async () => {
+        await knex.destroy();
+        await database.drop();
+      },
+    };
+  },
+});
+
+const drivers: Driver[] = [
+  { name: 'in-process', open: async (prefix) => ({ locks: createLocks({ prefix }), close: async () => undefined }) },
+  {
+    name: 'Redis',
+    async open(prefix) {
+      const redisUrl = await requiredRedisUrl();
+      if (!redisUrl) return null;
+      const locks = createLocks({ redisUrl, prefix });
+      return {
+        locks,
+        close: async () => {
+          await locks.close();
+          await deleteRedisKeys(redisUrl, prefix);
+        },
+      };
+    },
+  },
+  databaseDriver('database, SQLite', sqliteFile),
+  databaseDriver('database, MySQL', mysqlDatabase),
 ];
 
 for (const driver of drivers) {
   describe(`locks [${driver.name}]`, function () {
-    const prefix = `sbt_${uniqueSuffix()}`;
-    let redisUrl: string | undefined;
     let locks: Locks;
+    let close: (() => Promise<void>) | undefined;
 
     before(async function () {
-      const url = await driver.redisUrl();
-      if (url === null) this.skip();
-      redisUrl = url;
-      locks = createLocks({ redisUrl, prefix });
+      const opened = await driver.open(`sbt_${uniqueSuffix()}`);
+      if (!opened) this.skip();
+      ({ locks, close } = opened!);
     });
     after(async () => {
-      await locks?.close();
-      if (redisUrl) await deleteRedisKeys(redisUrl, prefix);
+      await close?.();
     });
 
     /** Takes the key as soon as its current holder's lock lapses. */
@@ -76,3 +149,35 @@ for (const driver of drivers) {
     });
   });
 }
+
+for (const [name, shared] of [
+  ['SQLite', sqliteFile],
+  ['MySQL', mysqlDatabase],
+] as const)
+  describe(`database locks across processes [${name}]`, () => {
+    let database: SharedDatabase | null;
+    const knexes: Knex[] = [];
+    before(async function () {
+      database = await shared();
+      if (!database) return this.skip();
+      knexes.push(database.open(), database.open());
+      await createProcessLocks(knexes[0]);
+    });
+    after(async () => {
+      for (const knex of knexes) await knex.destroy();
+      await database?.drop();
+    });
+
+    it("gives a name to one process's connections at a time, and the other once it is released", async () => {
+      const [first, second] = knexes.map((knex) => new DatabaseLocks(knex));
+      const held = await first.acquire('scheduler:leader', 30_000);
+      expect(held).not.to.equal(null);
+      expect(await second.acquire('scheduler:leader', 30_000)).to.equal(null);
+      expect(await held!.extend(30_000)).to.equal(true);
+      await held!.release();
+      const taken = await second.acquire('scheduler:leader', 30_000);
+      expect(taken).not.to.equal(null);
+      expect(await first.acquire('scheduler:leader', 30_000)).to.equal(null);
+      await taken!.release();
+    });
+  });

@@ -120,4 +120,39 @@ describe('npm start on a fresh machine (embedded default)', () => {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   }).timeout(60_000);
+
+  it('two serves on one SQLite file run one scheduler between them; the other takes over when it stops', async function () {
+    this.timeout(90_000);
+    const machine = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-two-serves-'));
+    const serve = async () => {
+      const env: Record<string, string> = {
+        DATA_DIR: path.join(machine, 'data'),
+        PORT: String(await freePort()),
+        LOG_LEVEL: 'info',
+      };
+      for (const name of ['DATABASE_URL', 'REDIS_URL', 'PLUGINS', 'APP_ENV']) env[name] = '';
+      const child = startCli(['serve'], env);
+      const process = { child, output: '' };
+      child.stdout!.on('data', (chunk) => (process.output += chunk));
+      child.stderr!.on('data', (chunk) => (process.output += chunk));
+      return process;
+    };
+    const ACTIVE = 'scheduler is now the active one';
+    const first = await serve();
+    let second: Awaited<ReturnType<typeof serve>> | undefined;
+    try {
+      await waitFor(() => first.output.includes(ACTIVE), 30_000);
+      second = await serve();
+      await waitFor(() => second!.output.includes('scheduler waits: another process is the active one'), 30_000);
+      expect(second.output).not.to.contain(ACTIVE);
+      first.child.kill('SIGTERM');
+      expect(await exitOf(first.child)).to.equal(0);
+      // The one that stopped handed its lock over: the other's next tick (a second) takes it.
+      await waitFor(() => second!.output.includes(ACTIVE), 10_000);
+    } finally {
+      for (const { child } of [first, ...(second ? [second] : [])]) if (child.exitCode === null) child.kill('SIGTERM');
+      await Promise.all([first, ...(second ? [second] : [])].map(({ child }) => exitOf(child)));
+      fs.rmSync(machine, { recursive: true, force: true });
+    }
+  });
 });

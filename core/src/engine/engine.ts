@@ -20,6 +20,7 @@ import type { MigrationNamespace } from '../db/migrations';
 import { Scheduler } from '../scheduler';
 import type { JobQueues } from '../queue/types';
 import type { Locks } from '../locks/types';
+import { DatabaseLocks } from '../locks/database-locks';
 import type { Clock } from '../clock';
 import type { SecretBox } from '../secrets/secret-box';
 import { closeSharedServices, createRootContainer, SharedServiceOverrides } from './shared-services';
@@ -33,7 +34,7 @@ const rateLimiting = loadOnFirstUse(() => require('../http/rate-limits') as type
 
 export const CORE_MIGRATIONS: MigrationNamespace = {
   id: 'core',
-  version: '1.1',
+  version: '1.2',
   directory: path.join(__dirname, '../../migrations'),
 };
 
@@ -210,6 +211,8 @@ export class Engine {
     if (this.scheduler) return this.scheduler;
     this.scheduler = new Scheduler({
       locks: this.container.resolve<Locks>(SERVICES.Locks),
+      // Without Redis the locks live in this process: the leader lock goes to the database all processes share.
+      ...(this.config.redisUrl ? {} : { leaderLocks: new DatabaseLocks(this.knex) }),
       logger: this.logger.child({ component: 'scheduler' }),
       clock: this.container.resolve<Clock>(SERVICES.Clock),
     });

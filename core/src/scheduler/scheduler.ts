@@ -15,6 +15,8 @@ export interface ScheduledTask {
 
 export interface SchedulerOptions {
   locks: Locks;
+  /** The leader lock's own locks when they must reach further than `locks` (default: `locks`). */
+  leaderLocks?: Locks;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   clock?: Clock;
   /** How long a dead leader blocks the others (default 30 s); renewed on every tick. */
@@ -30,17 +32,21 @@ export class Scheduler {
   private readonly tasks: Array<{ task: ScheduledTask; cron: Cron }> = [];
   private readonly running = new Set<Promise<unknown>>();
   private readonly locks: Locks;
+  private readonly leaderLocks: Locks;
   private readonly logger: SchedulerOptions['logger'];
   private readonly clock: Clock;
   private readonly leaderTtlMs: number;
   private previous?: Date;
   private leader: LockHandle | null = null;
+  /** Said once while another scheduler is the active one. */
+  private toldWaiting = false;
   private leadership: Promise<boolean> = Promise.resolve(false);
   private timer?: NodeJS.Timeout;
   private stopped = false;
 
   constructor(options: SchedulerOptions) {
     this.locks = options.locks;
+    this.leaderLocks = options.leaderLocks ?? options.locks;
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
     this.leaderTtlMs = options.leaderTtlMs ?? 30_000;
@@ -110,8 +116,10 @@ export class Scheduler {
       this.logger.warn('scheduler lost its leader lock');
       this.leader = null;
     }
-    this.leader = await this.locks.acquire(LEADER_KEY, this.leaderTtlMs);
+    this.leader = await this.leaderLocks.acquire(LEADER_KEY, this.leaderTtlMs);
     if (this.leader) this.logger.info('scheduler is now the active one');
+    else if (!this.toldWaiting) this.logger.info('scheduler waits: another process is the active one');
+    this.toldWaiting = this.leader === null;
     return this.leader !== null;
   }
 
