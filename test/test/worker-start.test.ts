@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { requiredRedisUrl, uniqueSuffix, waitFor } from '@switchboard/core/testing';
-import { exitOf, startCli } from '../src/cli';
+import { exitOf, runCli, startCli } from '../src/cli';
 
 /**
  * A worker's mail links name PUBLIC_URL, else the URL a serve recorded in DATA_DIR, else its own HOST:PORT:
@@ -30,6 +30,20 @@ describe('switchboard worker without PUBLIC_URL', () => {
     } finally {
       child.kill('SIGTERM');
       expect(await exitOf(child)).to.equal(0);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }).timeout(60_000);
+
+  it('worker and scheduler without REDIS_URL stop at start-up, saying serve runs them (they would do nothing)', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-no-redis-'));
+    try {
+      for (const command of ['worker', 'scheduler']) {
+        const run = await runCli([command], { DATA_DIR: dataDir, REDIS_URL: '', DATABASE_URL: '' });
+        expect([command, run.code]).to.deep.equal([command, 1]);
+        expect(run.stderr).to.contain(`switchboard ${command} shares jobs with the other processes through Redis`);
+        expect(run.stderr).to.contain('serve runs the workers and the scheduler itself');
+      }
+    } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   }).timeout(60_000);

@@ -40,6 +40,7 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
     .description('run queue workers only (scale these out on Redis)')
     .action(() =>
       withEngine(async (engine) => {
+        await needsRedis(engine, 'worker');
         boundHeapGrowth();
         await engine.start({ workers: true });
         engine.logger.info({ public_url: engine.config.publicUrl }, 'worker started');
@@ -58,11 +59,24 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
     .description('run the recurring tick only (one active at a time, guarded by a lock)')
     .action(() =>
       withEngine(async (engine) => {
+        await needsRedis(engine, 'scheduler');
         await engine.start({ scheduler: true });
         engine.logger.info('scheduler started');
         await runUntilSignal(engine);
       }, true),
     );
+}
+
+/**
+ * A worker or scheduler process shares its jobs with the others through Redis: without it the jobs it
+ * would take, or queue, stay in one process's memory, so it would run and do nothing. It stops and says so.
+ */
+async function needsRedis(engine: Engine, command: string): Promise<void> {
+  if (engine.config.redisUrl) return;
+  await engine.close();
+  throw new Error(
+    `switchboard ${command} shares jobs with the other processes through Redis: set REDIS_URL (the same as serve's). Without Redis, serve runs the workers and the scheduler itself`,
+  );
 }
 
 function startBanner(url: string, plugins: string[], metricsClosed: string | null): string {
