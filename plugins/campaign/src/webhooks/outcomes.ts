@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { placeholders, SERVICES, transactionWithRetry, writeText } from '@switchboard/core';
 import { PostOutcome, retryDelayMs } from '../shared/webhook-poster';
 import { WEBHOOK_OPTIONS, WebhookOptions } from './options';
-import { parkPending } from './pending';
+import { parkPending, parkRetriesOfInactive } from './pending';
 
 /** One finished try of a delivery. */
 export interface Tried {
@@ -95,6 +95,13 @@ export class WebhookOutcomes {
     }
     await transactionWithRetry(this.knex, async (trx) => {
       for (const [verdict, these] of byVerdict) await this.record(trx, verdict, these);
+      const retried = byVerdict.get('retry');
+      if (retried)
+        await parkRetriesOfInactive(
+          trx,
+          retried.map((t) => t.id),
+          [...new Set(retried.map((t) => t.webhookId))],
+        );
       await this.followFailures(trx, runs, notFailing);
     });
     for (const [id, run] of runs) {

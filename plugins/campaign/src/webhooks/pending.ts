@@ -14,6 +14,18 @@ export const parkPending = (trx: Knex | Knex.Transaction, webhookId: number) =>
     .update({ next_attempt_at: PARKED });
 
 /**
+ * Deliveries tried again later whose subscription is inactive by now wait parked: a try in flight when
+ * its subscription was deactivated (and its deliveries parked) ends after it, and its back-off would
+ * have left it out of what activation sends at once.
+ */
+export const parkRetriesOfInactive = (trx: Knex | Knex.Transaction, deliveryIds: number[], webhookIds: number[]) =>
+  trx('webhook_deliveries')
+    .whereIn('id', deliveryIds)
+    .andWhere('state', 'pending')
+    .whereIn('webhook_id', trx('webhooks').select('id').whereIn('id', webhookIds).andWhere('active', false))
+    .update({ next_attempt_at: PARKED });
+
+/**
  * Activated again: what it had parked is due at once. A row not parked is a try in flight (its due time
  * moved past the try) or one waiting its back-off: making it due sent a delivery in flight a second
  * time (session 26); it comes when due.

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { listOf, mailsOf, sendNow } from '../../shared/tests/sending-support';
-import { campaignFixture, CampaignFixture } from '../../shared/tests/support';
+import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
+import { WebhookOutcomes } from '../outcomes';
 import { webhookDeliveriesTask } from '../commands';
 import { WebhookDispatcher } from '../dispatcher';
 import { PARKED } from '../pending';
@@ -282,6 +283,41 @@ describeEachBackend('campaign: outbound webhooks', (backend) => {
       0,
     ]);
     expect(hooks.at('/parked').map((r) => r.headers['webhook-id'])).to.deep.equal(['parked-1']);
+    await f.api().delete(`/webhooks/${hook.id}`).expect(200);
+  });
+
+  it('parks the retry of a try that was in flight when its subscription was deactivated: activation sends it at once', async () => {
+    const hook = await create({ name: 'Late', url: hooks.url('/late'), events: ['sent'] });
+    await f.engine.knex('webhook_deliveries').insert({
+      organization_id: f.tenant.organizationId,
+      webhook_id: hook.id,
+      event_id: 'late-1',
+      event: 'sent',
+      body: '{}',
+      state: 'pending',
+      attempts: 0,
+      // Its try in flight: the due time moved past the try.
+      next_attempt_at: new Date(clock.now().getTime() + 30_000),
+      created_at: clock.now(),
+    });
+    const [delivery] = await f.engine.knex('webhook_deliveries').where({ event_id: 'late-1' }).pluck('id');
+    await f.api().put(`/webhooks/${hook.id}`, { active: false }).expect(200);
+    // The try ends after the deactivation: a 503, to be tried again.
+    await campaignContainer(f.engine)
+      .resolve(WebhookOutcomes)
+      .write([
+        {
+          id: Number(delivery),
+          webhookId: hook.id,
+          attempts: 1,
+          outcome: { status: 503, error: null, latencyMs: 5 },
+          at: clock.now(),
+        },
+      ]);
+    const row = await f.engine.knex('webhook_deliveries').where({ id: delivery }).first('next_attempt_at', 'state');
+    expect([new Date(row.next_attempt_at).getTime(), row.state]).to.deep.equal([PARKED.getTime(), 'pending']);
+    await f.api().put(`/webhooks/${hook.id}`, { active: true }).expect(200);
+    await waitFor(() => hooks.at('/late').some((r) => r.headers['webhook-id'] === 'late-1'), 15_000);
     await f.api().delete(`/webhooks/${hook.id}`).expect(200);
   });
 
