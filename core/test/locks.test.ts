@@ -180,4 +180,37 @@ for (const [name, shared] of [
       expect(await first.acquire('scheduler:leader', 30_000)).to.equal(null);
       await taken!.release();
     });
+
+    it('takes over at once from a holder of this host that died or an earlier run of this process id, not from another host', async () => {
+      const host = os.hostname();
+      // Above Linux's largest process id: no such process runs.
+      const dead = `${host} ${2 ** 22 + 1} 1`;
+      const earlierRun = `${host} ${process.pid} 12345`;
+      for (const [holder, takenOver] of [
+        [dead, true],
+        [earlierRun, true],
+        ['another-host 1 1', false],
+      ] as const) {
+        const held = await new DatabaseLocks(knexes[0], { self: holder }).acquire('scheduler:leader', 30_000);
+        expect(held).not.to.equal(null);
+        const taken = await new DatabaseLocks(knexes[1]).acquire('scheduler:leader', 30_000);
+        expect([holder, taken !== null]).to.deep.equal([holder, takenOver]);
+        await (taken ?? held)!.release();
+      }
+    });
+
+    it('keeps the lock in this process, and says so, on a database not migrated to core 1.2', async () => {
+      const told: unknown[] = [];
+      await knexes[0].schema.renameTable('process_locks', 'process_locks_away');
+      try {
+        const locks = new DatabaseLocks(knexes[0], { onSchemaBehind: (err) => told.push(err) });
+        const held = await locks.acquire('scheduler:leader', 30_000);
+        expect(held).not.to.equal(null);
+        expect(await locks.acquire('scheduler:leader', 30_000)).to.equal(null);
+        expect(told).to.have.length(2);
+        await held!.release();
+      } finally {
+        await knexes[0].schema.renameTable('process_locks_away', 'process_locks');
+      }
+    });
   });

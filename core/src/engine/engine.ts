@@ -21,6 +21,7 @@ import { Scheduler } from '../scheduler';
 import type { JobQueues } from '../queue/types';
 import type { Locks } from '../locks/types';
 import { DatabaseLocks } from '../locks/database-locks';
+import { RepeatedWarning } from '../repeated-warning';
 import type { Clock } from '../clock';
 import type { SecretBox } from '../secrets/secret-box';
 import { closeSharedServices, createRootContainer, SharedServiceOverrides } from './shared-services';
@@ -212,7 +213,7 @@ export class Engine {
     this.scheduler = new Scheduler({
       locks: this.container.resolve<Locks>(SERVICES.Locks),
       // Without Redis the locks live in this process: the leader lock goes to the database all processes share.
-      ...(this.config.redisUrl ? {} : { leaderLocks: new DatabaseLocks(this.knex) }),
+      ...(this.config.redisUrl ? {} : { leaderLocks: this.databaseLocks() }),
       logger: this.logger.child({ component: 'scheduler' }),
       clock: this.container.resolve<Clock>(SERVICES.Clock),
     });
@@ -221,6 +222,19 @@ export class Engine {
     }
     this.scheduler.start();
     return this.scheduler;
+  }
+
+  /** Locks in the database, staying in this process (and saying so every 10 s) while it lacks their table. */
+  private databaseLocks(): DatabaseLocks {
+    const notMigrated = new RepeatedWarning();
+    return new DatabaseLocks(this.knex, {
+      onSchemaBehind: (err) =>
+        notMigrated.warn(
+          this.logger,
+          { err },
+          'the database is not migrated to core 1.2 (run migrate): the scheduler runs here without a lock other processes see',
+        ),
+    });
   }
 
   /** Runs every plugin's start hook, once. */
