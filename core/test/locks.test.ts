@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { createLocks } from '../src/locks';
-import { DatabaseLocks } from '../src/locks/database-locks';
+import { DatabaseLocks, THIS_PROCESS } from '../src/locks/database-locks';
 import type { LockHandle, Locks } from '../src/locks/types';
 import { createKnex } from '../src/db/knex';
 import { up as createProcessLocks } from '../migrations/1.2/01-create-process-locks';
@@ -181,15 +181,16 @@ for (const [name, shared] of [
       await taken!.release();
     });
 
-    it('takes over at once from a holder of this host that died or an earlier run of this process id, not from another host', async () => {
-      const host = os.hostname();
+    it('takes over at once from a holder of this machine that died or an earlier run of this process id, not from another machine', async () => {
       // Above Linux's largest process id: no such process runs.
-      const dead = `${host} ${2 ** 22 + 1} 1`;
-      const earlierRun = `${host} ${process.pid} 12345`;
+      const dead = { ...THIS_PROCESS, pid: 2 ** 22 + 1 };
+      const earlierRun = { ...THIS_PROCESS, started: THIS_PROCESS.started - 60_000 };
+      // Another container of the same host name has another process id namespace: its ids are not ours to judge.
+      const elsewhere = { ...THIS_PROCESS, machine: `${THIS_PROCESS.machine} other`, pid: 2 ** 22 + 1 };
       for (const [holder, takenOver] of [
         [dead, true],
         [earlierRun, true],
-        ['another-host 1 1', false],
+        [elsewhere, false],
       ] as const) {
         const held = await new DatabaseLocks(knexes[0], { self: holder }).acquire('scheduler:leader', 30_000);
         expect(held).not.to.equal(null);
@@ -199,18 +200,25 @@ for (const [name, shared] of [
       }
     });
 
-    it('keeps the lock in this process, and says so, on a database not migrated to core 1.2', async () => {
+    it('keeps the lock in this process while the database is not migrated to core 1.2, saying so, and moves it to the table once migrated', async () => {
       const told: unknown[] = [];
       await knexes[0].schema.renameTable('process_locks', 'process_locks_away');
+      const locks = new DatabaseLocks(knexes[0], { onSchemaBehind: (err) => told.push(err) });
+      let held: LockHandle | null;
       try {
-        const locks = new DatabaseLocks(knexes[0], { onSchemaBehind: (err) => told.push(err) });
-        const held = await locks.acquire('scheduler:leader', 30_000);
+        held = await locks.acquire('scheduler:leader', 30_000);
         expect(held).not.to.equal(null);
         expect(await locks.acquire('scheduler:leader', 30_000)).to.equal(null);
-        expect(told).to.have.length(2);
-        await held!.release();
+        expect(await held!.extend(30_000)).to.equal(true);
+        expect(told).to.have.length(3);
       } finally {
         await knexes[0].schema.renameTable('process_locks_away', 'process_locks');
       }
+      // Migrated meanwhile: the in-process lock is given up, and taken again where the other process sees it.
+      expect(await held!.extend(30_000)).to.equal(false);
+      const again = await locks.acquire('scheduler:leader', 30_000);
+      expect(again).not.to.equal(null);
+      expect(await new DatabaseLocks(knexes[1]).acquire('scheduler:leader', 30_000)).to.equal(null);
+      await again!.release();
     });
   });

@@ -3,8 +3,8 @@ import type { Knex } from 'knex';
 /**
  * Locks the processes sharing a database hold when they share no Redis (core DatabaseLocks): the
  * scheduler's leader lock of the embedded default, so two processes on one SQLite file run one scheduler.
- * A lock is its name, its holder's random token, the holder (host, process id and start, so that a
- * process restarted after a crash takes over at once) and when it lapses (ms since the epoch).
+ * A lock is its name, its holder's random token, the holder (JSON: machine, process id and start, so that
+ * a process restarted after a crash takes over at once) and when it lapses (ms since the epoch).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('process_locks', (t) => {

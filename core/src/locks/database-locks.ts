@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import type { Knex } from 'knex';
 import { isSchemaBehind } from '../db/errors';
@@ -8,10 +9,30 @@ import type { LockHandle, Locks } from './types';
 
 const TABLE = 'process_locks';
 
-/** This process as a lock's holder: host, process id, and when it started (a restart may reuse the id). */
-const THIS_PROCESS = `${os.hostname()} ${process.pid} ${Math.round(Date.now() - process.uptime() * 1000)}`;
+/** A lock's holder: the process ids it can be judged by, and when it started (a restart may reuse the id). */
+export interface LockHolder {
+  /** The host and, on Linux, the process id namespace: two containers of one host name see each other's ids as nobody's. */
+  machine: string;
+  pid: number;
+  started: number;
+}
 
-/** Whether a process of this host is running (EPERM: it runs, as another user). */
+function pidNamespace(): string {
+  try {
+    return fs.readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return '';
+  }
+}
+
+export const THIS_PROCESS: LockHolder = {
+  // Within the holder column (191 characters) as JSON, whatever the host name.
+  machine: `${os.hostname().slice(0, 100)} ${pidNamespace()}`.trim(),
+  pid: process.pid,
+  started: Math.round(Date.now() - process.uptime() * 1000),
+};
+
+/** Whether a process of this machine is running (EPERM: it runs, as another user). */
 function running(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -21,37 +42,44 @@ function running(pid: number): boolean {
   }
 }
 
+const holderOf = (stored: unknown): LockHolder | null => {
+  try {
+    const h = JSON.parse(String(stored)) as LockHolder;
+    return typeof h.machine === 'string' && Number.isInteger(h.pid) && typeof h.started === 'number' ? h : null;
+  } catch {
+    return null;
+  }
+};
+
 /**
- * A holder known to be gone: a process of this host that no longer runs, or an earlier run of this
- * process's id (a container restarted, its id 1 again). Another host's holder is waited for until its
- * lock lapses.
+ * A holder known to be gone: a process of this machine that no longer runs, or an earlier run of this
+ * process's id. Another machine's holder (or one not read) is waited for until its lock lapses.
  */
-export function holderGone(holder: string, self = THIS_PROCESS, isRunning = running): boolean {
-  const [host, pid, started] = holder.split(' ');
-  const [ownHost, ownPid, ownStart] = self.split(' ');
-  if (host !== ownHost) return false;
-  if (pid === ownPid) return started !== ownStart;
-  return !isRunning(Number(pid));
+export function holderGone(stored: unknown, self: LockHolder = THIS_PROCESS, isRunning = running): boolean {
+  const holder = holderOf(stored);
+  if (!holder || holder.machine !== self.machine) return false;
+  if (holder.pid === self.pid) return holder.started !== self.started;
+  return !isRunning(holder.pid);
 }
 
 export interface DatabaseLocksOptions {
-  /** Told when the table is missing (a database not migrated to core 1.2): locks then stay in this process. */
+  /** Told while the table is missing (a database not migrated to core 1.2): locks then stay in this process. */
   onSchemaBehind?(err: unknown): void;
   /** This process as a holder (tests). */
-  self?: string;
+  self?: LockHolder;
 }
 
 /**
  * Locks in the database (core 1.2's `process_locks`), across the processes that share it without a
  * Redis: two `serve` processes on one SQLite file (the embedded default) run one scheduler. A lock that
- * lapsed, or whose holder is a process of this host that died, is taken over; a held one is only read
- * (no write while another holds it), and extended in the database at most every third of its time, so
- * an idle process writes every few seconds at most (SQLite's writer waits synchronously while another
+ * lapsed, or whose holder is a process of this machine that died, is taken over; a held one is only read
+ * (no write while another holds it), and extended in the database once a third of its time has passed,
+ * so an idle process writes every few seconds at most (SQLite's writer waits synchronously while another
  * process writes). Release and extend act only while the row holds the holder's token.
  */
 export class DatabaseLocks implements Locks {
   private readonly inProcess = new MemoryLocks();
-  private readonly self: string;
+  private readonly self: LockHolder;
 
   constructor(
     private readonly knex: Knex,
@@ -65,8 +93,7 @@ export class DatabaseLocks implements Locks {
       return await this.take(name, ttlMs);
     } catch (err) {
       if (!isSchemaBehind(err)) throw err;
-      this.options.onSchemaBehind?.(err);
-      return this.inProcess.acquire(name, ttlMs);
+      return this.inProcessLock(name, ttlMs, err);
     }
   }
 
@@ -77,11 +104,16 @@ export class DatabaseLocks implements Locks {
   private async take(name: string, ttlMs: number): Promise<LockHandle | null> {
     const now = Date.now();
     const current = await this.knex(TABLE).where({ name }).first('token', 'holder', 'expires_at');
-    if (current && toInt(current.expires_at) > now && !holderGone(String(current.holder), this.self)) return null;
-    if (current) await this.knex(TABLE).where({ name, token: current.token }).delete();
+    if (current) {
+      const gone = holderGone(current.holder, this.self);
+      if (!gone && toInt(current.expires_at) > now) return null;
+      // A lapsed row only while it still is: its holder may have extended it since the read.
+      const stale = this.knex(TABLE).where({ name, token: current.token });
+      await (gone ? stale : stale.andWhere('expires_at', '<=', now)).delete();
+    }
     const token = crypto.randomUUID();
     await this.knex(TABLE)
-      .insert({ name, token, holder: this.self, expires_at: now + ttlMs })
+      .insert({ name, token, holder: JSON.stringify(this.self), expires_at: now + ttlMs })
       .onConflict('name')
       .ignore();
     // Whoever inserted first holds it: each reads the row back.
@@ -98,10 +130,48 @@ export class DatabaseLocks implements Locks {
         const at = Date.now();
         // Written again once a third of the time asked for has passed: until then the row holds it long enough.
         if (until - at > (ms * 2) / 3) return true;
-        if (toInt(await ours().update({ expires_at: at + ms })) !== 1) return false;
+        try {
+          if (toInt(await ours().update({ expires_at: at + ms })) !== 1) return false;
+        } catch (err) {
+          // The table went (a rollback of core 1.2): lost here, taken again in this process.
+          if (isSchemaBehind(err)) return false;
+          throw err;
+        }
         until = at + ms;
         return true;
       },
     };
+  }
+
+  /**
+   * The lock in this process while the table is missing, said at each try: once the table is there (the
+   * operator ran migrate), extending it fails, and the caller takes it again in the database.
+   */
+  private async inProcessLock(name: string, ttlMs: number, err: unknown): Promise<LockHandle | null> {
+    this.options.onSchemaBehind?.(err);
+    const handle = await this.inProcess.acquire(name, ttlMs);
+    if (!handle) return null;
+    return {
+      key: name,
+      release: () => handle.release(),
+      extend: async (ms: number) => {
+        if (await this.tableThere()) {
+          await handle.release();
+          return false;
+        }
+        return handle.extend(ms);
+      },
+    };
+  }
+
+  private async tableThere(): Promise<boolean> {
+    try {
+      await this.knex(TABLE).first('name');
+      return true;
+    } catch (err) {
+      if (!isSchemaBehind(err)) throw err;
+      this.options.onSchemaBehind?.(err);
+      return false;
+    }
   }
 }
