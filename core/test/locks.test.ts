@@ -17,16 +17,26 @@ import {
   waitFor,
 } from '../src/testing';
 
+/** better-sqlite3 itself: a write of another connection, run synchronously inside a knex event. */
+const Database = require('better-sqlite3') as new (file: string) => {
+  prepare(sql: string): { run(...values: unknown[]): unknown };
+  close(): void;
+};
+
 /** A database as two processes would share it: each opens its own connections. */
 interface SharedDatabase {
   open(): Knex;
   drop(): Promise<void>;
+  /** SQLite's file, for a connection of another library. */
+  file?: string;
 }
 
 const sqliteFile = async (): Promise<SharedDatabase> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-locks-'));
+  const file = path.join(dir, 'locks.sqlite');
   return {
-    open: () => createKnex(`sqlite:${path.join(dir, 'locks.sqlite')}`),
+    file,
+    open: () => createKnex(`sqlite:${file}`),
     drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
   };
 };
@@ -199,6 +209,31 @@ for (const [name, shared] of [
         await (taken ?? held)!.release();
       }
     });
+
+    if (name === 'SQLite')
+      it("keeps a lapsed row its holder extends between another's read and delete", async () => {
+        const holder = new DatabaseLocks(knexes[0], { self: { ...THIS_PROCESS, machine: 'another machine' } });
+        const lapsesAt = Date.now() + 20;
+        const lapsing = await holder.acquire('race', 20);
+        expect(lapsing).not.to.equal(null);
+        await waitFor(() => Date.now() > lapsesAt, 2_000);
+        // The holder's extend lands right as the other process is about to delete the row it read lapsed.
+        const raw = new Database(database!.file!);
+        let extended = false;
+        knexes[1].on('query', (q: { method?: string }) => {
+          if (q.method !== 'del' || extended) return;
+          extended = true;
+          raw.prepare('update process_locks set expires_at = ? where name = ?').run(Date.now() + 30_000, 'race');
+        });
+        try {
+          expect(await new DatabaseLocks(knexes[1]).acquire('race', 30_000)).to.equal(null);
+          expect(extended).to.equal(true);
+        } finally {
+          knexes[1].removeAllListeners('query');
+          raw.close();
+          await lapsing!.release();
+        }
+      });
 
     it('keeps the lock in this process while the database is not migrated to core 1.2, saying so, and moves it to the table once migrated', async () => {
       const told: unknown[] = [];
