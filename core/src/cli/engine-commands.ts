@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Engine } from '../engine/engine';
+import type { AppConfig } from '../config/types';
 import { printResult } from './output';
 import { recordServedUrl, servedUrlRecorded } from '../config/served-url';
 import { runUntilSignal } from './run-until-signal';
@@ -8,7 +9,7 @@ import { boundHeapGrowth } from './heap-growth';
 
 export type WithEngine = <T>(fn: (engine: Engine) => Promise<T>, keepOpen?: boolean) => Promise<T>;
 
-export function registerProcessCommands(program: Command, withEngine: WithEngine): void {
+export function registerProcessCommands(program: Command, withEngine: WithEngine, config: AppConfig): void {
   program
     .command('serve')
     .description('serve the HTTP API (with queue workers and the scheduler unless disabled)')
@@ -39,8 +40,11 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
     .command('worker')
     .description('run queue workers only (scale these out on Redis)')
     .action(() =>
-      withEngine(async (engine) => {
-        await needsRedis(engine, 'worker');
+      withRedis(
+        config,
+        'worker',
+        withEngine,
+      )(async (engine) => {
         boundHeapGrowth();
         await engine.start({ workers: true });
         engine.logger.info({ public_url: engine.config.publicUrl }, 'worker started');
@@ -58,8 +62,11 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
     .command('scheduler')
     .description('run the recurring tick only (one active at a time, guarded by a lock)')
     .action(() =>
-      withEngine(async (engine) => {
-        await needsRedis(engine, 'scheduler');
+      withRedis(
+        config,
+        'scheduler',
+        withEngine,
+      )(async (engine) => {
         await engine.start({ scheduler: true });
         engine.logger.info('scheduler started');
         await runUntilSignal(engine);
@@ -69,11 +76,11 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
 
 /**
  * A worker or scheduler process shares its jobs with the others through Redis: without it the jobs it
- * would take, or queue, stay in one process's memory, so it would run and do nothing. It stops and says so.
+ * would take, or queue, stay in one process's memory, so it would run and do nothing. It stops and says
+ * so, before opening anything.
  */
-async function needsRedis(engine: Engine, command: string): Promise<void> {
-  if (engine.config.redisUrl) return;
-  await engine.close();
+function withRedis(config: AppConfig, command: string, withEngine: WithEngine): WithEngine {
+  if (config.redisUrl) return withEngine;
   throw new Error(
     `switchboard ${command} shares jobs with the other processes through Redis: set REDIS_URL (the same as serve's). Without Redis, serve runs the workers and the scheduler itself`,
   );

@@ -42,7 +42,7 @@ export function buildProgram(options: CliOptions = {}): Command {
     }
   };
 
-  registerProcessCommands(program, withEngine);
+  registerProcessCommands(program, withEngine, config);
   registerMigrationCommands(program, withEngine);
   registerAuthCommands(program, withEngine, knownResources(plugins.map((l) => l.plugin)));
   for (const { plugin } of plugins) {

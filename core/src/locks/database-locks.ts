@@ -55,7 +55,7 @@ const holderOf = (stored: unknown): LockHolder | null => {
  * A holder known to be gone: a process of this machine that no longer runs, or an earlier run of this
  * process's id. Another machine's holder (or one not read) is waited for until its lock lapses.
  */
-export function holderGone(stored: unknown, self: LockHolder = THIS_PROCESS, isRunning = running): boolean {
+function holderGone(stored: unknown, self: LockHolder = THIS_PROCESS, isRunning = running): boolean {
   const holder = holderOf(stored);
   if (!holder || holder.machine !== self.machine) return false;
   if (holder.pid === self.pid) return holder.started !== self.started;

@@ -226,7 +226,7 @@ export class WebhookDispatcher {
       .select('due.id', 'due.webhook_id', 'due.event_id', 'due.body', 'due.attempts', 'w.url', 'w.secret', 'w.active');
     if (!rows.length) return [];
     const inactive = new Set(rows.filter((r) => !toBool(r.active)).map((r) => toInt(r.webhook_id)));
-    for (const id of inactive) await parkPending(this.knex, id);
+    if (inactive.size) await parkPending(this.knex, [...inactive]);
     const active = rows.filter((r) => !inactive.has(toInt(r.webhook_id)));
     if (!active.length) return this.dueRows(room, excluded);
     return active.map((r) => ({

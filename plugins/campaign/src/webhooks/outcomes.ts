@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { placeholders, SERVICES, transactionWithRetry, writeText } from '@switchboard/core';
 import { PostOutcome, retryDelayMs } from '../shared/webhook-poster';
 import { WEBHOOK_OPTIONS, WebhookOptions } from './options';
-import { parkPending, parkRetriesOfInactive } from './pending';
+import { parkPending } from './pending';
 
 /** One finished try of a delivery. */
 export interface Tried {
@@ -97,10 +97,10 @@ export class WebhookOutcomes {
       for (const [verdict, these] of byVerdict) await this.record(trx, verdict, these);
       const retried = byVerdict.get('retry');
       if (retried)
-        await parkRetriesOfInactive(
+        await parkPending(
           trx,
-          retried.map((t) => t.id),
           [...new Set(retried.map((t) => t.webhookId))],
+          retried.map((t) => t.id),
         );
       await this.followFailures(trx, runs, notFailing);
     });
@@ -185,7 +185,7 @@ export class WebhookOutcomes {
         .andWhere('failures_in_row', '>=', this.options.disableAfterFailures)
         .andWhere('failing_since', '<=', since)
         .update({ active: false, disabled_reason: reason.slice(0, 255), updated_at: run.last.at });
-      if (deactivated) await parkPending(trx, webhookId);
+      if (deactivated) await parkPending(trx, [webhookId]);
     }
   }
 }

@@ -4,26 +4,18 @@ import type { Knex } from 'knex';
 export const PARKED = new Date('9999-01-01T00:00:00.000Z');
 
 /**
- * An inactive subscription's pending deliveries wait, out of the dispatcher's way; only while it is
- * still inactive, so a park racing its activation leaves the deliveries due.
+ * Inactive subscriptions' pending deliveries (of `deliveryIds` alone, when given) wait, out of the
+ * dispatcher's way; only while they are still inactive, so a park racing an activation leaves the
+ * deliveries due. A try in flight when its subscription was deactivated ends after the park: its retry is
+ * parked again (else its back-off left it out of what activation sends at once).
  */
-export const parkPending = (trx: Knex | Knex.Transaction, webhookId: number) =>
-  trx('webhook_deliveries')
-    .where({ webhook_id: webhookId, state: 'pending' })
-    .whereIn('webhook_id', trx('webhooks').select('id').where({ id: webhookId, active: false }))
-    .update({ next_attempt_at: PARKED });
-
-/**
- * Deliveries tried again later whose subscription is inactive by now wait parked: a try in flight when
- * its subscription was deactivated (and its deliveries parked) ends after it, and its back-off would
- * have left it out of what activation sends at once.
- */
-export const parkRetriesOfInactive = (trx: Knex | Knex.Transaction, deliveryIds: number[], webhookIds: number[]) =>
-  trx('webhook_deliveries')
-    .whereIn('id', deliveryIds)
+export const parkPending = (trx: Knex | Knex.Transaction, webhookIds: number[], deliveryIds?: number[]) => {
+  const pending = trx('webhook_deliveries')
+    .whereIn('webhook_id', webhookIds)
     .andWhere('state', 'pending')
-    .whereIn('webhook_id', trx('webhooks').select('id').whereIn('id', webhookIds).andWhere('active', false))
-    .update({ next_attempt_at: PARKED });
+    .whereIn('webhook_id', trx('webhooks').select('id').whereIn('id', webhookIds).andWhere('active', false));
+  return (deliveryIds ? pending.whereIn('id', deliveryIds) : pending).update({ next_attempt_at: PARKED });
+};
 
 /**
  * Activated again: what it had parked is due at once. A row not parked is a try in flight (its due time

@@ -103,7 +103,7 @@ export class WebhooksService {
           updated_at: now,
         });
       if (activating) await unparkPending(trx, id, now);
-      if (fields.active === false && wasActive) await parkPending(trx, id);
+      if (fields.active === false && wasActive) await parkPending(trx, [id]);
       return activating;
     });
     if (activated) this.wake.now();
