@@ -13,6 +13,8 @@ import {
 } from '@switchboard/provider-kit';
 
 const METADATA_HEADER = 'X-PM-Metadata-';
+/** Outcomes a mail has once: a hard bounce, a complaint, an unsubscribe. */
+const ONCE_A_MAIL = new Set(['bounced:hard', 'complained', 'unsubscribed']);
 const HARD = new Set(['HardBounce', 'BadEmailAddress', 'ManuallyDeactivated', 'Blocked', 'DMARCPolicy']);
 const SOFT = new Set(['SoftBounce', 'Transient', 'DnsError', 'SpamNotification', 'VirusNotification']);
 
@@ -41,6 +43,25 @@ function typeOf(record: Record<string, unknown>): Pick<NormalizedEvent, 'type' |
   return null;
 }
 
+/**
+ * A record's event id. Postmark tells one outcome twice: a bounce or complaint that suppresses the address
+ * comes again as a SubscriptionChange of the same mail (SuppressionReason HardBounce, SpamComplaint), which
+ * has no bounce ID of its own. A mail's hard bounce, complaint or unsubscribe is therefore keyed by the mail
+ * and its recipient, so whichever record comes second is a repeat (docs/decisions.md, Inbound provider
+ * webhooks). Soft bounces, which a mail may have several of, keep their bounce ID; other records without
+ * one are told apart by their content.
+ */
+function eventIdOf(
+  record: Record<string, unknown>,
+  type: Pick<NormalizedEvent, 'type' | 'bounce'>,
+  recipient: string | null,
+): string {
+  const mail = text(record.MessageID);
+  const outcome = type.bounce ? `${type.type}:${type.bounce}` : type.type;
+  if (mail && recipient && ONCE_A_MAIL.has(outcome)) return `${outcome}:${mail}:${recipient.toLowerCase()}`;
+  return record.ID !== undefined ? `${String(record.RecordType)}:${String(record.ID)}` : contentHash(record);
+}
+
 /** provider_c: Postmark's webhooks, one JSON record a request, sent with HTTP Basic credentials. */
 const providerC: ProviderAdapter = {
   key: 'provider_c',
@@ -62,14 +83,14 @@ const providerC: ProviderAdapter = {
       ]),
     );
     const at = record.DeliveredAt ?? record.BouncedAt ?? record.ReceivedAt ?? record.ChangedAt;
+    const recipient = text(record.Email) ?? text(record.Recipient);
     const event: NormalizedEvent = {
       ...type,
-      recipient: text(record.Email) ?? text(record.Recipient),
+      recipient,
       messageId: ourId(metadata.campaign_message_id),
       subscriberId: ourId(metadata.campaign_subscriber_id),
       providerMessageId: text(record.MessageID),
-      // Bounces and complaints have an id; other records are told apart by their content.
-      providerEventId: record.ID !== undefined ? `${record.RecordType}:${String(record.ID)}` : contentHash(record),
+      providerEventId: eventIdOf(record, type, recipient),
       occurredAt: timeOf(at, new Date()),
       raw: record,
     };

@@ -10,6 +10,14 @@ const json = (body: Buffer | string, headers: Record<string, string> = {}): Inbo
   headers: { 'content-type': 'application/json', ...headers },
   query: {},
 });
+/** Postmark's documented bounce made a soft one (not suppressing the address). */
+const softBounce = () =>
+  fixture('postmark_bounce_documented.json')
+    .toString()
+    .replace('"Type": "HardBounce"', '"Type": "SoftBounce"')
+    .replace('"Inactive": true', '"Inactive": false');
+const SAME_MAIL_BOUNCE = 'bounced:hard:20130503192659.13651.20287@mg.craftremote.com:bounced-address@wildbit.com';
+const SAME_MAIL_COMPLAINT = 'complained:20130503192659.13651.20287@mg.craftremote.com:john@example.com';
 const basic = (secret: string) => `Basic ${Buffer.from(secret).toString('base64')}`;
 
 runAdapterContract({
@@ -43,23 +51,52 @@ runAdapterContract({
           type: 'bounced',
           bounce: 'hard',
           recipient: 'john@example.com',
-          providerEventId: 'Bounce:42',
+          // A mail's hard bounce is keyed by the mail and its recipient (Postmark tells it twice, below).
+          providerEventId: 'bounced:hard:883953f4-6105-42a2-a16a-77a8eac79483:john@example.com',
           occurredAt: '2019-11-05T16:33:54.907Z',
         },
       ],
     },
     {
-      // Postmark's own example (fixtures/README.md): a 64-bit ID keeps its digits.
-      name: "a bounce as Postmark's documentation shows it, its 64-bit ID kept",
-      request: json(fixture('postmark_bounce_documented.json')),
-      events: [{ type: 'bounced', bounce: 'hard', providerEventId: 'Bounce:4323372036854775807' }],
+      // Postmark's own example (fixtures/README.md) as a soft bounce, which keeps its bounce ID: a 64-bit ID
+      // keeps its digits.
+      name: "a soft bounce as Postmark's documentation shows it, its 64-bit ID kept",
+      request: json(softBounce()),
+      events: [{ type: 'bounced', bounce: 'soft', providerEventId: 'Bounce:4323372036854775807' }],
     },
     {
-      name: 'the next bounce: an ID one more, another event (a JavaScript number would make them equal)',
+      name: 'the next soft bounce: an ID one more, another event (a JavaScript number would make them equal)',
+      request: json(softBounce().replace('4323372036854775807', '4323372036854775808')),
+      events: [{ type: 'bounced', bounce: 'soft', providerEventId: 'Bounce:4323372036854775808' }],
+    },
+    {
+      name: 'the hard bounce told again as a SubscriptionChange (Mailcoach stub): the same event id',
+      request: json(fixture('mailcoach_subscription_change_bounce.json')),
+      events: [{ type: 'bounced', bounce: 'hard', providerEventId: SAME_MAIL_BOUNCE }],
+    },
+    {
+      name: 'its Bounce record, the address in capitals: the same event id',
       request: json(
-        fixture('postmark_bounce_documented.json').toString().replace('4323372036854775807', '4323372036854775808'),
+        fixture('provider_c_sample2.json')
+          .toString()
+          .replace('883953f4-6105-42a2-a16a-77a8eac79483', '20130503192659.13651.20287@mg.craftremote.com')
+          .replace('john@example.com', 'Bounced-Address@wildbit.com'),
       ),
-      events: [{ type: 'bounced', bounce: 'hard', providerEventId: 'Bounce:4323372036854775808' }],
+      events: [{ type: 'bounced', bounce: 'hard', providerEventId: SAME_MAIL_BOUNCE }],
+    },
+    {
+      name: 'a complaint and its SubscriptionChange (Mailcoach stubs): one event id',
+      request: json(fixture('mailcoach_complaint.json')),
+      events: [{ type: 'complained', providerEventId: SAME_MAIL_COMPLAINT }],
+    },
+    {
+      name: "the complaint's SubscriptionChange",
+      request: json(
+        fixture('mailcoach_subscription_change_complaint.json')
+          .toString()
+          .replace('bounced-address@wildbit.com', 'john@example.com'),
+      ),
+      events: [{ type: 'complained', providerEventId: SAME_MAIL_COMPLAINT }],
     },
     {
       name: 'a soft bounce (sample 3)',
@@ -79,7 +116,15 @@ runAdapterContract({
           Metadata: { campaign_message_id: '12', campaign_subscriber_id: '34' },
         }),
       ),
-      events: [{ type: 'unsubscribed', recipient: 'ada@example.com', messageId: 12, subscriberId: 34 }],
+      events: [
+        {
+          type: 'unsubscribed',
+          recipient: 'ada@example.com',
+          messageId: 12,
+          subscriberId: 34,
+          providerEventId: 'unsubscribed:m-1:ada@example.com',
+        },
+      ],
     },
     {
       name: 'a click with its link',

@@ -395,6 +395,39 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     expect(grace.unsubscribed_at).to.be.a('string');
   });
 
+  it('provider_c: a hard bounce Postmark tells twice (Bounce, then SubscriptionChange) counts once', async () => {
+    const endpoint = await createEndpoint({ provider: 'provider_c', name: 'PM-twice', secret: 'pm:twice-pass' });
+    const fresh = (await f.api().post('/subscribers', { email: 'hopper@example.com' }).expect(201)).body.data.id;
+    const mail = {
+      MessageID: 'pm-bounced-1',
+      Metadata: { campaign_message_id: String(message), campaign_subscriber_id: String(fresh) },
+    };
+    const bounce = JSON.stringify({
+      RecordType: 'Bounce',
+      ID: 7001,
+      Type: 'HardBounce',
+      Email: 'hopper@example.com',
+      BouncedAt: new Date().toISOString(),
+      Inactive: true,
+      ...mail,
+    });
+    const suppression = JSON.stringify({
+      RecordType: 'SubscriptionChange',
+      Recipient: 'Hopper@Example.com',
+      ChangedAt: new Date().toISOString(),
+      SuppressSending: true,
+      SuppressionReason: 'HardBounce',
+      ...mail,
+    });
+    const path = `/webhook/provider_c?endpoint=${endpoint.id}`;
+    const auth = { authorization: `Basic ${Buffer.from('pm:twice-pass').toString('base64')}` };
+    const before = Number((await counters()).count_bounced);
+    expect((await post(path, bounce, auth).expect(200)).body.data).to.deep.equal({ received: 1, recorded: 1 });
+    expect((await post(path, suppression, auth).expect(200)).body.data).to.deep.equal({ received: 1, recorded: 0 });
+    expect(Number((await counters()).count_bounced)).to.equal(before + 1);
+    expect((await f.api().get(`/subscribers/${fresh}`).expect(200)).body.data.status).to.equal('bounced');
+  });
+
   it('an endpoint changed by another process: its old secret refused at once, its new one accepted', async () => {
     const endpoint = await createEndpoint({ provider: 'provider_c', name: 'PM-rotating', secret: 'pm:old-pass' });
     const path = `/webhook/provider_c?endpoint=${endpoint.id}`;
