@@ -7,6 +7,7 @@ export { SERVICES } from './container/service-keys';
 export type { Clock } from './clock';
 export { systemClock } from './clock';
 export { loadOnFirstUse } from './load-on-first-use';
+export { withinDeadline } from './deadline';
 export type { Logger } from './logger';
 export { createKnex, dialectOf } from './db/knex';
 export { byPrimaryKey, dialectOfKnex, lockedOnMysql } from './db/dialect';

@@ -31,12 +31,14 @@ import { webhookRoutes } from './webhooks';
 import { processWebhookDeliveries, webhookDeliveriesTask } from './webhooks';
 import { WEBHOOK_OPTIONS, WebhookOptions, webhookOptionsSchema } from './webhooks';
 import { BUILT_IN_PROVIDERS, loadProviderAdapters, ProviderAdapters } from './events';
+import { ADAPTER_DEADLINE_MS, DEFAULT_ADAPTER_DEADLINE_MS } from './events';
 
 export function register(ctx: PluginContext): void {
   const { providers } = ctx.options as { providers?: Record<string, string> };
   ctx.container.register(ProviderAdapters, {
     useValue: loadProviderAdapters(providers ?? BUILT_IN_PROVIDERS, ctx.logger),
   });
+  ctx.container.register(ADAPTER_DEADLINE_MS, { useValue: DEFAULT_ADAPTER_DEADLINE_MS });
   ctx.container.register(REMOTE_TEXT, {
     useFactory: (c) => remoteTextThrough(c.resolve<OutboundGuard>(SERVICES.OutboundGuard)),
   });

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { toInt } from '@switchboard/core';
 import { campaignContainer, campaignFixture, CampaignFixture } from '../src/shared/tests/support';
-import { draftMessage, listOf, sendNow } from '../src/shared/tests/sending-support';
+import { draftMessage, listOf, sendNow, inboundEndpoint } from '../src/shared/tests/sending-support';
 import { signedHeaders as signProviderA } from '@switchboard/provider-a/testing';
 import { StatsRebuild } from '../src/events/stats-rebuild';
 import { AnalyticsRebuild } from '../src/analytics/rebuild';
@@ -93,12 +93,7 @@ describeEachBackend('campaign: the mail-event ledger, replayed by both rebuilds'
         (r: Record<string, unknown>) => [toInt(r.message_id), toInt(r.id)],
       ),
     );
-    const endpoint = (
-      await f
-        .api()
-        .post('/inbound-webhooks', { provider: 'provider_a', name: 'SG', secret: 'ledger-secret' })
-        .expect(201)
-    ).body.data;
+    const endpoint = await inboundEndpoint(f, { provider: 'provider_a', name: 'SG', secret: 'ledger-secret' });
     const container = campaignContainer(f.engine);
     const tracking = container.resolve(TrackingLinks);
     const unsubscribing = container.resolve(UnsubscribeLinks);

@@ -9,3 +9,4 @@ export {
 export { receiveRoutes } from './receive-routes';
 export { REMOTE_TEXT, remoteTextThrough } from './remote-text';
 export { processStatsRebuilds, statsRebuildCommands } from './stats-rebuild-commands';
+export { ADAPTER_DEADLINE_MS, DEFAULT_ADAPTER_DEADLINE_MS } from './provider-request';

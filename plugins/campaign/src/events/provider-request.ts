@@ -1,10 +1,19 @@
 import type { Context } from 'koa';
-import { AppError, Clock, Locks, PluginContext, SERVICES } from '@switchboard/core';
+import { AppError, Clock, Locks, PluginContext, RepeatedWarning, SERVICES, withinDeadline } from '@switchboard/core';
 import { checkedEvents, InboundRequest, isProviderError, malformed, ProviderAdapter } from '@switchboard/provider-kit';
 import { InboundWebhooksService, ReceivingEndpoint } from './inbound-webhooks/service';
 import { InboundEventRecorder } from './event-recorder';
 import { requestReplayGuard, RequestReplayGuard } from './replay-guard';
 import { REMOTE_TEXT, RemoteText } from './remote-text';
+
+/**
+ * How long an adapter may take to verify a request or read its events (ms; a container value, so that tests
+ * can shorten it). A third party's adapter whose promise never settles held the request, its body and its
+ * one-time tokens for good; past this the provider is answered 503 and tries again. provider_d's longest
+ * step, a certificate read, gives up after 5 s.
+ */
+export const ADAPTER_DEADLINE_MS = 'campaign.AdapterDeadlineMs';
+export const DEFAULT_ADAPTER_DEADLINE_MS = 10_000;
 
 /** What a provider is answered. */
 export interface ProviderReceipt {
@@ -37,6 +46,30 @@ export function providerRequestReceiver(ctx: PluginContext) {
   const locks = ctx.container.resolve<Locks>(SERVICES.Locks);
   // Resolved per request, so that tests can stand in for the network.
   const fetchText = (url: string) => ctx.container.resolve<RemoteText>(REMOTE_TEXT)(url);
+  const lateAdapters = new Map<string, RepeatedWarning>();
+
+  /** An adapter's step, given until the deadline; a late one is logged once a minute per adapter. */
+  async function adapterStep<T>(
+    { provider, http }: ProviderRequest,
+    step: 'verify' | 'normalize',
+    work: () => T | Promise<T>,
+  ): Promise<T> {
+    return readingHostileInput(() => {
+      const settling = work();
+      // A thenable of another promise library counts too.
+      if (typeof (settling as { then?: unknown } | null)?.then !== 'function') return settling;
+      const ms = ctx.container.resolve<number>(ADAPTER_DEADLINE_MS);
+      return withinDeadline(Promise.resolve(settling), ms, () => {
+        const once =
+          lateAdapters.get(provider) ?? lateAdapters.set(provider, new RepeatedWarning(60_000)).get(provider)!;
+        once.warn(http.state.log, { provider }, `Provider adapter ${provider}: ${step} did not settle within ${ms} ms`);
+        return new AppError(
+          'SERVICE_UNAVAILABLE',
+          `The ${provider} adapter did not ${step === 'verify' ? 'verify' : 'read'} the request in time: send it again`,
+        );
+      });
+    });
+  }
 
   async function endpointOf({ provider, endpointId, fresh }: ProviderRequest): Promise<ReceivingEndpoint> {
     const endpoint = await endpoints.receiving(provider, endpointId, { fresh });
@@ -54,12 +87,13 @@ export function providerRequestReceiver(ctx: PluginContext) {
 
   /** The verified request's receipt; null when the endpoint changed meanwhile. */
   async function verifiedReceipt(
-    { adapter, provider }: ProviderRequest,
+    call: ProviderRequest,
     endpoint: ReceivingEndpoint,
     request: InboundRequest,
     replay: RequestReplayGuard,
   ): Promise<ProviderReceipt | null> {
-    await readingHostileInput(() =>
+    const { adapter, provider } = call;
+    await adapterStep(call, 'verify', () =>
       adapter.verify(
         request,
         { secret: endpoint.secret!, options: { ...endpoint.options } },
@@ -75,7 +109,7 @@ export function providerRequestReceiver(ctx: PluginContext) {
     const receipt = await recorder.record(
       endpoint,
       provider,
-      checkedEvents(provider, await readingHostileInput(() => adapter.normalize(request))),
+      checkedEvents(provider, await adapterStep(call, 'normalize', () => adapter.normalize(request))),
     );
     return 'stale' in receipt ? null : receipt;
   }

@@ -40,7 +40,7 @@ export function receiveRoutes(api: PluginApi, ctx: PluginContext): void {
           403: 'INACTIVE: the endpoint is switched off',
           404: 'RESOURCE_NOT_FOUND: no such provider, or no such (single active) endpoint of it',
           413: 'PAYLOAD_TOO_LARGE: the body is larger than the configured limit',
-          503: 'SERVICE_UNAVAILABLE: a certificate or confirmation the provider names could not be read (SNS), or the endpoint changed while the request was received; the provider tries again',
+          503: 'SERVICE_UNAVAILABLE: a certificate or confirmation the provider names could not be read (SNS), the adapter did not verify or read the request within 10 s, or the endpoint changed while the request was received; the provider tries again',
         },
         params: {
           type: 'object',

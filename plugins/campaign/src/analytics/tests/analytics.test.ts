@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createTenant, describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
-import { sendNow } from '../../shared/tests/sending-support';
+import { sendNow, inboundEndpoint } from '../../shared/tests/sending-support';
 import { AnalyticsRebuild } from '../rebuild';
 import { signedHeaders as signProviderA } from '@switchboard/provider-a/testing';
 
@@ -224,12 +224,7 @@ describeEachBackend('campaign: analytics', (backend) => {
       15_000,
     );
     model.mail('sent', recipients.length);
-    const endpoint = (
-      await f
-        .api()
-        .post('/inbound-webhooks', { provider: 'provider_a', name: 'A', secret: 'analytics-secret' })
-        .expect(201)
-    ).body.data;
+    const endpoint = await inboundEndpoint(f, { provider: 'provider_a', name: 'A', secret: 'analytics-secret' });
     const deliver = async (event: Record<string, unknown>) => {
       const body = JSON.stringify([event]);
       await request(f.server)

@@ -4,7 +4,7 @@ import { describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/c
 import type { JobQueues } from '@switchboard/core';
 import { SERVICES } from '@switchboard/core';
 import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
-import { listOf, mailsOf, sendNow } from '../../shared/tests/sending-support';
+import { listOf, mailsOf, sendNow, inboundEndpoint } from '../../shared/tests/sending-support';
 import { STATS_REBUILD_JOB, StatsRebuild } from '../stats-rebuild';
 import { signedHeaders as signProviderA } from '@switchboard/provider-a/testing';
 
@@ -56,12 +56,7 @@ describeEachBackend('campaign: statistics rebuilt from the records', (backend) =
         s.id,
       ]),
     );
-    const endpoint = (
-      await f
-        .api()
-        .post('/inbound-webhooks', { provider: 'provider_a', name: 'SG', secret: 'rebuild-secret' })
-        .expect(201)
-    ).body.data;
+    const endpoint = await inboundEndpoint(f, { provider: 'provider_a', name: 'SG', secret: 'rebuild-secret' });
     const next = random(42);
     const at = Math.floor(Date.now() / 1000);
     const stream = Array.from({ length: 80 }, () => {

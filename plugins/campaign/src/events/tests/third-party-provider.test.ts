@@ -4,8 +4,9 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { installProviderF } from '@switchboard/provider-kit/test/provider-f-package';
-import { campaignFixture, CampaignFixture } from '../../shared/tests/support';
-import { listOf, mailsOf, sendNow } from '../../shared/tests/sending-support';
+import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
+import { ADAPTER_DEADLINE_MS } from '../provider-request';
+import { listOf, mailsOf, sendNow, inboundEndpoint } from '../../shared/tests/sending-support';
 
 /**
  * A third party's adapter package, installed outside this repository and named in the campaign plugin's options:
@@ -45,9 +46,7 @@ describeEachBackend('campaign: a third-party provider adapter enabled by config 
     const ref = /^X-Provider-F-Ref: (\d+\.\d+)\r?$/m.exec(mail.raw)?.[1];
     expect(ref, 'the mail carries the adapter header').to.be.a('string');
 
-    const endpoint = (
-      await f.api().post('/inbound-webhooks', { provider: 'provider_f', name: 'F', secret: 'f-token-123' }).expect(201)
-    ).body.data;
+    const endpoint = await inboundEndpoint(f, { provider: 'provider_f', name: 'F', secret: 'f-token-123' });
     const body = JSON.stringify({
       events: [
         { id: 'f-1', type: 'delivered', email: 'grace@example.com', ref },
@@ -68,5 +67,51 @@ describeEachBackend('campaign: a third-party provider adapter enabled by config 
     const refused = await f.api().post('/inbound-webhooks', { provider: 'provider_b', name: 'not enabled' });
     expect(refused.status).to.equal(422);
     expect(refused.body.error.details).to.deep.equal({ field: 'provider', rule: 'enum' });
+  });
+  it("answers 503 when the adapter's verify or normalize never settles, and records the retry once it does", async function () {
+    this.timeout(30_000);
+    // The package as the engine loaded it (the same module): its steps made to hang, then given back.
+    const adapter = require(packageDir) as {
+      verify: (...a: unknown[]) => unknown;
+      normalize: (...a: unknown[]) => unknown;
+    };
+    const { verify, normalize } = adapter;
+    campaignContainer(f.engine).register(ADAPTER_DEADLINE_MS, { useValue: 300 });
+    const endpoint = await inboundEndpoint(f, { provider: 'provider_f', name: 'F-late', secret: 'f-late-1' });
+    const body = JSON.stringify({ events: [{ id: 'late-1', type: 'delivered', email: 'grace@example.com' }] });
+    const send = () =>
+      request(f.server)
+        .post(`/api/campaign/webhook/provider_f?endpoint=${endpoint.id}`)
+        .set({ 'content-type': 'application/json', 'x-provider-f-token': 'f-late-1' })
+        .send(body);
+    const recorded = async () =>
+      Number(
+        (
+          await f.engine
+            .knex('inbound_events')
+            .where({ provider: 'provider_f', provider_event_id: 'late-1' })
+            .count({ n: '*' })
+        )[0].n,
+      );
+    try {
+      adapter.verify = () => new Promise(() => {});
+      const late = await send();
+      expect(late.status, JSON.stringify(late.body)).to.equal(503);
+      expect(late.body.error.code).to.equal('SERVICE_UNAVAILABLE');
+      expect(late.body.error.message).to.contain('did not verify the request in time');
+      expect(late.headers['retry-after']).to.be.a('string');
+      adapter.verify = verify;
+      adapter.normalize = () => new Promise(() => {});
+      const unread = await send();
+      expect(unread.status).to.equal(503);
+      expect(unread.body.error.message).to.contain('did not read the request in time');
+      expect(await recorded()).to.equal(0);
+    } finally {
+      adapter.verify = verify;
+      adapter.normalize = normalize;
+      campaignContainer(f.engine).register(ADAPTER_DEADLINE_MS, { useValue: 10_000 });
+    }
+    expect((await send().expect(200)).body.data).to.deep.equal({ received: 1, recorded: 1 });
+    expect(await recorded()).to.equal(1);
   });
 });

@@ -14,6 +14,12 @@ export const draftMessage = async (f: CampaignFixture, fields: Record<string, un
       .expect(201)
   ).body.data.id as number;
 
+/** An inbound webhook endpoint made through the API, as it answered (its secret included). */
+export const inboundEndpoint = async (
+  f: CampaignFixture,
+  fields: { provider: string; name: string; secret?: string },
+) => (await f.api().post('/inbound-webhooks', fields).expect(201)).body.data as { id: number; secret: string };
+
 /** The message's latest send as GET /messages/{id} shows it. */
 export const deliveryOf = async (f: CampaignFixture, id: number) =>
   (await f.api().get(`/messages/${id}`).expect(200)).body.data.delivery;
