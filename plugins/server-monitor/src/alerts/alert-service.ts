@@ -232,6 +232,17 @@ export class AlertService {
   private async attempt(alertId: number): Promise<{ error: unknown; retry: boolean } | null> {
     const alert = await this.knex('monitor_alerts').where({ id: alertId, state: 'pending' }).first();
     if (!alert) return null;
+    const outage = await this.outageAlertOf(alert);
+    if (outage === 'pending') {
+      // Not a try: the recovery goes once its outage alert has (its own tries end within ~42 minutes).
+      const error = new Error('waits for the outage alert to this recipient to be sent first');
+      await this.knex('monitor_alerts').where({ id: alertId, state: 'pending' }).update({ error: error.message });
+      return { error, retry: true };
+    }
+    if (outage === 'failed') {
+      await this.knex('monitor_alerts').where({ id: alertId, state: 'pending' }).update({ state: 'lapsed' });
+      return null;
+    }
     try {
       if (alert.channel === 'sms')
         await this.sms.send(alert.recipient, `${alert.subject}\n${alert.body}`.slice(0, 640));
@@ -255,6 +266,23 @@ export class AlertService {
       this.logger.warn({ alertId, attempts, err: error }, 'alert not sent');
       return { error: err, retry: attempts < MAX_ATTEMPTS };
     }
+  }
+
+  /**
+   * A recovery's outage alert to the same recipient and channel, as far as its sending goes: 'pending' while
+   * it is still being tried (an "UP again" sent first would be followed by a late "DOWN", read as a new
+   * outage), 'failed' when every try failed (the recipient never heard of the outage: its recovery lapses);
+   * null otherwise, and for alerts that are no recovery.
+   */
+  private async outageAlertOf(alert: Record<string, unknown>): Promise<'pending' | 'failed' | null> {
+    const outage = RECOVERY_OF[alert.kind as AlertKind];
+    if (!outage || alert.server_id === null) return null;
+    const row = await this.knex('monitor_alerts')
+      .where({ server_id: alert.server_id, kind: outage, channel: alert.channel, recipient: alert.recipient })
+      .andWhere('id', '<', toInt(alert.id))
+      .orderBy('id', 'desc')
+      .first('state');
+    return row?.state === 'pending' || row?.state === 'failed' ? row.state : null;
   }
 
   /** Whether an unheard alert's problem is still there (a recovery told late tells nothing: it lapses). */

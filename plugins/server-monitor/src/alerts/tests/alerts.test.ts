@@ -170,4 +170,54 @@ describeEachBackend('server-monitor: alerts', (backend) => {
     await waitFor(async () => (await rows({ id: ids[0] }))[0].state === 'sent', 10_000);
     expect((await sink.to('fred@acme.test')[0].parse()).subject).to.equal('Lost');
   });
+  it('sends a recovery only after its outage alert: an UP raised while the DOWN is still tried waits, and lapses if the DOWN fails', async () => {
+    const org = await organization(f.engine, { plan: 'free' });
+    const gus = await user(f.engine, org, { email: 'gus@acme.test', phone: '+15550106' });
+    await notificationSetting(f.engine, org, {
+      administrators: [{ user_id: gus, email_enabled: false, sms_enabled: true }],
+    });
+    const server = await addServer(f.engine, org, `${farm.url}/status/500`, { title: 'Shop' });
+    const raise = (kind: 'server-down' | 'server-up') =>
+      alerts()
+        .raise(f.engine.knex, org, {
+          kind,
+          serverId: server,
+          subject: kind === 'server-down' ? 'DOWN: Shop' : 'UP: Shop',
+          text: '',
+        })
+        .then(([id]) => id);
+    const tryOnce = (id: number) =>
+      alerts()
+        .send(id)
+        .then(
+          () => null,
+          (err: Error) => err.message,
+        );
+    const texts = () => sms.to('+15550106').map((r) => `${r.status} ${r.form.Body.split('\n')[0]}`);
+
+    // The relay fails the DOWN's first try; the server is back before its next one.
+    sms.failNext(1, 503);
+    const down = await raise('server-down');
+    expect(await tryOnce(down)).to.equal('SMS API answered 503');
+    const up = await raise('server-up');
+    expect(up, 'the DOWN is still being tried: the outage is heard').to.be.a('number');
+    expect(await tryOnce(up)).to.equal('waits for the outage alert to this recipient to be sent first');
+    expect((await rows({ id: up }))[0]).to.include({ state: 'pending' });
+    expect(Number((await rows({ id: up }))[0].attempts), 'waiting is no try').to.equal(0);
+    expect(texts()).to.deep.equal(['503 DOWN: Shop']);
+    expect(await tryOnce(down)).to.equal(null);
+    expect(await tryOnce(up)).to.equal(null);
+    expect(texts()).to.deep.equal(['503 DOWN: Shop', '201 DOWN: Shop', '201 UP: Shop']);
+
+    // The next outage's DOWN fails every try: its UP, raised meanwhile, reaches no one.
+    sms.failNext(MAX_ATTEMPTS, 503);
+    const down2 = await raise('server-down');
+    expect(await tryOnce(down2)).to.equal('SMS API answered 503');
+    const up2 = await raise('server-up');
+    for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) await tryOnce(down2);
+    expect((await rows({ id: down2 }))[0].state).to.equal('failed');
+    expect(await tryOnce(up2)).to.equal(null);
+    expect((await rows({ id: up2 }))[0].state).to.equal('lapsed');
+    expect(texts().slice(3)).to.deep.equal(Array(MAX_ATTEMPTS).fill('503 DOWN: Shop'));
+  });
 });
