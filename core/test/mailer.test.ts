@@ -10,6 +10,8 @@ import {
   SMTP_TIMEOUTS,
 } from '../src/mail/mailer';
 import { smtpSink } from '../src/testing/smtp-sink';
+import { loadConfig } from '../src/config/load-config';
+import { DEFAULT_OUTBOX_KEEP } from '../src/mail/outbox';
 import { stallingSmtp } from '../src/testing/stalling-smtp';
 import { waitFor } from '../src/testing/wait';
 
@@ -38,6 +40,53 @@ describe('mailer without SMTP_URL', () => {
       mailer.close();
       fs.rmSync(outboxDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the outbox (OUTBOX_KEEP)', () => {
+  const subjects = (dir: string) =>
+    fs
+      .readdirSync(dir)
+      .filter((name) => name.endsWith('.eml'))
+      .sort()
+      .map((name) => /^Subject: (.*)$/m.exec(fs.readFileSync(path.join(dir, name), 'utf8'))?.[1]);
+  const sendAll = async (mailer: ReturnType<typeof createMailer>, names: string[]) => {
+    for (const subject of names) await mailer.send({ from: 'a@example.com', to: 'b@example.com', subject, text: 'T' });
+  };
+
+  it('keeps the newest mails, older ones written before it started included; other files stay', async () => {
+    const outboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-outbox-'));
+    // An earlier run's mails (named as the outbox names them, by time) and a file of someone else's.
+    for (const [i, name] of ['2020-01-01T00-00-00-000Z-<a@x>.eml', '2020-01-02T00-00-00-000Z-<b@x>.eml'].entries())
+      fs.writeFileSync(path.join(outboxDir, name), `Subject: old ${i}\r\n\r\nT`);
+    fs.writeFileSync(path.join(outboxDir, 'notes.txt'), 'mine');
+    const mailer = createMailer({ outboxDir, outboxKeep: 3 });
+    try {
+      await sendAll(mailer, ['one']);
+      // Three kept: both old ones and the new one.
+      expect(subjects(outboxDir)).to.deep.equal(['old 0', 'old 1', 'one']);
+      await sendAll(mailer, ['two', 'three', 'four']);
+      expect(subjects(outboxDir)).to.deep.equal(['two', 'three', 'four']);
+      expect(fs.existsSync(path.join(outboxDir, 'notes.txt'))).to.equal(true);
+    } finally {
+      mailer.close();
+      fs.rmSync(outboxDir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps every mail with OUTBOX_KEEP=0, and reads it from the environment (a bad value stops start-up)', async () => {
+    const outboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-outbox-'));
+    const mailer = createMailer({ outboxDir, outboxKeep: 0 });
+    try {
+      await sendAll(mailer, ['a', 'b', 'c', 'd']);
+      expect(subjects(outboxDir)).to.deep.equal(['a', 'b', 'c', 'd']);
+    } finally {
+      mailer.close();
+      fs.rmSync(outboxDir, { recursive: true, force: true });
+    }
+    expect(loadConfig({ env: { OUTBOX_KEEP: '0' } }).outboxKeep).to.equal(0);
+    expect(loadConfig({ env: {} }).outboxKeep).to.equal(DEFAULT_OUTBOX_KEEP);
+    expect(() => loadConfig({ env: { OUTBOX_KEEP: '-1' } })).to.throw('OUTBOX_KEEP must be a whole number');
   });
 });
 

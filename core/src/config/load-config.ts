@@ -3,6 +3,7 @@ import path from 'node:path';
 import { AppConfig, AppEnv, MailConfig, PluginConfig } from './types';
 import { ConfigFile, configFileSchema } from './config-file.schema';
 import { settingsAjv } from './settings-ajv';
+import { DEFAULT_OUTBOX_KEEP } from '../mail/outbox';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -47,6 +48,14 @@ function positiveNumber(name: string, raw: string | undefined, fallback: number)
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
+  return n;
+}
+
+function wholeNumber(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new ConfigError(`${name} must be a whole number (0 or more), got "${raw}"`);
   return n;
 }
 
@@ -111,6 +120,7 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
     dataDir,
     smtpUrl: env.SMTP_URL || undefined,
     outboxDir: path.join(dataDir, 'outbox'),
+    outboxKeep: wholeNumber('OUTBOX_KEEP', env.OUTBOX_KEEP, DEFAULT_OUTBOX_KEEP),
     mail: mailConfig(fileConfig),
     logLevel: env.LOG_LEVEL ?? 'info',
     plugins: enabledPlugins(fileConfig, env.PLUGINS),

@@ -46,6 +46,8 @@ export interface AppConfig {
   dataDir: string;
   smtpUrl?: string;
   outboxDir: string;
+  /** Mails the outbox keeps, the newest (OUTBOX_KEEP; 0: all). */
+  outboxKeep: number;
   /** SMTP pool size, throttle and DKIM keys (config file `mail`). */
   mail: MailConfig;
   logLevel: string;

@@ -71,6 +71,7 @@ export async function createRootContainer(
     useValue: createMailer({
       smtpUrl: config.smtpUrl,
       outboxDir: config.outboxDir,
+      outboxKeep: config.outboxKeep,
       maxConnections: config.mail.maxConnections,
       messagesPerSecond: config.mail.messagesPerSecond,
       sendTimeoutMs: config.mail.sendTimeoutMs,

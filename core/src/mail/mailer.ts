@@ -1,11 +1,9 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { SendMailOptions, Transporter } from 'nodemailer';
 import type { DkimKey } from '../config/types';
 import { loadOnFirstUse } from '../load-on-first-use';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../private-files';
 import type { MailMessage } from './mail-message';
 import { foldableSubject, writeMime } from './mime-writer';
+import { DEFAULT_OUTBOX_KEEP, outbox } from './outbox';
 
 const nodemailerModule = loadOnFirstUse(() => require('nodemailer') as typeof import('nodemailer'));
 
@@ -25,6 +23,8 @@ export interface Mailer {
 export interface MailerOptions {
   smtpUrl?: string;
   outboxDir: string;
+  /** Mails the outbox keeps, the newest (0: all; default DEFAULT_OUTBOX_KEEP). */
+  outboxKeep?: number;
   /** SMTP connections kept open and used at once (default 5). */
   maxConnections?: number;
   /** At most this many mails handed to SMTP per second (default: no limit). */
@@ -112,7 +112,7 @@ function smtpMail(message: MailMessage, keys: DkimKey[]): SendMailOptions {
 
 /**
  * SMTP when SMTP_URL is set (a pool of connections, optionally throttled); otherwise each mail becomes an
- * .eml file in the outbox folder.
+ * .eml file in the outbox folder, which keeps the newest OUTBOX_KEEP.
  */
 export function createMailer(options: MailerOptions): Mailer {
   // Made for the first mail: a process that sends none does not load nodemailer.
@@ -132,15 +132,11 @@ export function createMailer(options: MailerOptions): Mailer {
       close,
     };
   }
+  const write = outbox(options.outboxDir, options.outboxKeep ?? DEFAULT_OUTBOX_KEEP);
   return {
     async send(message) {
       const info = await transport().sendMail(nodemailerMail(message, options.dkim ?? []));
-      await fs.mkdir(options.outboxDir, { recursive: true, mode: PRIVATE_DIR_MODE });
-      const file = `${new Date().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[^A-Za-z0-9@.-]/g, '')}.eml`;
-      // Written whole under another name, then renamed: whoever reads the folder never sees half a mail.
-      const partial = path.join(options.outboxDir, `.${file}.partial`);
-      await fs.writeFile(partial, info.message as Buffer, { mode: PRIVATE_FILE_MODE });
-      await fs.rename(partial, path.join(options.outboxDir, file));
+      await write(info.messageId, info.message as Buffer);
       return { messageId: info.messageId };
     },
     close,
