@@ -21,13 +21,19 @@ const UNAVAILABLE_CODES = new Set([
 /**
  * True when the database could not be reached, rather than refusing the statement: an error mysql2 marks
  * fatal (connection refused, reset or timed out: the connection is unusable), the server shutting down,
- * or no free connection in the pool in time (KnexTimeoutError). Node's socket codes alone (ECONNREFUSED)
- * are not enough: an outbound HTTP call or SMTP send fails with them too.
+ * no free connection in the pool in time (KnexTimeoutError), or a SQLite file another process kept
+ * write-locked for the whole wait (SQLITE_BUSY, yielding-sqlite.ts). Node's socket codes alone
+ * (ECONNREFUSED) are not enough: an outbound HTTP call or SMTP send fails with them too.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: string; fatal?: boolean; name?: string } | null;
   if (!e || typeof e !== 'object') return false;
-  return e.fatal === true || (e.code !== undefined && UNAVAILABLE_CODES.has(e.code)) || e.name === 'KnexTimeoutError';
+  return (
+    e.fatal === true ||
+    (e.code !== undefined && UNAVAILABLE_CODES.has(e.code)) ||
+    e.name === 'KnexTimeoutError' ||
+    e.code === 'SQLITE_BUSY'
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { loadOnFirstUse } from '../load-on-first-use';
 import { createPrivateFile, makePrivateDir } from '../private-files';
-import { yieldBeforeEachStatement } from './yielding-sqlite';
+import { SQLITE_BUSY_TIMEOUT_MS, yieldBeforeEachStatement } from './yielding-sqlite';
 
 const knexModule = loadOnFirstUse(() => require('knex') as typeof import('knex'));
 
@@ -40,7 +40,7 @@ const knexLog = (log?: KnexLog) =>
 /** `sqlite:./data/x.sqlite`, `sqlite::memory:` or `mysql://user:pass@host:port/db`. */
 export function createKnex(
   databaseUrl: string,
-  options: { pool?: { min?: number; max?: number }; log?: KnexLog } = {},
+  options: { pool?: { min?: number; max?: number }; log?: KnexLog; sqliteBusyWaitMs?: number } = {},
 ): Knex {
   const pool = options.pool ?? {};
   const log = knexLog(options.log);
@@ -73,12 +73,12 @@ export function createKnex(
           );
           conn.pragma('journal_mode = WAL');
           conn.pragma('foreign_keys = ON');
-          conn.pragma('busy_timeout = 5000');
+          conn.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
           done(null, conn);
         },
       },
     });
-    return yieldBeforeEachStatement(sqlite);
+    return yieldBeforeEachStatement(sqlite, options.sqliteBusyWaitMs);
   }
   const url = new URL(databaseUrl.replace(/^mariadb:/, 'mysql:'));
   return knexModule().knex({

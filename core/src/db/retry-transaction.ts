@@ -6,12 +6,16 @@ import type { Knex } from 'knex';
  */
 export class WriteConflict extends Error {}
 
-/** SQLite's answer to a transaction that read, then could not write (another connection wrote meanwhile). */
-const SQLITE_BUSY = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_RECOVERY']);
+/**
+ * SQLite's answers to a transaction that read, then could not write (another connection wrote meanwhile).
+ * A plain SQLITE_BUSY is not among them: it reaches here only once a statement waited for another
+ * process's write lock in vain (yielding-sqlite.ts), and running the transaction again would wait as long.
+ */
+const SQLITE_BUSY = new Set(['SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_RECOVERY']);
 
 /**
  * MySQL deadlock or lock-wait timeout, SQLite busy (a deferred transaction that read and then could not
- * write: SQLite answers at once, without waiting its busy timeout, since waiting could deadlock), or a
+ * write: SQLite answers SQLITE_BUSY_SNAPSHOT at once, since waiting could not help), or a
  * WriteConflict: the transaction was rolled back and may simply run again.
  */
 export function isRetryableConflict(err: unknown): boolean {
