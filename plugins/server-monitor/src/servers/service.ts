@@ -13,6 +13,7 @@ import {
   rowMapper,
   SecretBox,
   SERVICES,
+  toBool,
   toInt,
   toIso,
   transactionWithRetry,
@@ -54,13 +55,18 @@ export interface OperatorServer {
   down_since: string | null;
   last_checked_at: string | null;
 }
+/** The state a check last found (`is_up`), pending if none did. */
+const lastCheckedState = (isUp: unknown) =>
+  isUp === null || isUp === undefined ? 'pending' : toBool(isUp) ? 'up' : 'down';
+/** When a down server's outage began; none shown while it is paused (no check stands behind it). */
+const downSince = (row: Record<string, unknown>) => (row.state === 'down' ? toIso(row.failing_since) : null);
 const uptimeOf = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
 /** A server row as the API shows it; `plan` is its organization's. */
 const serverMapper = (plan: string) =>
   rowMapper(serverSchema, {
     plan: () => plan,
-    down_since: (row) => toIso(row.failing_since),
+    down_since: (row) => downSince(row),
     uptime: (row) => ({
       last_24h: uptimeOf(row.uptime_24h),
       last_7d: uptimeOf(row.uptime_7d),
@@ -160,7 +166,9 @@ export class ServersService {
 
   /**
    * A new endpoint starts over (pending: its last status and outage were of another URL). Pausing stops
-   * its checks and alerts; resuming makes it pending until checked.
+   * its checks and alerts; resuming gives it back its last checked state (pending if never checked): a
+   * server paused while down is down again at once, its outage open until a check finds it up (it was
+   * pending, out of the down lists until its next check, while its DOWN stood unanswered).
    */
   async update(orgId: number, id: number, changes: ServerChanges): Promise<Server> {
     const current = await ownedRow(
@@ -168,7 +176,7 @@ export class ServersService {
       'monitor_servers',
       orgId,
       id,
-      ['endpoint', 'endpoint_secret', 'state'],
+      ['endpoint', 'endpoint_secret', 'state', 'is_up'],
       'Server',
     );
     const now = this.clock.now();
@@ -194,7 +202,7 @@ export class ServersService {
     }
     if (paused && current.state !== 'paused') Object.assign(row, { state: 'paused', paused_at: now });
     else if (!paused && (current.state === 'paused' || moved))
-      Object.assign(row, { state: 'pending', paused_at: null });
+      Object.assign(row, { state: moved ? 'pending' : lastCheckedState(current.is_up), paused_at: null });
     // The check worker writes servers' rows all the time: InnoDB may pick this update as a deadlock's
     // victim (Schemathesis met one), and asks for it to be run again.
     await transactionWithRetry(this.knex, async (trx) => {
@@ -285,7 +293,7 @@ export class ServersService {
         endpoint: String(r.endpoint),
         state: String(r.state),
         status: r.status === null ? null : String(r.status),
-        down_since: toIso(r.failing_since),
+        down_since: downSince(r),
         last_checked_at: toIso(r.last_checked_at),
       })),
     };

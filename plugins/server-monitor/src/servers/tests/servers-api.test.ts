@@ -81,7 +81,7 @@ describeEachBackend('server-monitor: servers over REST', (backend) => {
     expect(checks.data[0]).to.include({ up: false, status: '503', error: 'answered 503' });
   });
 
-  it('pauses a server (no check runs, no alert) and resumes it pending; a new endpoint starts over', async () => {
+  it('pauses a server (no check runs, no alert) and resumes it as last checked; a new endpoint starts over', async () => {
     const api2 = await add('Paused', `${farm.url}/status/500`, { paused: true });
     expect(api2).to.include({ state: 'paused' });
     expect(api2.paused_at).to.be.a('string');
@@ -92,9 +92,22 @@ describeEachBackend('server-monitor: servers over REST', (backend) => {
     expect(paused.map((s: { id: number }) => s.id)).to.include(api2.id);
 
     const resumed = (await api.put(`/servers/${api2.id}`, { paused: false }).expect(200)).body.data;
-    expect(resumed).to.include({ state: 'pending', paused_at: null });
+    expect(resumed, 'never checked').to.include({ state: 'pending', paused_at: null });
     await check(api2.id);
-    expect((await api.get(`/servers/${api2.id}`).expect(200)).body.data.state).to.equal('down');
+    const down = (await api.get(`/servers/${api2.id}`).expect(200)).body.data;
+    expect(down.state).to.equal('down');
+
+    // Paused while down: no outage start shown meanwhile; resumed, down again at once with its outage's start.
+    const pausedDown = (await api.put(`/servers/${api2.id}`, { paused: true }).expect(200)).body.data;
+    expect(pausedDown).to.include({ state: 'paused', down_since: null });
+    expect(
+      (await api.get('/servers?state=down').expect(200)).body.data.map((s: { id: number }) => s.id),
+    ).to.not.include(api2.id);
+    const resumedDown = (await api.put(`/servers/${api2.id}`, { paused: false }).expect(200)).body.data;
+    expect(resumedDown).to.include({ state: 'down', down_since: down.down_since, paused_at: null });
+    expect((await api.get('/servers?state=down').expect(200)).body.data.map((s: { id: number }) => s.id)).to.include(
+      api2.id,
+    );
 
     const moved = (
       await api.put(`/servers/${api2.id}`, { endpoint: `${farm.url}/status/204`, title: 'Moved' }).expect(200)
