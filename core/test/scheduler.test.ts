@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createLocks } from '../src/locks';
 import { Scheduler, ScheduledTask, SchedulerOptions } from '../src/scheduler';
+import type { Locks } from '../src/locks/types';
 import { waitFor } from '../src/testing';
 
 const at = (hhmmss: string) => new Date(`2026-05-01T${hhmmss}Z`);
@@ -99,6 +100,71 @@ describe('scheduler', () => {
     expect(logger.errors).to.deep.equal([
       { task: 'broken', msg: 'recurring task failed' },
       { task: 'broken', msg: 'recurring task failed' },
+    ]);
+  });
+
+  it('runs a run missed while the locks were out of reach 10 s later, once; a failing run again after 10, 20, 40 s', async () => {
+    const runs: string[] = [];
+    const real = createLocks({ prefix: 'x' });
+    let away = false;
+    // Redis gone: every lock call fails, the leader lock's renewal too.
+    const flaky: Locks = {
+      acquire: async (key, ttlMs) => {
+        if (away) throw new Error('redis for locks does not answer');
+        const handle = await real.acquire(key, ttlMs);
+        return (
+          handle && {
+            key: handle.key,
+            release: () => handle.release(),
+            extend: async (ms: number) => {
+              if (away) throw new Error('redis for locks does not answer');
+              return handle.extend(ms);
+            },
+          }
+        );
+      },
+      close: () => real.close(),
+    };
+    let failures = 0;
+    const s = scheduler({ locks: flaky });
+    s.register(task('round', '* * * * *', runs));
+    s.register(
+      task('flaky', '0 0 * * *', runs, async () => (failures-- > 0 ? Promise.reject(new Error('boom')) : undefined)),
+    );
+    await s.tick(at('10:00:30'));
+    away = true;
+    await s.tick(at('10:01:00')).then(
+      () => expect.fail('the tick should fail while the locks are away'),
+      (err: Error) => expect(err.message).to.contain('does not answer'),
+    );
+    away = false;
+    expect(await s.tick(at('10:01:05')), 'not before 10 s').to.deep.equal([]);
+    expect(await s.tick(at('10:01:10'))).to.deep.equal(['round']);
+    expect(await s.tick(at('10:01:30')), 'owed no more').to.deep.equal([]);
+    expect(await s.tick(at('10:02:00'))).to.deep.equal(['round']);
+    expect(runs).to.deep.equal(['round@10:01:10', 'round@10:02:00']);
+
+    // A daily run that fails is tried again after 10 s, then 20 s, then 40 s, until it runs.
+    runs.length = 0;
+    failures = 3;
+    await s.tick(at('23:59:59'));
+    for (const [time, ran] of [
+      ['00:00:00', true],
+      ['00:00:09', false],
+      ['00:00:10', true],
+      ['00:00:29', false],
+      ['00:00:30', true],
+      ['00:01:09', false],
+      ['00:01:10', true],
+      ['00:01:30', false],
+      ['00:05:00', false],
+    ] as const)
+      expect((await s.tick(new Date(`2026-05-02T${time}Z`))).includes('flaky'), time).to.equal(ran);
+    expect(runs.filter((r) => r.startsWith('flaky'))).to.deep.equal([
+      'flaky@00:00:00',
+      'flaky@00:00:10',
+      'flaky@00:00:30',
+      'flaky@00:01:10',
     ]);
   });
 

@@ -5,6 +5,15 @@ import { Clock, systemClock } from '../clock';
 
 const LEADER_KEY = 'scheduler:leader';
 const TASK_TTL_MS = 60_000;
+/** A missed run is tried again this long after, then twice as long each time it is missed again, up to the cap. */
+const CATCH_UP_FIRST_MS = 10_000;
+const CATCH_UP_MAX_MS = 600_000;
+
+/**
+ * What became of a run: done; failed (logged); not started as the previous run still goes; or not started
+ * as its lock could not be taken. A failed or unstarted run is owed.
+ */
+type RunOutcome = 'ran' | 'failed' | 'running' | 'unstarted';
 
 export interface ScheduledTask {
   name: string;
@@ -26,10 +35,16 @@ export interface SchedulerOptions {
 /**
  * Runs recurring tasks by cron pattern (UTC). Across processes one scheduler is active: it holds
  * a leader lock that it renews every tick and that another scheduler takes once it lapses. Each
- * run also holds a lock of its task, so a slow run never overlaps the next one.
+ * run also holds a lock of its task, so a slow run never overlaps the next one. A run that was due and
+ * did not happen (the locks out of reach, as while Redis restarts, or the run failing) is owed: it is tried
+ * again 10 s later, then after twice as long each time (at most 10 minutes), until it runs or its next
+ * regular run comes (session 29: a monitor round due during a Redis restart waited for the next one, a
+ * free round 5 minutes). A scheduler that finds another one active owes nothing.
  */
 export class Scheduler {
   private readonly tasks: Array<{ task: ScheduledTask; cron: Cron }> = [];
+  /** Missed runs by task name: when to try again, and the pause after that one. */
+  private readonly owed = new Map<string, { at: number; pauseMs: number }>();
   private readonly running = new Set<Promise<unknown>>();
   private readonly locks: Locks;
   private readonly leaderLocks: Locks;
@@ -83,6 +98,7 @@ export class Scheduler {
   /** Stops ticking, waits for running tasks and hands leadership over at once. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.owed.clear();
     clearTimeout(this.timer);
     this.timer = undefined;
     await Promise.allSettled([...this.running]);
@@ -95,13 +111,39 @@ export class Scheduler {
   private async runDue(now: Date): Promise<string[]> {
     const since = this.previous;
     this.previous = now;
-    if (!since || this.stopped || !(await this.holdLeadership())) return [];
+    if (!since || this.stopped) return [];
     const due = this.tasks.filter(({ cron }) => {
       const next = cron.nextRun(since);
       return next !== null && next <= now;
     });
-    const ran = await Promise.all(due.map(({ task }) => this.runExclusive(task, now)));
-    return due.filter((_, i) => ran[i]).map(({ task }) => task.name);
+    const catchingUp = this.tasks.filter(
+      (t) => !due.includes(t) && (this.owed.get(t.task.name)?.at ?? Infinity) <= now.getTime(),
+    );
+    let leading: boolean;
+    try {
+      leading = await this.holdLeadership();
+    } catch (err) {
+      for (const { task } of [...due, ...catchingUp]) this.owe(task.name, now);
+      throw err;
+    }
+    if (!leading) {
+      this.owed.clear();
+      return [];
+    }
+    const runs = [...due, ...catchingUp];
+    const outcomes = await Promise.all(runs.map(({ task }) => this.runExclusive(task, now)));
+    runs.forEach(({ task }, i) => {
+      if (outcomes[i] === 'failed' || outcomes[i] === 'unstarted') this.owe(task.name, now);
+      else this.owed.delete(task.name);
+    });
+    return runs.filter((_, i) => ['ran', 'failed'].includes(outcomes[i])).map(({ task }) => task.name);
+  }
+
+  /** A missed run, tried again after a pause that doubles while it keeps being missed. */
+  private owe(name: string, now: Date): void {
+    const before = this.owed.get(name);
+    const pauseMs = before ? Math.min(before.pauseMs * 2, CATCH_UP_MAX_MS) : CATCH_UP_FIRST_MS;
+    this.owed.set(name, { at: now.getTime() + pauseMs, pauseMs });
   }
 
   /** One check at a time: two at once could each take the lock and lose track of one handle. */
@@ -123,18 +165,18 @@ export class Scheduler {
     return this.leader !== null;
   }
 
-  /** False when the task did not start: its previous run still holds its lock. */
-  private async runExclusive(task: ScheduledTask, now: Date): Promise<boolean> {
+  /** What became of the run (RunOutcome). */
+  private async runExclusive(task: ScheduledTask, now: Date): Promise<RunOutcome> {
     let lock: LockHandle | null;
     try {
       lock = await this.locks.acquire(`scheduler:task:${task.name}`, TASK_TTL_MS);
     } catch (err) {
       this.logger.error({ err, task: task.name }, 'could not take the lock of a recurring task');
-      return false;
+      return 'unstarted';
     }
     if (!lock) {
       this.logger.warn({ task: task.name }, 'previous run still going; skipped');
-      return false;
+      return 'running';
     }
     const held = lock;
     const keepAlive = setInterval(() => {
@@ -145,15 +187,16 @@ export class Scheduler {
     }, TASK_TTL_MS / 3);
     try {
       await task.run(now);
+      return 'ran';
     } catch (err) {
       this.logger.error({ err, task: task.name }, 'recurring task failed');
+      return 'failed';
     } finally {
       clearInterval(keepAlive);
       await held
         .release()
         .catch((err) => this.logger.warn({ err, task: task.name }, 'could not release the lock of a recurring task'));
     }
-    return true;
   }
 
   private track<T>(promise: Promise<T>): Promise<T> {
