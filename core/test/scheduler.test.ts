@@ -168,6 +168,33 @@ describe('scheduler', () => {
     ]);
   });
 
+  it('does not catch up a run still going: a slow failing catch-up keeps its doubled pause', async () => {
+    const runs: string[] = [];
+    let finish: ((err?: Error) => void) | null = null;
+    let slow = false;
+    const s = scheduler();
+    s.register(
+      task('daily', '0 0 * * *', runs, () =>
+        slow
+          ? new Promise<void>((resolve, reject) => (finish = (err) => (err ? reject(err) : resolve())))
+          : Promise.reject(new Error('boom')),
+      ),
+    );
+    const tick = (time: string) => s.tick(new Date(`2026-05-02T${time}Z`));
+    await s.tick(at('23:59:59'));
+    expect(await tick('00:00:00')).to.deep.equal(['daily']);
+    slow = true;
+    const catchUp = tick('00:00:10');
+    await waitFor(() => finish !== null);
+    expect(await tick('00:00:11'), 'still going: not run again').to.deep.equal([]);
+    finish!(new Error('boom again'));
+    expect(await catchUp).to.deep.equal(['daily']);
+    slow = false;
+    expect(await tick('00:00:29'), 'the pause doubled to 20 s').to.deep.equal([]);
+    expect(await tick('00:00:31')).to.deep.equal(['daily']);
+    expect(runs).to.deep.equal(['daily@00:00:00', 'daily@00:00:10', 'daily@00:00:31']);
+  });
+
   it('skips a run while the previous run of the same task is still going', async () => {
     const runs: string[] = [];
     let release!: () => void;

@@ -45,6 +45,8 @@ export class Scheduler {
   private readonly tasks: Array<{ task: ScheduledTask; cron: Cron }> = [];
   /** Missed runs by task name: when to try again, and the pause after that one. */
   private readonly owed = new Map<string, { at: number; pauseMs: number }>();
+  /** Tasks this scheduler is running now: a tick while one runs does not catch it up. */
+  private readonly inFlight = new Set<string>();
   private readonly running = new Set<Promise<unknown>>();
   private readonly locks: Locks;
   private readonly leaderLocks: Locks;
@@ -112,18 +114,22 @@ export class Scheduler {
     const since = this.previous;
     this.previous = now;
     if (!since || this.stopped) return [];
+    const tickClock = this.clockSince(now);
     const due = this.tasks.filter(({ cron }) => {
       const next = cron.nextRun(since);
       return next !== null && next <= now;
     });
     const catchingUp = this.tasks.filter(
-      (t) => !due.includes(t) && (this.owed.get(t.task.name)?.at ?? Infinity) <= now.getTime(),
+      (t) =>
+        !due.includes(t) &&
+        !this.inFlight.has(t.task.name) &&
+        (this.owed.get(t.task.name)?.at ?? Infinity) <= now.getTime(),
     );
     let leading: boolean;
     try {
       leading = await this.holdLeadership();
     } catch (err) {
-      for (const { task } of [...due, ...catchingUp]) this.owe(task.name, now);
+      for (const { task } of [...due, ...catchingUp]) this.owe(task.name, tickClock());
       throw err;
     }
     if (!leading) {
@@ -131,12 +137,35 @@ export class Scheduler {
       return [];
     }
     const runs = [...due, ...catchingUp];
-    const outcomes = await Promise.all(runs.map(({ task }) => this.runExclusive(task, now)));
-    runs.forEach(({ task }, i) => {
-      if (outcomes[i] === 'failed' || outcomes[i] === 'unstarted') this.owe(task.name, now);
-      else this.owed.delete(task.name);
-    });
+    const outcomes = await Promise.all(runs.map(({ task }) => this.runOwing(task, now)));
     return runs.filter((_, i) => ['ran', 'failed'].includes(outcomes[i])).map(({ task }) => task.name);
+  }
+
+  /**
+   * The run, and what it leaves owed: a failed or unstarted run is owed from when it ended; a run that ran
+   * pays the debt; one not started because it still runs leaves the debt as it was.
+   */
+  private async runOwing(task: ScheduledTask, now: Date): Promise<RunOutcome> {
+    if (this.inFlight.has(task.name)) {
+      this.logger.warn({ task: task.name }, 'previous run still going; skipped');
+      return 'running';
+    }
+    this.inFlight.add(task.name);
+    const clock = this.clockSince(now);
+    try {
+      const outcome = await this.runExclusive(task, now);
+      if (outcome === 'failed' || outcome === 'unstarted') this.owe(task.name, clock());
+      else if (outcome === 'ran') this.owed.delete(task.name);
+      return outcome;
+    } finally {
+      this.inFlight.delete(task.name);
+    }
+  }
+
+  /** The tick's time moved on by the time passed since (ticks may be given times of another clock). */
+  private clockSince(now: Date): () => Date {
+    const started = performance.now();
+    return () => new Date(now.getTime() + (performance.now() - started));
   }
 
   /** A missed run, tried again after a pause that doubles while it keeps being missed. */
