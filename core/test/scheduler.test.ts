@@ -195,6 +195,25 @@ describe('scheduler', () => {
     expect(runs).to.deep.equal(['daily@00:00:00', 'daily@00:00:10', 'daily@00:00:31']);
   });
 
+  it('looks at a debt whose run another process holds 10 s later, not at every tick', async () => {
+    const runs: string[] = [];
+    const locks = createLocks({ prefix: 'x' });
+    let failing = true;
+    const s = scheduler({ locks });
+    s.register(task('daily', '0 0 * * *', runs, async () => (failing ? Promise.reject(new Error('boom')) : undefined)));
+    const tick = (time: string) => s.tick(new Date(`2026-05-02T${time}Z`));
+    await s.tick(at('23:59:59'));
+    expect(await tick('00:00:00')).to.deep.equal(['daily']);
+    failing = false;
+    // Another process runs it (it holds the task's lock) when the debt comes due.
+    const other = await locks.acquire('scheduler:task:daily', 60_000);
+    expect(await tick('00:00:10')).to.deep.equal([]);
+    await other!.release();
+    expect(await tick('00:00:11'), 'not looked at again before 10 s').to.deep.equal([]);
+    expect(await tick('00:00:21')).to.deep.equal(['daily']);
+    expect(runs).to.deep.equal(['daily@00:00:00', 'daily@00:00:21']);
+  });
+
   it('skips a run while the previous run of the same task is still going', async () => {
     const runs: string[] = [];
     let release!: () => void;

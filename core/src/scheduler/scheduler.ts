@@ -143,7 +143,8 @@ export class Scheduler {
 
   /**
    * The run, and what it leaves owed: a failed or unstarted run is owed from when it ended; a run that ran
-   * pays the debt; one not started because it still runs leaves the debt as it was.
+   * pays the debt; one not started because it still runs (in another process) keeps the debt, looked at
+   * again 10 s later.
    */
   private async runOwing(task: ScheduledTask, now: Date): Promise<RunOutcome> {
     if (this.inFlight.has(task.name)) {
@@ -156,6 +157,7 @@ export class Scheduler {
       const outcome = await this.runExclusive(task, now);
       if (outcome === 'failed' || outcome === 'unstarted') this.owe(task.name, clock());
       else if (outcome === 'ran') this.owed.delete(task.name);
+      else this.postpone(task.name, clock());
       return outcome;
     } finally {
       this.inFlight.delete(task.name);
@@ -166,6 +168,12 @@ export class Scheduler {
   private clockSince(now: Date): () => Date {
     const started = performance.now();
     return () => new Date(now.getTime() + (performance.now() - started));
+  }
+
+  /** A debt whose run another process still holds: looked at again after the first pause, the pause kept. */
+  private postpone(name: string, now: Date): void {
+    const debt = this.owed.get(name);
+    if (debt) this.owed.set(name, { ...debt, at: now.getTime() + CATCH_UP_FIRST_MS });
   }
 
   /** A missed run, tried again after a pause that doubles while it keeps being missed. */
