@@ -13,8 +13,11 @@ import {
 } from '@switchboard/provider-kit';
 
 const METADATA_HEADER = 'X-PM-Metadata-';
-/** Outcomes a mail has once: a hard bounce, a complaint, an unsubscribe. */
-const ONCE_A_MAIL = new Set(['bounced:hard', 'complained', 'unsubscribed']);
+/**
+ * Outcomes a mail has once: a hard bounce, a complaint. Not an unsubscribe: a person who came back may leave
+ * again through the same old mail, and that must move them again.
+ */
+const ONCE_A_MAIL = new Set(['bounced:hard', 'complained']);
 const HARD = new Set(['HardBounce', 'BadEmailAddress', 'ManuallyDeactivated', 'Blocked', 'DMARCPolicy']);
 const SOFT = new Set(['SoftBounce', 'Transient', 'DnsError', 'SpamNotification', 'VirusNotification']);
 
@@ -46,9 +49,8 @@ function typeOf(record: Record<string, unknown>): Pick<NormalizedEvent, 'type' |
 /**
  * A record's event id. Postmark tells one outcome twice: a bounce or complaint that suppresses the address
  * comes again as a SubscriptionChange of the same mail (SuppressionReason HardBounce, SpamComplaint), which
- * has no bounce ID of its own. A mail's hard bounce, complaint or unsubscribe is therefore keyed by the mail
- * and its recipient, so whichever record comes second is a repeat (docs/decisions.md, Inbound provider
- * webhooks). Soft bounces, which a mail may have several of, keep their bounce ID; other records without
+ * has no bounce ID of its own. A mail's hard bounce or complaint is therefore keyed by the mail and its
+ * recipient, so whichever record comes second is a repeat (docs/decisions.md, Inbound provider webhooks). Soft bounces, which a mail may have several of, keep their bounce ID; other records without
  * one are told apart by their content.
  */
 function eventIdOf(

@@ -122,7 +122,6 @@ runAdapterContract({
           recipient: 'ada@example.com',
           messageId: 12,
           subscriberId: 34,
-          providerEventId: 'unsubscribed:m-1:ada@example.com',
         },
       ],
     },
