@@ -53,10 +53,18 @@ export class WorkerStatusService {
     const out = {} as Record<Tier, Compliance>;
     for (const tier of TIERS) {
       const since = new Date(now.getTime() - CADENCE_MS[tier] - SLA_SLACK_MS);
-      // A server added within its cadence and not checked yet is not late: its first round is still to come.
+      // A server added, resumed or changed by a person within its cadence and not checked since is not late:
+      // its next round is still to come (a check writes both times alike; a resumed server counted late until
+      // checked, and a few resumed at once read "critical").
       const [row] = await activeServers(this.knex)
         .whereIn('o.selected_plan', plansOf(tier))
-        .whereNot((q) => q.whereNull('s.last_checked_at').andWhere('s.created_at', '>=', since))
+        .whereNot((q) =>
+          q
+            .where('s.updated_at', '>=', since)
+            .andWhere((w) =>
+              w.whereNull('s.last_checked_at').orWhereRaw('?? < ??', ['s.last_checked_at', 's.updated_at']),
+            ),
+        )
         .select(
           this.knex.raw('count(*) as total'),
           this.knex.raw('sum(case when s.last_checked_at >= ? then 1 else 0 end) as checked', [since]),

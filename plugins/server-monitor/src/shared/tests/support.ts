@@ -123,7 +123,8 @@ export async function addServer(
     endpoint,
     status: '200',
     created_at: now,
-    updated_at: now,
+    // As the engine leaves it: a check writes both times, an untouched new row has its creation time.
+    updated_at: fields.last_checked_at ?? fields.created_at ?? now,
     ...fields,
   });
   return Number(id);

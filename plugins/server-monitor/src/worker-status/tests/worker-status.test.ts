@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { JobQueues, SERVICES } from '@switchboard/core';
 import { describeEachBackend, ManualClock } from '@switchboard/core/testing';
 import { WorkerStatusService } from '../service';
+import { ServersService } from '../../servers';
 import { addServer, API_KEY, monitorFixture, MonitorFixture, organization } from '../../shared/tests/support';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -236,7 +237,7 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
     await f.engine
       .knex('monitor_servers')
       .where({ endpoint: 'https://late-17.test/' })
-      .update({ last_checked_at: ago(76_000) });
+      .update({ last_checked_at: ago(76_000), updated_at: ago(76_000) });
     const critical = await statusOf();
     expect(critical.sla_compliance.premium.percentage).to.equal(85);
     expect(critical.status).to.equal('critical');
@@ -247,6 +248,25 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
     expect((await statusOf()).sla_compliance.premium).to.deep.equal({ percentage: 85, checked: 17, total: 20 });
     await addServer(f.engine, pro, 'https://forgotten.test/', { created_at: ago(10 * 60_000) });
     expect((await statusOf()).sla_compliance.premium).to.deep.equal({ percentage: 80.95, checked: 17, total: 21 });
+
+    // Paused for an hour and resumed a moment ago: not late until its next round has had its time. Resumed
+    // 10 minutes ago and still not checked: late.
+    const resumed = await addServer(f.engine, pro, 'https://resumed.test/', {
+      created_at: ago(2 * 3_600_000),
+      last_checked_at: ago(3_600_000),
+      state: 'paused',
+      paused_at: ago(3_600_000),
+    });
+    await f.engine.contexts
+      .get('server-monitor')!
+      .container.resolve(ServersService)
+      .update(pro, resumed, { paused: false });
+    expect((await statusOf()).sla_compliance.premium).to.deep.equal({ percentage: 80.95, checked: 17, total: 21 });
+    await f.engine
+      .knex('monitor_servers')
+      .where({ id: resumed })
+      .update({ updated_at: ago(10 * 60_000) });
+    expect((await statusOf()).sla_compliance.premium).to.deep.equal({ percentage: 77.27, checked: 17, total: 22 });
   });
 
   it('answers 500 with the detail when the queues cannot be read', async () => {
