@@ -54,12 +54,12 @@ export class ProviderAdapters {
       try {
         own = adapter.outgoingHeaders(ids) ?? {};
       } catch (err) {
-        this.warn(key, `outgoingHeaders threw: ${(err as Error)?.message ?? String(err)}`);
+        this.warnHeaders(key, `outgoingHeaders threw: ${(err as Error)?.message ?? String(err)}`);
         continue;
       }
       for (const [name, value] of Object.entries(own)) {
         if (typeof value !== 'string') {
-          this.warn(key, `outgoingHeaders gave ${name} a value that is no text`);
+          this.warnHeaders(key, `outgoingHeaders gave ${name} a value that is no text`);
           continue;
         }
         if (taken.has(name.toLowerCase())) continue;
@@ -70,10 +70,16 @@ export class ProviderAdapters {
     return headers;
   }
 
-  private warn(key: string, problem: string): void {
+  private warnHeaders(key: string, problem: string): void {
+    this.warn(key, 'headers', `${problem}; mail goes without its headers`);
+  }
+
+  /** An adapter's problem of one kind (`topic`), logged once a minute per adapter and kind. */
+  warn(key: string, topic: string, problem: string): void {
     if (!this.logger) return;
-    const once = this.failing.get(key) ?? this.failing.set(key, new RepeatedWarning(60_000)).get(key)!;
-    once.warn(this.logger, { provider: key }, `Provider adapter ${key}: ${problem}; mail goes without its headers`);
+    const name = `${key} ${topic}`;
+    const once = this.failing.get(name) ?? this.failing.set(name, new RepeatedWarning(60_000)).get(name)!;
+    once.warn(this.logger, { provider: key }, `Provider adapter ${key}: ${problem}`);
   }
 }
 

@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
-import { AppError, Clock, Locks, PluginContext, RepeatedWarning, SERVICES, withinDeadline } from '@switchboard/core';
+import { AppError, Clock, Locks, PluginContext, SERVICES, withinDeadline } from '@switchboard/core';
 import { checkedEvents, InboundRequest, isProviderError, malformed, ProviderAdapter } from '@switchboard/provider-kit';
 import { InboundWebhooksService, ReceivingEndpoint } from './inbound-webhooks/service';
+import { ProviderAdapters } from './provider-adapters';
 import { InboundEventRecorder } from './event-recorder';
 import { requestReplayGuard, RequestReplayGuard } from './replay-guard';
 import { REMOTE_TEXT, RemoteText } from './remote-text';
@@ -46,11 +47,11 @@ export function providerRequestReceiver(ctx: PluginContext) {
   const locks = ctx.container.resolve<Locks>(SERVICES.Locks);
   // Resolved per request, so that tests can stand in for the network.
   const fetchText = (url: string) => ctx.container.resolve<RemoteText>(REMOTE_TEXT)(url);
-  const lateAdapters = new Map<string, RepeatedWarning>();
+  const adapters = ctx.container.resolve(ProviderAdapters);
 
   /** An adapter's step, given until the deadline; a late one is logged once a minute per adapter. */
   async function adapterStep<T>(
-    { provider, http }: ProviderRequest,
+    { provider }: ProviderRequest,
     step: 'verify' | 'normalize',
     work: () => T | Promise<T>,
   ): Promise<T> {
@@ -60,9 +61,7 @@ export function providerRequestReceiver(ctx: PluginContext) {
       if (typeof (settling as { then?: unknown } | null)?.then !== 'function') return settling;
       const ms = ctx.container.resolve<number>(ADAPTER_DEADLINE_MS);
       return withinDeadline(Promise.resolve(settling), ms, () => {
-        const once =
-          lateAdapters.get(provider) ?? lateAdapters.set(provider, new RepeatedWarning(60_000)).get(provider)!;
-        once.warn(http.state.log, { provider }, `Provider adapter ${provider}: ${step} did not settle within ${ms} ms`);
+        adapters.warn(provider, step, `${step} did not settle within ${ms} ms`);
         return new AppError(
           'SERVICE_UNAVAILABLE',
           `The ${provider} adapter did not ${step === 'verify' ? 'verify' : 'read'} the request in time: send it again`,

@@ -272,14 +272,13 @@ export class AlertService {
    * An UP's DOWN alert to the same recipient and channel, as far as its sending goes: 'pending' while
    * it is still being tried (an "UP again" sent first would be followed by a late "DOWN", read as a new
    * outage), 'failed' when every try failed (the recipient never heard of the outage: its recovery lapses);
-   * null otherwise, and for alerts that are no recovery.
+   * null otherwise, and for alerts that are no server's UP.
    */
   private async outageAlertOf(alert: Record<string, unknown>): Promise<'pending' | 'failed' | null> {
     // A server's own outage only: a server may have several heartbeats, whose alerts name the server alone.
     if (alert.kind !== 'server-up' || alert.server_id === null) return null;
-    const outage = RECOVERY_OF['server-up']!;
     const row = await this.knex('monitor_alerts')
-      .where({ server_id: alert.server_id, kind: outage, channel: alert.channel, recipient: alert.recipient })
+      .where({ server_id: alert.server_id, kind: 'server-down', channel: alert.channel, recipient: alert.recipient })
       .andWhere('id', '<', toInt(alert.id))
       .orderBy('id', 'desc')
       .first('state');

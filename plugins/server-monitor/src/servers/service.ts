@@ -66,7 +66,7 @@ const uptimeOf = (value: unknown) => (value === null || value === undefined ? nu
 const serverMapper = (plan: string) =>
   rowMapper(serverSchema, {
     plan: () => plan,
-    down_since: (row) => downSince(row),
+    down_since: downSince,
     uptime: (row) => ({
       last_24h: uptimeOf(row.uptime_24h),
       last_7d: uptimeOf(row.uptime_7d),
