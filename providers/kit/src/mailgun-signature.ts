@@ -9,10 +9,12 @@ export const MAILGUN_MAX_AGE_SECONDS = 300;
 /**
  * Mailgun's webhook signature, used by more than one adapter: hex HMAC-SHA-256 keyed with the secret over
  * the timestamp followed by the token, compared in constant time; a timestamp outside the window is stale
- * and a token seen before (once the signature holds) is a replay.
+ * and a token seen before (once the signature holds) is a replay. An event of a subaccount's domain also
+ * carries `parent-signature`, the same made with the primary account's key: either one holding verifies,
+ * so one endpoint keyed with the primary account's key takes every subaccount's events.
  */
 export async function verifyMailgunSignature(
-  fields: { timestamp?: unknown; token?: unknown; signature?: unknown },
+  fields: { timestamp?: unknown; token?: unknown; signature?: unknown; 'parent-signature'?: unknown },
   secret: string,
   context: VerifyContext,
 ): Promise<void> {
@@ -25,7 +27,12 @@ export async function verifyMailgunSignature(
     Math.abs(context.now().getTime() / 1000 - Number(timestamp)) > MAILGUN_MAX_AGE_SECONDS
   )
     throw new ProviderError('stale', `The timestamp is more than ${MAILGUN_MAX_AGE_SECONDS} s from now`);
-  if (!constantTimeEqual(hmacSha256(secret, timestamp, token).toString('hex'), signature.toLowerCase()))
+  const expected = hmacSha256(secret, timestamp, token).toString('hex');
+  const parent = fields['parent-signature'];
+  if (
+    !constantTimeEqual(expected, signature.toLowerCase()) &&
+    !(typeof parent === 'string' && constantTimeEqual(expected, parent.toLowerCase()))
+  )
     throw badSignature();
   if (await context.replay.seen(`mailgun:${token}`, 2 * MAILGUN_MAX_AGE_SECONDS))
     throw new ProviderError('replayed', 'This token was used before');

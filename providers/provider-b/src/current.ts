@@ -2,7 +2,11 @@ import { isObject, MailgunEnvelope, NormalizedEvent, ourId, text, timeOf } from 
 
 type Kind = Pick<NormalizedEvent, 'type' | 'bounce'>;
 
-/** Event names of the current webhooks; `failed` is a bounce, hard when permanent, soft when temporary. */
+/**
+ * Event names of the current webhooks. `failed` is a hard bounce when permanent; a temporary failure is
+ * one attempt Mailgun tries again itself (greylisting, a full mailbox), like SendGrid's and Brevo's
+ * `deferred`: nothing to count. Giving up on the address is reported as a permanent failure.
+ */
 function kindOf(data: Record<string, unknown>): Kind | null {
   switch (data.event) {
     case 'accepted':
@@ -14,7 +18,7 @@ function kindOf(data: Record<string, unknown>): Kind | null {
     case 'unsubscribed':
       return { type: data.event };
     case 'failed':
-      return { type: 'bounced', bounce: data.severity === 'temporary' ? 'soft' : 'hard' };
+      return data.severity === 'temporary' ? null : { type: 'bounced', bounce: 'hard' };
     case 'rejected':
       return { type: 'dropped' };
     default:

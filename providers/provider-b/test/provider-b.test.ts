@@ -154,9 +154,9 @@ describe("provider_b: Mailgun's current JSON webhooks (event-data)", () => {
     expect(event.occurredAt.toISOString()).to.equal('2018-03-19T15:11:02.908Z');
   });
 
-  it('reads a temporary failure as a soft bounce, our ids from user-variables, and a click with its url', async () => {
+  it('reads a temporary failure as nothing (Mailgun tries again), our ids from user-variables, and a click with its url', async () => {
     const temporary = await providerB.normalize(signedBody({ ...documented['event-data'], severity: 'temporary' }));
-    expect(temporary[0]).to.deep.include({ type: 'bounced', bounce: 'soft' });
+    expect(temporary).to.deep.equal([]);
     const [click] = await providerB.normalize(
       signedBody({
         event: 'clicked',
@@ -168,6 +168,29 @@ describe("provider_b: Mailgun's current JSON webhooks (event-data)", () => {
       }),
     );
     expect(click).to.deep.include({ type: 'clicked', url: 'https://acme.test/a', messageId: 12, subscriberId: 34 });
+  });
+
+  it("verifies a subaccount's event by its parent-signature, made with the primary account's key", async () => {
+    const timestamp = String(Math.floor(now.getTime() / 1000));
+    const token = crypto.randomBytes(25).toString('hex');
+    const signature = {
+      timestamp,
+      token,
+      signature: hmacSha256('subaccount-key', timestamp, token).toString('hex'),
+      'parent-signature': hmacSha256(secret, timestamp, token).toString('hex'),
+    };
+    const request: InboundRequest = {
+      rawBody: Buffer.from(JSON.stringify({ signature, 'event-data': documented['event-data'] })),
+      headers: { 'content-type': 'application/json' },
+      query: {},
+    };
+    await providerB.verify(request, { secret }, context());
+    await providerB.verify(request, { secret: 'subaccount-key' }, context());
+    const refused = await providerB.verify(request, { secret: 'another-key' }, context()).then(
+      () => null,
+      (err: Error & { kind?: string }) => err.kind,
+    );
+    expect(refused).to.equal('signature');
   });
 
   it('refuses the documented body with a signature this endpoint did not make', async () => {

@@ -34,8 +34,13 @@ const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []
 const addresses = (recipients: unknown) =>
   listOf(recipients).map((r) => (isObject(r) ? text(r.emailAddress) : text(r)));
 
-/** The event's kind: a permanent bounce is hard, a transient or undetermined one soft. */
+/**
+ * The event's kind: a permanent bounce is hard, a transient or undetermined one soft. A complaint whose
+ * feedback type is `not-spam` is the reporter taking a complaint back: nothing to count.
+ */
 function kindOf(type: string, event: Record<string, unknown>): Kind | undefined {
+  if (type === 'Complaint' && isObject(event.complaint) && event.complaint.complaintFeedbackType === 'not-spam')
+    return undefined;
   if (type !== 'Bounce') return entryOf(KINDS, type);
   const bounce = isObject(event.bounce) ? event.bounce : {};
   return { type: 'bounced', bounce: bounce.bounceType === 'Permanent' ? 'hard' : 'soft' };

@@ -137,6 +137,28 @@ runAdapterContract({
       events: [{ type: 'bounced', bounce: 'soft' }],
     },
     {
+      name: "a complaint the reporter takes back (feedback type not-spam, SES's notification contents): no event",
+      request: request(
+        notification({
+          notificationType: 'Complaint',
+          mail: { messageId: 'ses-5', destination: ['a@b.example'] },
+          complaint: { complainedRecipients: [{ emailAddress: 'a@b.example' }], complaintFeedbackType: 'not-spam' },
+        }),
+      ),
+      events: [],
+    },
+    {
+      name: 'a complaint of abuse',
+      request: request(
+        notification({
+          notificationType: 'Complaint',
+          mail: { messageId: 'ses-6', destination: ['a@b.example'] },
+          complaint: { complainedRecipients: [{ emailAddress: 'a@b.example' }], complaintFeedbackType: 'abuse' },
+        }),
+      ),
+      events: [{ type: 'complained', recipient: 'a@b.example' }],
+    },
+    {
       name: 'a click with its link',
       request: request(
         notification({

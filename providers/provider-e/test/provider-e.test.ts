@@ -106,6 +106,20 @@ describe('provider_e: the samples as signed', () => {
     const context = { now: () => new Date(1604933654 * 1000), replay: memoryReplayGuard() };
     await providerE.verify(request(sample(1)), { secret: 'TEST_WEBHOOK_SIGNING_KEY' }, context);
   });
+
+  it("verifies a subaccount's envelope by its parent-signature, made with the primary account's key", async () => {
+    const envelope = JSON.parse(sample(1).toString('utf8')) as { signature: Record<string, string> };
+    const { timestamp, token } = envelope.signature;
+    envelope.signature.signature = hmacSha256('subaccount-key', timestamp, token).toString('hex');
+    envelope.signature['parent-signature'] = hmacSha256('primary-key', timestamp, token).toString('hex');
+    const context = () => ({ now: () => new Date(Number(timestamp) * 1000), replay: memoryReplayGuard() });
+    await providerE.verify(request(JSON.stringify(envelope)), { secret: 'primary-key' }, context());
+    const refused = await providerE.verify(request(JSON.stringify(envelope)), { secret: 'other' }, context()).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(refused).to.be.instanceOf(ProviderError).with.property('kind', 'signature');
+  });
 });
 
 describe("provider_e: Brevo's own webhook body, with the credentials Brevo sends", () => {
