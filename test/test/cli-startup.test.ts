@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { loadConfig } from '@switchboard/core';
 import { repoRoot, runCli } from '../src/cli';
@@ -50,5 +53,32 @@ describe('switchboard start-up (docs/performance-history.md, "CLI start-up")', (
     const packages = new Set(files.map(packageOf));
     expect(LOADED_ON_FIRST_USE.filter((name) => packages.has(name))).to.deep.equal([]);
     expect(files.filter((file) => file.endsWith('/dist/src/engine-parts.js'))).to.deep.equal([]);
+  });
+
+  it('tells a command run before any migration to run migrate, and a bad --to before opening anything', async function () {
+    // Three node processes, one opening SQLite: ~3 s on a slow host.
+    this.timeout(30_000);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-not-migrated-'));
+    try {
+      const file = path.join(dir, 'new.sqlite');
+      const env = { DATA_DIR: dir, DATABASE_URL: `sqlite:${file}`, PLUGINS: 'users-projects' };
+      for (const args of [
+        ['migrate', '--to', 'abc'],
+        ['migrate:rollback', '--to', '1.x'],
+      ]) {
+        const run = await runCli(args, env);
+        expect(run.code).to.equal(1);
+        expect(run.stderr).to.equal(`Error: --to must be a version such as 1.2 (or 0), got "${args[2]}"\n`);
+      }
+      expect(fs.existsSync(file)).to.equal(false);
+      const run = await runCli(['org:create', '--name', 'Acme'], env);
+      expect(run.code).to.equal(1);
+      expect(run.stderr).to.equal(
+        'Error: the database is not migrated to this version: run `switchboard migrate` first ' +
+          '(`serve` migrates as it starts, unless --no-migrate) (no such table: organizations)\n',
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

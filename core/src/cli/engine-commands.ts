@@ -6,6 +6,13 @@ import { recordServedUrl, servedUrlRecorded } from '../config/served-url';
 import { runUntilSignal } from './run-until-signal';
 import { metricsClosedReason } from '../http/metrics-access';
 import { boundHeapGrowth } from './heap-growth';
+import { assertVersion } from '../db/migrations/namespace';
+
+/** `--to` checked before the engine opens: a typo neither opens nor creates a database. */
+const checkedTo = (to: string | undefined) => {
+  if (to !== undefined) assertVersion(to, '--to');
+  return to;
+};
 
 export type WithEngine = <T>(fn: (engine: Engine) => Promise<T>, keepOpen?: boolean) => Promise<T>;
 
@@ -104,13 +111,14 @@ export function registerMigrationCommands(program: Command, withEngine: WithEngi
     .option('--plugin <id>', 'only this plugin (or core)')
     .option('--to <x.y>', 'stop after this version')
     .option('--json', 'print one JSON object')
-    .action((opts: { plugin?: string; to?: string; json?: boolean }) =>
-      withEngine(async (engine) => {
-        const result = await engine.migrator().latest({ plugin: opts.plugin, to: opts.to });
+    .action((opts: { plugin?: string; to?: string; json?: boolean }) => {
+      const to = checkedTo(opts.to);
+      return withEngine(async (engine) => {
+        const result = await engine.migrator().latest({ plugin: opts.plugin, to });
         const lines = result.map((r) => `${r.plugin}: ${r.applied.length ? r.applied.join(', ') : 'up to date'}`);
         printResult(opts.json, { migrated: result }, lines.join('\n'));
-      }),
-    );
+      });
+    });
 
   program
     .command('migrate:status')
@@ -147,13 +155,14 @@ export function registerMigrationCommands(program: Command, withEngine: WithEngi
     .option('--plugin <id>', 'only this plugin (or core)')
     .option('--to <x.y>', 'revert every migration of a later version')
     .option('--json', 'print one JSON object')
-    .action((opts: { plugin?: string; to?: string; json?: boolean }) =>
-      withEngine(async (engine) => {
-        const result = await engine.migrator().rollback({ plugin: opts.plugin, to: opts.to });
+    .action((opts: { plugin?: string; to?: string; json?: boolean }) => {
+      const to = checkedTo(opts.to);
+      return withEngine(async (engine) => {
+        const result = await engine.migrator().rollback({ plugin: opts.plugin, to });
         const lines = result.map(
           (r) => `${r.plugin}: ${r.reverted.length ? `reverted ${r.reverted.join(', ')}` : 'nothing to revert'}`,
         );
         printResult(opts.json, { rolledBack: result }, lines.join('\n'));
-      }),
-    );
+      });
+    });
 }

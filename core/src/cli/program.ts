@@ -9,6 +9,7 @@ import { registerMigrationCommands, registerProcessCommands, WithEngine } from '
 import { registerAuthCommands } from './auth-commands';
 import { knownResources } from '../auth/permissions';
 import { printable } from './output';
+import { isSchemaBehind } from '../db/errors';
 
 export interface CliOptions extends EngineOptions {
   config?: LoadConfigOptions;
@@ -72,7 +73,10 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
-    const message = (err as Error).message;
+    // The driver's message names the missing table or column after the statement's text.
+    const message = isSchemaBehind(err)
+      ? `the database is not migrated to this version: run \`switchboard migrate\` first (\`serve\` migrates as it starts, unless --no-migrate) (${(err as Error).message.split(' - ').pop()})`
+      : (err as Error).message;
     process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `Error: ${printable(message)}\n`);
     return 1;
   }
