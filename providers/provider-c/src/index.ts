@@ -18,8 +18,23 @@ const METADATA_HEADER = 'X-PM-Metadata-';
  * again through the same old mail, and that must move them again.
  */
 const ONCE_A_MAIL = new Set(['bounced:hard', 'complained']);
-const HARD = new Set(['HardBounce', 'BadEmailAddress', 'ManuallyDeactivated', 'Blocked', 'DMARCPolicy']);
-const SOFT = new Set(['SoftBounce', 'Transient', 'DnsError', 'SpamNotification', 'VirusNotification']);
+/** Bounces of the address itself. */
+const HARD = new Set(['HardBounce', 'BadEmailAddress', 'ManuallyDeactivated']);
+/**
+ * Bounces of this mail, hard only when Postmark deactivated the address (`Inactive`). Among them a block
+ * (the receiving side refused this mail, its content or the sending IP) and a DMARC rejection (the sender's
+ * domain failed its own policy): neither says the address is gone, and a sender's broken DMARC would
+ * otherwise mark every recipient of a strict mailbox provider bounced for good.
+ */
+const SOFT = new Set([
+  'SoftBounce',
+  'Transient',
+  'DnsError',
+  'SpamNotification',
+  'VirusNotification',
+  'Blocked',
+  'DMARCPolicy',
+]);
 
 /** A record's event in our terms, or null for records that are none (an auto-reply, a resubscribe). */
 function typeOf(record: Record<string, unknown>): Pick<NormalizedEvent, 'type' | 'bounce'> | null {

@@ -65,6 +65,25 @@ runAdapterContract({
       events: [{ type: 'bounced', bounce: 'soft', providerEventId: 'Bounce:4323372036854775807' }],
     },
     {
+      name: 'a block, the address kept active: soft',
+      request: json(softBounce().replace('"Type": "SoftBounce"', '"Type": "Blocked"')),
+      events: [{ type: 'bounced', bounce: 'soft' }],
+    },
+    {
+      name: 'a DMARC rejection, the address kept active: soft',
+      request: json(softBounce().replace('"Type": "SoftBounce"', '"Type": "DMARCPolicy"')),
+      events: [{ type: 'bounced', bounce: 'soft' }],
+    },
+    {
+      name: 'a block that made Postmark deactivate the address: hard',
+      request: json(
+        softBounce()
+          .replace('"Type": "SoftBounce"', '"Type": "Blocked"')
+          .replace('"Inactive": false', '"Inactive": true'),
+      ),
+      events: [{ type: 'bounced', bounce: 'hard' }],
+    },
+    {
       name: 'the next soft bounce: an ID one more, another event (a JavaScript number would make them equal)',
       request: json(softBounce().replace('4323372036854775807', '4323372036854775808')),
       events: [{ type: 'bounced', bounce: 'soft', providerEventId: 'Bounce:4323372036854775808' }],

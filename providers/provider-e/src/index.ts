@@ -41,15 +41,20 @@ const EVENTS: Record<string, Kind> = {
 /**
  * The two forms: the spec's envelope, `{signature: {timestamp, token, signature}, "event-data": {...}}`, and
  * Brevo's own webhook body, the event's fields at the top level, which Brevo secures with credentials it
- * sends (HTTP Basic, or a bearer token the user sets) rather than a signature.
+ * sends (HTTP Basic, or a bearer token the user sets) rather than a signature. A webhook created with
+ * `batched: true` posts up to 500 of Brevo's events at once, as an array of them.
  */
-type Form = ({ kind: 'envelope' } & MailgunEnvelope) | { kind: 'native'; data: Record<string, unknown> };
+type Form = ({ kind: 'envelope' } & MailgunEnvelope) | { kind: 'native'; events: Array<Record<string, unknown>> };
+
+const isBrevoEvent = (value: unknown): value is Record<string, unknown> =>
+  isObject(value) && typeof value.event === 'string' && !('signature' in value);
 
 function formOf(body: unknown): Form {
   const envelope = mailgunEnvelopeOf(body);
   if (envelope) return { kind: 'envelope', ...envelope };
-  if (isObject(body) && typeof body.event === 'string' && !('signature' in body)) return { kind: 'native', data: body };
-  throw malformed('Expected {signature, event-data}, or a Brevo event');
+  if (isBrevoEvent(body)) return { kind: 'native', events: [body] };
+  if (Array.isArray(body) && body.length && body.every(isBrevoEvent)) return { kind: 'native', events: body };
+  throw malformed('Expected {signature, event-data}, a Brevo event, or a batch (array) of Brevo events');
 }
 
 /**
@@ -74,6 +79,23 @@ function customIds(value: unknown): { messageId: number | null; subscriberId: nu
   return { messageId: ourId(ids.campaign_message_id), subscriberId: ourId(ids.campaign_subscriber_id) };
 }
 
+/** A Brevo event in our terms (none for the names that count nothing), under the given event id. */
+function eventOf(data: Record<string, unknown>, providerEventId: string): NormalizedEvent[] {
+  const kind = entryOf(EVENTS, data.event);
+  if (!kind) return [];
+  const event: NormalizedEvent = {
+    ...kind,
+    recipient: text(data.email),
+    ...customIds(data['X-Mailin-custom']),
+    providerMessageId: text(data['message-id'])?.replace(/^<|>$/g, '') ?? null,
+    providerEventId,
+    occurredAt: epochMs(data.ts_epoch) ?? timeOf(data.ts_event ?? data.ts, new Date()),
+    raw: data,
+  };
+  const url = text(data.link) ?? text(data.URL);
+  return [url && kind.type === 'clicked' ? { ...event, url } : event];
+}
+
 /** provider_e: a Brevo transactional event, in Mailgun's signed envelope (the spec's) or as Brevo sends it. */
 const providerE: ProviderAdapter = {
   key: 'provider_e',
@@ -86,24 +108,12 @@ const providerE: ProviderAdapter = {
 
   normalize(request) {
     const form = formOf(jsonBody(request));
-    const { data } = form;
-    const kind = entryOf(EVENTS, data.event);
-    if (!kind) return [];
-    // The envelope's token is unique per webhook call, sent again on a retry; Brevo's own body is the same
+    // The envelope's token is unique per webhook call, sent again on a retry; Brevo's own event is the same
     // on a retry, so its hash is.
-    const token = form.kind === 'envelope' ? text(form.signature.token) : contentHash(data);
+    if (form.kind === 'native') return form.events.flatMap((data) => eventOf(data, contentHash(data)));
+    const token = text(form.signature.token);
     if (!token) throw malformed('The signature has no token');
-    const event: NormalizedEvent = {
-      ...kind,
-      recipient: text(data.email),
-      ...customIds(data['X-Mailin-custom']),
-      providerMessageId: text(data['message-id'])?.replace(/^<|>$/g, '') ?? null,
-      providerEventId: token,
-      occurredAt: epochMs(data.ts_epoch) ?? timeOf(data.ts_event ?? data.ts, new Date()),
-      raw: data,
-    };
-    const url = text(data.link) ?? text(data.URL);
-    return [url && kind.type === 'clicked' ? { ...event, url } : event];
+    return eventOf(form.data, token);
   },
 
   outgoingHeaders: ({ messageId, subscriberId }) => ({

@@ -147,6 +147,28 @@ describe("provider_e: Brevo's own webhook body, with the credentials Brevo sends
     }
   });
 
+  it('reads a batched webhook (an array of Brevo events), each event with its own id as when posted alone', async () => {
+    const delivered = JSON.parse(body.toString()) as Record<string, unknown>;
+    const click = { ...delivered, event: 'click', link: 'https://acme.test/a', ts_epoch: 1598634509300 };
+    const deferred = { ...delivered, event: 'deferred', ts_epoch: 1598634509400 };
+    const batch = {
+      ...withAuthorization('Bearer t'),
+      rawBody: Buffer.from(JSON.stringify([delivered, click, deferred])),
+    };
+    await providerE.verify(batch, { secret: 't' }, context);
+    const events = await providerE.normalize(batch);
+    expect(events.map((e) => e.type)).to.deep.equal(['delivered', 'clicked']);
+    expect(events[1]).to.deep.include({ url: 'https://acme.test/a' });
+    const [alone] = await providerE.normalize(withAuthorization());
+    expect(events[0].providerEventId).to.equal(alone.providerEventId);
+    for (const wrong of [[], [delivered, 'x'], [{ ...delivered, signature: {} }]]) {
+      const refused = await Promise.resolve()
+        .then(() => providerE.normalize({ ...withAuthorization(), rawBody: Buffer.from(JSON.stringify(wrong)) }))
+        .catch((err: unknown) => err);
+      expect(refused, JSON.stringify(wrong)).to.be.instanceOf(ProviderError).with.property('kind', 'malformed');
+    }
+  });
+
   it("reads Brevo's documented delivered event, the same id on a retry", async () => {
     const [event] = await providerE.normalize(withAuthorization());
     expect(event).to.deep.include({

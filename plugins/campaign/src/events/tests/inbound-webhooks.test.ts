@@ -745,6 +745,11 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     // Brevo's retry of the same event: the same body, recorded once.
     const again = await post(path, delivered, { authorization: 'Bearer brevo-bearer-token' }).expect(200);
     expect(again.body.data).to.deep.equal({ received: 1, recorded: 0 });
+    // A batched Brevo webhook: an array of its events, the delivery above among them (recorded once).
+    const opened = { ...JSON.parse(delivered), event: 'opened', ts_epoch: Date.now() + 1 };
+    const batch = `[${delivered}, ${JSON.stringify(opened)}]`;
+    const batched = await post(path, batch, { authorization: 'Bearer brevo-bearer-token' }).expect(200);
+    expect(batched.body.data).to.deep.equal({ received: 2, recorded: 1 });
     const after = await counters();
     expect(Number(after.count_bounced) - Number(before.count_bounced)).to.equal(0);
     expect(Number(after.count_delivered) - Number(before.count_delivered)).to.equal(2);
