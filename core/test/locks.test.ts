@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { createLocks } from '../src/locks';
 import { DatabaseLocks, THIS_PROCESS } from '../src/locks/database-locks';
+import { MemoryLocks } from '../src/locks/memory-locks';
 import type { LockHandle, Locks } from '../src/locks/types';
 import { createKnex } from '../src/db/knex';
 import { up as createProcessLocks } from '../migrations/1.2/01-create-process-locks';
@@ -159,6 +160,21 @@ for (const driver of drivers) {
     });
   });
 }
+
+describe('memory locks', () => {
+  it('forgets lapsed keys as new ones come: memory stays near what is held, not what was ever taken', async () => {
+    let now = 0;
+    const locks = new MemoryLocks(() => now);
+    const kept = await locks.acquire('held', 10_000_000);
+    // One-time tokens: each key taken once and left to lapse after 10 minutes, 20 a second for 90 minutes.
+    for (now = 0; now < 5_400_000; now += 1_000)
+      for (let k = 0; k < 20; k++) await locks.acquire(`token:${now}.${k}`, 600_000);
+    // 12,000 tokens are held at the end; swept, at most twice what a sweep left (108,001 without sweeps).
+    expect(locks.size).to.be.at.most(24_000 + 20 + 1);
+    expect(await locks.acquire('held', 1_000), 'a lock still held is kept').to.equal(null);
+    await kept!.release();
+  });
+});
 
 for (const [name, shared] of [
   ['SQLite', sqliteFile],

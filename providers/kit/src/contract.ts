@@ -27,6 +27,8 @@ export interface AdapterContract {
   signsBody: boolean;
   /** Seconds after which a signed request is stale, for schemes with a signed timestamp. */
   maxAgeSeconds?: number;
+  /** Seconds ahead of now a signed timestamp may be (clock skew); maxAgeSeconds when not given. */
+  maxAheadSeconds?: number;
   /** True for schemes with a one-time token: the same request twice is refused the second time. */
   refusesReplay: boolean;
   /**
@@ -112,11 +114,13 @@ export function runAdapterContract(contract: AdapterContract): void {
 
     if (contract.maxAgeSeconds !== undefined) {
       const maxAge = contract.maxAgeSeconds;
-      it(`refuses a timestamp older than ${maxAge} s, accepts one just inside`, async () => {
+      const maxAhead = contract.maxAheadSeconds ?? maxAge;
+      it(`refuses a timestamp older than ${maxAge} s or ${maxAhead} s ahead, accepts one just inside`, async () => {
         const at = (seconds: number) => new Date(NOW.getTime() - seconds * 1000);
         await refused(contract.sign(contract.body, endpoint, at(maxAge + 1)), ['stale']);
-        await refused(contract.sign(contract.body, endpoint, new Date(NOW.getTime() + (maxAge + 1) * 1000)), ['stale']);
+        await refused(contract.sign(contract.body, endpoint, at(-(maxAhead + 1))), ['stale']);
         await adapter.verify(contract.sign(contract.body, endpoint, at(maxAge - 1)), endpoint, context());
+        await adapter.verify(contract.sign(contract.body, endpoint, at(-(maxAhead - 1))), endpoint, context());
       });
     }
 

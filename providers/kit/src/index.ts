@@ -3,6 +3,7 @@ export * from './errors';
 export * from './crypto';
 export * from './request';
 export * from './replay';
+export * from './signed-time';
 export * from './mailgun-signature';
 export * from './credentials';
 export * from './event-shape';
