@@ -36,6 +36,9 @@ describe('mailer without SMTP_URL', () => {
         .and.contain('To: ada@example.com')
         .and.contain('X-Switchboard-Message: 7');
       expect(eml).to.contain(messageId);
+      // As it would go on the wire (RFC 5322 2.1): CRLF line ends, so a DKIM signature verifies on the file itself.
+      expect(eml.split('\r\n').length).to.be.greaterThan(5);
+      expect(eml.replace(/\r\n/g, '')).to.not.match(/[\r\n]/);
     } finally {
       mailer.close();
       fs.rmSync(outboxDir, { recursive: true, force: true });

@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import nodemailer from 'nodemailer';
 import { simpleParser, ParsedMail } from 'mailparser';
@@ -99,6 +101,24 @@ describe('the MIME writer of the SMTP mailer', () => {
       }
     });
   }
+
+  it("a subject holding text that reads as an encoded-word (a merge tag's value): read back as written by both writers", async () => {
+    const subject = 'Hi =?utf-8?Q?=0D=0ABcc:_evil@x.test?= and =?utf-8?B?SGFjaw==?=';
+    const message = { ...campaignLike, subject };
+    const written = writeMime(message, new Date());
+    expect((await simpleParser(written!.raw)).subject).to.equal(subject);
+    expect((await simpleParser(await nodemailerComposed(message))).subject).to.equal(subject);
+    const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-outbox-'));
+    const mailer = createMailer({ outboxDir: outbox });
+    try {
+      await mailer.send(message);
+      const [file] = fs.readdirSync(outbox);
+      expect((await simpleParser(fs.readFileSync(path.join(outbox, file)))).subject).to.equal(subject);
+    } finally {
+      mailer.close();
+      fs.rmSync(outbox, { recursive: true, force: true });
+    }
+  });
 
   it('a subject word too long for a line: every line within 998 octets, the subject read back whole, nodemailer composing too', async () => {
     const subject = `Hallo ${'b'.repeat(3000)} und ${'ü'.repeat(1000)}`;

@@ -2,7 +2,7 @@ import type { SendMailOptions, Transporter } from 'nodemailer';
 import type { DkimKey } from '../config/types';
 import { loadOnFirstUse } from '../load-on-first-use';
 import type { MailMessage } from './mail-message';
-import { foldableSubject, writeMime } from './mime-writer';
+import { subjectAsWritten, writeMime } from './mime-writer';
 import { DEFAULT_OUTBOX_KEEP, outbox } from './outbox';
 
 const nodemailerModule = loadOnFirstUse(() => require('nodemailer') as typeof import('nodemailer'));
@@ -77,7 +77,7 @@ const DKIM_SIGNED_HEADERS =
 export function nodemailerMail(original: MailMessage, keys: DkimKey[]): SendMailOptions {
   return {
     ...original,
-    subject: foldableSubject(original.subject),
+    subject: subjectAsWritten(original.subject),
     headers: preparedHeaders(original.headers) as never,
     ...dkimOf(original.from, keys),
   };
@@ -162,7 +162,7 @@ async function handOver(transport: Transporter, mail: SendMailOptions, ms: numbe
 
 function createTransport(options: MailerOptions): Transporter {
   const nodemailer = nodemailerModule();
-  if (!options.smtpUrl) return nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  if (!options.smtpUrl) return nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   return nodemailer.createTransport({
     ...SMTP_TIMEOUTS,
     url: options.smtpUrl,

@@ -74,16 +74,21 @@ function displayName(name: string): string {
 /** A run of 900 characters without a space: folding, which breaks lines at spaces, cannot shorten it. */
 const UNFOLDABLE = /\S{900}/;
 
+/** Text a mail reader would decode as an RFC 2047 encoded-word instead of showing it. */
+const ENCODED_WORD = /=\?[^?\s]+\?[bq]\?[^?\s]*\?=/i;
+
 /**
  * The subject as encoded-words (RFC 2047, which fold) when a word of it is too long for a header line of
- * 998 octets (RFC 5322 2.1.1): a merge tag's long value without a space. Otherwise as it is.
+ * 998 octets (RFC 5322 2.1.1): a merge tag's long value without a space; or when it holds text that reads
+ * as an encoded-word (a subscriber's name, say), which the encoders keep as it is and readers would show
+ * decoded, line breaks and all. Otherwise as it is.
  */
-export function foldableSubject(subject: string): string {
-  return UNFOLDABLE.test(subject) ? mimeFuncs().encodeWord(subject, 'Q', 52) : subject;
+export function subjectAsWritten(subject: string): string {
+  return UNFOLDABLE.test(subject) || ENCODED_WORD.test(subject) ? mimeFuncs().encodeWord(subject, 'Q', 52) : subject;
 }
 
 function subjectHeader(value: string): string {
-  const subject = foldableSubject(value);
+  const subject = subjectAsWritten(value);
   if (PLAIN_VALUE.test(subject) && subject.length <= 76 && !subject.includes('=?')) return `Subject: ${subject}`;
   return mimeFuncs().foldLines(`Subject: ${mimeNode().default.encodeHeaderValue('Subject', subject)}`, 76);
 }
