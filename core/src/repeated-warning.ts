@@ -13,15 +13,20 @@ export class RepeatedWarning {
     private readonly now: () => number = Date.now,
   ) {}
 
-  warn(log: Logger, fields: Record<string, unknown>, message: string): void {
+  warn(log: Pick<Logger, 'warn' | 'error'>, fields: Record<string, unknown>, message: string): void {
     this.write(log, 'warn', fields, message);
   }
 
-  error(log: Logger, fields: Record<string, unknown>, message: string): void {
+  error(log: Pick<Logger, 'warn' | 'error'>, fields: Record<string, unknown>, message: string): void {
     this.write(log, 'error', fields, message);
   }
 
-  private write(log: Logger, level: 'warn' | 'error', fields: Record<string, unknown>, message: string): void {
+  private write(
+    log: Pick<Logger, 'warn' | 'error'>,
+    level: 'warn' | 'error',
+    fields: Record<string, unknown>,
+    message: string,
+  ): void {
     const at = this.now();
     if (at - this.lastAt < this.intervalMs) {
       this.leftOut++;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pino from 'pino';
-import { isDatabaseUnavailable, isSchemaBehind } from '../src/db/errors';
+import { isDatabaseFull, isDatabaseUnavailable, isSchemaBehind } from '../src/db/errors';
 import { asAppError } from '../src/http/error-handler';
 import { whileDatabaseAway } from '../src/db/while-database-away';
 
@@ -20,6 +20,25 @@ describe('a database that cannot be reached answers 503', () => {
       expect(isDatabaseUnavailable(err), err.message).to.equal(true);
       expect(asAppError(err, log)).to.include({ status: 503, code: 'SERVICE_UNAVAILABLE' });
     }
+  });
+
+  it('a database that cannot write for want of space: 503 saying so, waited for like an outage', async () => {
+    for (const err of [
+      Object.assign(new Error('COMMIT; - database or disk is full'), { code: 'SQLITE_FULL' }),
+      Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' }),
+      mysqlError('ER_RECORD_FILE_FULL'),
+      mysqlError('ER_DISK_FULL'),
+    ]) {
+      expect(isDatabaseFull(err), err.message).to.equal(true);
+      expect(isDatabaseUnavailable(err), err.message).to.equal(true);
+      const answer = asAppError(err, log);
+      expect(answer).to.include({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+      expect(answer.message).to.contain('no space left');
+    }
+    let tries = 0;
+    const full = () =>
+      ++tries < 3 ? Promise.reject(Object.assign(new Error('full'), { code: 'SQLITE_FULL' })) : Promise.resolve(tries);
+    expect(await whileDatabaseAway(full, 10_000)).to.equal(3);
   });
 
   it('a refused statement, or a socket error that is not the database connection: still 500', () => {

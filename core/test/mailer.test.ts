@@ -5,13 +5,14 @@ import { expect } from 'chai';
 import {
   createMailer,
   DEFAULT_SEND_TIMEOUT_MS,
+  isHandoverUnavailable,
   isPermanentMailError,
   relayIdOf,
   SMTP_TIMEOUTS,
 } from '../src/mail/mailer';
 import { smtpSink } from '../src/testing/smtp-sink';
 import { loadConfig } from '../src/config/load-config';
-import { DEFAULT_OUTBOX_KEEP } from '../src/mail/outbox';
+import { DEFAULT_OUTBOX_KEEP, writeWhole } from '../src/mail/outbox';
 import { stallingSmtp } from '../src/testing/stalling-smtp';
 import { waitFor } from '../src/testing/wait';
 
@@ -157,5 +158,50 @@ describe('mailer over SMTP that hangs', () => {
     expect(SMTP_TIMEOUTS.greetingTimeout).to.be.at.most(10_000);
     expect(SMTP_TIMEOUTS.socketTimeout).to.be.at.most(30_000);
     expect(DEFAULT_SEND_TIMEOUT_MS).to.be.at.most(60_000);
+  });
+});
+
+describe('the outbox, writing a mail', () => {
+  it('removes the part it wrote when the mail cannot be put in place, and says why', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-outbox-'));
+    try {
+      // The name taken by a folder that is not empty: the rename fails, as a write on a full disk would.
+      fs.mkdirSync(path.join(dir, 'taken.eml'));
+      fs.writeFileSync(path.join(dir, 'taken.eml', 'x'), 'x');
+      const failed = await writeWhole(
+        path.join(dir, '.taken.eml.partial'),
+        path.join(dir, 'taken.eml'),
+        Buffer.from('mail'),
+      )
+        .then(() => null)
+        .catch((err: NodeJS.ErrnoException) => err.code);
+      expect(failed).to.be.a('string');
+      expect(fs.readdirSync(dir)).to.deep.equal(['taken.eml']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a mail not handed over at all', () => {
+  it('is told apart from a refusal or a failure during the mail: relay out of reach, login refused, outbox disk full', () => {
+    const err = (fields: Record<string, unknown>) => Object.assign(new Error('x'), fields);
+    for (const unavailable of [
+      err({ code: 'ESOCKET', command: 'CONN', syscall: 'connect', errno: -111 }),
+      err({ code: 'EDNS', syscall: 'getaddrinfo' }),
+      err({ code: 'EAUTH', responseCode: 535 }),
+      err({ code: 'ENOSPC', syscall: 'write' }),
+      err({ code: 'EROFS', syscall: 'open' }),
+    ])
+      expect(isHandoverUnavailable(unavailable), JSON.stringify(unavailable)).to.equal(true);
+    for (const other of [
+      err({ responseCode: 451 }),
+      err({ responseCode: 550 }),
+      err({ code: 'ETIMEDOUT', command: 'CONN' }),
+      err({ code: 'ECONNECTION', command: 'CONN' }),
+      err({ code: 'ENOSPC' }),
+      null,
+    ])
+      expect(isHandoverUnavailable(other), JSON.stringify(other)).to.equal(false);
   });
 });

@@ -19,10 +19,27 @@ const UNAVAILABLE_CODES = new Set([
 ]);
 
 /**
+ * True when the database cannot write for want of space: SQLite's file or journal on a full disk
+ * (SQLITE_FULL, or an I/O error of its writes), MariaDB's table or disk full. Nothing is wrong with the
+ * statement; it succeeds once space is freed.
+ */
+export function isDatabaseFull(err: unknown): boolean {
+  const e = err as { code?: unknown } | null;
+  if (!e || typeof e !== 'object' || typeof e.code !== 'string') return false;
+  return (
+    e.code === 'SQLITE_FULL' ||
+    e.code.startsWith('SQLITE_IOERR') ||
+    e.code === 'ER_RECORD_FILE_FULL' ||
+    e.code === 'ER_DISK_FULL'
+  );
+}
+
+/**
  * True when the database could not be reached, rather than refusing the statement: an error mysql2 marks
  * fatal (connection refused, reset or timed out: the connection is unusable), the server shutting down,
  * no free connection in the pool in time (KnexTimeoutError), or a SQLite file another process kept
- * write-locked for the whole wait (SQLITE_BUSY, yielding-sqlite.ts). Node's socket codes alone
+ * write-locked for the whole wait (SQLITE_BUSY, yielding-sqlite.ts), or a database that cannot write for
+ * want of space (isDatabaseFull: waited for alike, told apart in what is logged). Node's socket codes alone
  * (ECONNREFUSED) are not enough: an outbound HTTP call or SMTP send fails with them too.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
@@ -32,7 +49,8 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     e.fatal === true ||
     (e.code !== undefined && UNAVAILABLE_CODES.has(e.code)) ||
     e.name === 'KnexTimeoutError' ||
-    e.code === 'SQLITE_BUSY'
+    e.code === 'SQLITE_BUSY' ||
+    isDatabaseFull(err)
   );
 }
 

@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { AppError, ErrorCode } from './errors';
-import { isDatabaseUnavailable, isSchemaBehind, NOT_MIGRATED } from '../db/errors';
+import { isDatabaseFull, isDatabaseUnavailable, isSchemaBehind, NOT_MIGRATED } from '../db/errors';
 import { errorBody } from './envelope';
 import { RepeatedWarning } from '../repeated-warning';
 import type { ApiGroup, ApiRegistry, RenderedError } from './api-registry';
@@ -22,6 +22,16 @@ const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
  */
 export function asAppError(err: unknown, log: Logger, unavailable?: RepeatedWarning): AppError {
   if (err instanceof AppError) return err;
+  if (isDatabaseFull(err)) {
+    // An operator must act: logged as an error, once per interval like an outage.
+    const message = `database cannot write, its disk is full: ${(err as Error).message}`;
+    if (unavailable) unavailable.error(log, { code: (err as { code?: string }).code }, message);
+    else log.error(message);
+    return new AppError(
+      'SERVICE_UNAVAILABLE',
+      'The database cannot write for now (no space left): send the request again later',
+    );
+  }
   if (isDatabaseUnavailable(err)) {
     const fields = { code: (err as { code?: string }).code };
     const message = `database unavailable: ${(err as Error).message}`;

@@ -196,3 +196,19 @@ export function isPermanentMailError(err: unknown): boolean {
   const code = (err as { responseCode?: number }).responseCode;
   return typeof code === 'number' && code >= 500 && code < 600;
 }
+
+/** A file system that cannot take the outbox's mail now: full, read-only, not ours, failing. */
+const OUTBOX_UNWRITABLE = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO']);
+
+/**
+ * The mail was not handed over at all, through nobody's fault of the recipient: the relay could not be
+ * reached (its address not found, the connection refused or not made) or refused our login, or the
+ * outbox folder cannot be written (a full disk). Nothing was sent, so a retry cannot send twice.
+ */
+export function isHandoverUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; syscall?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  if (e.syscall === 'connect' || e.syscall === 'getaddrinfo') return true;
+  if (e.code === 'EDNS' || e.code === 'EAUTH' || e.code === 'ENOAUTH') return true;
+  return typeof e.syscall === 'string' && typeof e.code === 'string' && OUTBOX_UNWRITABLE.has(e.code);
+}

@@ -15,6 +15,7 @@ export const DEFAULT_OUTBOX_KEEP = 10_000;
 export function outbox(dir: string, keep: number) {
   const every = Math.max(1, Math.min(100, Math.ceil(keep / 10)));
   let written = 0;
+  let named = 0;
   let pruning: Promise<void> | null = null;
 
   async function prune(): Promise<void> {
@@ -28,11 +29,26 @@ export function outbox(dir: string, keep: number) {
 
   return async function write(messageId: string, bytes: Buffer): Promise<void> {
     await fs.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-    const file = `${new Date().toISOString().replace(/[:.]/g, '-')}-${messageId.replace(/[^A-Za-z0-9@.-]/g, '')}.eml`;
+    // The time, then this process's count of mails (mails of one millisecond sorted by their random ids
+    // otherwise: the newest could be pruned before an older one).
+    const order = String(named++ % 1_000_000).padStart(6, '0');
+    const file = `${new Date().toISOString().replace(/[:.]/g, '-')}-${order}-${messageId.replace(/[^A-Za-z0-9@.-]/g, '')}.eml`;
     // Written whole under another name, then renamed: whoever reads the folder never sees half a mail.
-    const partial = path.join(dir, `.${file}.partial`);
-    await fs.writeFile(partial, bytes, { mode: PRIVATE_FILE_MODE });
-    await fs.rename(partial, path.join(dir, file));
+    await writeWhole(path.join(dir, `.${file}.partial`), path.join(dir, file), bytes);
     if (keep > 0 && written++ % every === 0 && !pruning) await (pruning = prune().finally(() => (pruning = null)));
   };
+}
+
+/**
+ * `bytes` written to `partial`, then renamed to `file`. A write or rename that fails (a full disk leaves
+ * half a file) removes the part, or every failed try would keep its own.
+ */
+export async function writeWhole(partial: string, file: string, bytes: Buffer): Promise<void> {
+  try {
+    await fs.writeFile(partial, bytes, { mode: PRIVATE_FILE_MODE });
+    await fs.rename(partial, file);
+  } catch (err) {
+    await fs.rm(partial, { force: true }).catch(() => undefined);
+    throw err;
+  }
 }

@@ -2,6 +2,8 @@ import { Cron } from 'croner';
 import type { Logger } from 'pino';
 import type { LockHandle, Locks } from '../locks/types';
 import { Clock, systemClock } from '../clock';
+import { isDatabaseUnavailable } from '../db/errors';
+import { RepeatedWarning } from '../repeated-warning';
 
 const LEADER_KEY = 'scheduler:leader';
 const TASK_TTL_MS = 60_000;
@@ -59,6 +61,7 @@ export class Scheduler {
   private toldWaiting = false;
   private leadership: Promise<boolean> = Promise.resolve(false);
   private timer?: NodeJS.Timeout;
+  private readonly databaseAway = new RepeatedWarning(10_000);
   private stopped = false;
 
   constructor(options: SchedulerOptions) {
@@ -88,7 +91,12 @@ export class Scheduler {
       this.timer = setTimeout(
         () => {
           if (this.stopped) return;
-          this.tick(this.clock.now()).catch((err) => this.logger.error({ err }, 'scheduler tick failed'));
+          this.tick(this.clock.now()).catch((err) =>
+            // A database away fails every tick: one line per 10 s says so.
+            isDatabaseUnavailable(err)
+              ? this.databaseAway.error(this.logger, {}, `scheduler tick failed: ${(err as Error).message}`)
+              : this.logger.error({ err }, 'scheduler tick failed'),
+          );
           schedule();
         },
         1000 - (this.clock.now().getTime() % 1000),

@@ -49,8 +49,9 @@ export function localSecret(
 function createOnce(file: string, value: string): boolean {
   makePrivateDir(path.dirname(file));
   const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
-  fs.writeFileSync(temporary, value, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
   try {
+    // Inside the try: a full disk fails the write after the file was made, and it must go too.
+    fs.writeFileSync(temporary, value, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
     fs.linkSync(temporary, file);
     return true;
   } catch (err) {

@@ -82,6 +82,11 @@ export interface Outcome {
   /** A sent recipient's address, as the `sent` webhook event tells it. */
   email?: string;
   error?: string;
+  /**
+   * Queued again without a try spent: the mail was not handed over at all (the relay out of reach, the
+   * outbox's disk full; core `isHandoverUnavailable`), so it waits for them, not for the recipient.
+   */
+  notTried?: boolean;
 }
 
 const toSendRow = (r: Record<string, unknown>): SendRow => ({
@@ -315,8 +320,14 @@ export class SendStore {
               error: state === 'sent' ? null : byId((o) => o.error ?? null),
             });
         }
+        // A mail not handed over gives its try back, and waits RETRY_AFTER_MS like a first try.
+        const notTried = outcomes.filter((o) => o.state === 'queued' && o.notTried).map((o) => o.id);
+        if (notTried.length)
+          await keyedRecipients(trx, send.id, notTried)
+            .where({ state: 'queued' })
+            .update({ attempts: trx.raw('attempts - 1'), claimed_at: now });
         // A recipient tried MAX_ATTEMPTS times fails for good instead of going back to the queue.
-        const retried = outcomes.filter((o) => o.state === 'queued').map((o) => o.id);
+        const retried = outcomes.filter((o) => o.state === 'queued' && !o.notTried).map((o) => o.id);
         const exhausted = retried.length
           ? await keyedRecipients(trx, send.id, retried)
               .where({ state: 'queued' })

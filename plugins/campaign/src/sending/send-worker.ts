@@ -4,7 +4,9 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import {
   AppConfig,
+  isHandoverUnavailable,
   isPermanentMailError,
+  RepeatedWarning,
   Mailer,
   parseJson,
   SERVICES,
@@ -65,6 +67,8 @@ export class SendWorker {
   private readonly composers = new Map<number, Promise<{ composer: Composer; message: SendableMessage }>>();
   /** The right side of every Message-ID: PUBLIC_URL's host. */
   private readonly mailDomain: string;
+  /** Told once a minute while mail cannot be handed over. */
+  private readonly handoverAway = new RepeatedWarning(60_000);
 
   constructor(
     @inject(SERVICES.Knex) private readonly knex: Knex,
@@ -139,6 +143,17 @@ export class SendWorker {
       } finally {
         clearInterval(renewal);
       }
+      const notTried = outcomes.find((o) => o.notTried);
+      if (notTried) {
+        // Every next mail would fail alike: the job ends, and the watchdog queues the send again once it
+        // recorded nothing for a while, a probe of one claim at a time until mail can be handed over.
+        this.handoverAway.warn(
+          this.logger,
+          { sendId: send.id },
+          `mail cannot be handed over (${notTried.error}): the send waits, its recipients queued, no try spent`,
+        );
+        return;
+      }
     }
     await this.store.finishIfDone(send);
   }
@@ -187,6 +202,8 @@ export class SendWorker {
         return { id, state: 'sent', mailId, email: recipient.email, ...(relayId ? { relayId } : {}) };
       } catch (err) {
         const error = String((err as Error).message ?? err).slice(0, 250);
+        // Not handed over at all (relay out of reach, outbox disk full): queued again, no try spent.
+        if (isHandoverUnavailable(err)) return { id, state: 'queued', error, notTried: true };
         // A refusal for good fails the recipient; anything else is tried again later (the watchdog).
         return { id, state: isPermanentMailError(err) ? 'failed' : 'queued', error };
       }

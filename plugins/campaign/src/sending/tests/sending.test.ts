@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import net from 'node:net';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { expect } from 'chai';
 import request from 'supertest';
@@ -420,6 +421,70 @@ describeEachBackend('campaign: sending when SMTP refuses for now or for good', (
     const test = await f.api().post(`/messages/${id}/test`, { email: 'gone@example.com' }).expect(422);
     expect(test.body.error.details).to.deep.equal({ field: 'email', rule: 'delivery' });
     expect(test.body.error.message).to.match(/not accepted: .*550/);
+  });
+});
+
+describeEachBackend('campaign: a relay out of reach', (backend) => {
+  let f: CampaignFixture;
+  let sink: SmtpSink | undefined;
+  let later = 0;
+  let port: number;
+  before(async () => {
+    // A port nobody listens on: every connection refused, until the sink takes it.
+    port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    f = await campaignFixture(
+      backend(),
+      { SMTP_URL: `smtp://127.0.0.1:${port}` },
+      { now: () => new Date(Date.now() + later) },
+    );
+    f.engine.startWorkers();
+  });
+  after(async () => {
+    await f?.close();
+    await sink?.close();
+  });
+
+  it('keeps its recipients queued with no try spent, however long, and sends each once when it answers', async function () {
+    // Seven watchdog rounds of a send through the queue: ~5 s here, 60 s allowed.
+    this.timeout(60_000);
+    const list = (await f.api().post('/lists', { name: 'R', code: 'r' }).expect(201)).body.data.id;
+    for (const local of ['a', 'b', 'c'])
+      await f
+        .api()
+        .post('/subscribers', { email: `${local}@relay.example`, lists: [list], confirmed: true })
+        .expect(201);
+    const id = await sendNow(f, [list]);
+    const sendId = (await deliveryOf(f, id)).id as number;
+    const rows = () =>
+      f.engine.knex('send_recipients').where({ send_id: sendId }).select('state', 'attempts', 'error', 'claimed_at');
+    const watchdog = campaignContainer(f.engine).resolve(SendWatchdog);
+    // More rounds than MAX_ATTEMPTS: a refused connection spends no try, so nobody fails.
+    for (let round = 1; round <= 7; round++) {
+      const since = new Date(Date.now() + later - 1000);
+      await waitFor(async () => {
+        if (round > 1) await watchdog.tick(new Date(Date.now() + later));
+        const now = await rows();
+        return now.every((r) => r.state === 'queued' && r.claimed_at && new Date(r.claimed_at) >= since);
+      }, 15_000);
+      for (const r of await rows()) {
+        expect(r.attempts, `round ${round}`).to.equal(0);
+        expect(r.error).to.match(/ECONNREFUSED/);
+      }
+      expect(await deliveryOf(f, id)).to.include({ status: 'active', failed: 0, queued: 3 });
+      later += 2 * 60_000;
+    }
+    sink = await smtpSink({ port });
+    await waitFor(async () => {
+      await watchdog.tick(new Date(Date.now() + later));
+      return (await deliveryOf(f, id)).status === 'sent';
+    }, 15_000);
+    expect(await deliveryOf(f, id)).to.include({ sent: 3, failed: 0, queued: 0 });
+    for (const local of ['a', 'b', 'c']) expect(sink.to(`${local}@relay.example`)).to.have.length(1);
   });
 });
 
