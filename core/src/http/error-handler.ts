@@ -24,12 +24,12 @@ export function asAppError(err: unknown, log: Logger, unavailable?: RepeatedWarn
   if (err instanceof AppError) return err;
   if (isDatabaseFull(err)) {
     // An operator must act: logged as an error, once per interval like an outage.
-    const message = `database cannot write, its disk is full: ${(err as Error).message}`;
+    const message = `database cannot write (disk full or failing): ${(err as Error).message}`;
     if (unavailable) unavailable.error(log, { code: (err as { code?: string }).code }, message);
     else log.error(message);
     return new AppError(
       'SERVICE_UNAVAILABLE',
-      'The database cannot write for now (no space left): send the request again later',
+      'The database cannot write for now (no space left on its disk, or the disk failing): send the request again later',
     );
   }
   if (isDatabaseUnavailable(err)) {
