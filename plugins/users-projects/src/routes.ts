@@ -21,6 +21,7 @@ export function registerRoutes(api: PluginApi, ctx: PluginContext): void {
   const version = ctx.config.version;
   const deletedSchema = singleSchema({
     type: 'object',
+    required: ['id', 'deleted'],
     properties: { id: { type: 'integer' }, deleted: { const: true } },
   });
   const group = api.group({ prefix: basePath(ctx.config.appEnv), tag: 'users-projects', auth: 'token' });
@@ -56,6 +57,7 @@ export function registerRoutes(api: PluginApi, ctx: PluginContext): void {
         answers: { 409: 'DUPLICATE_ENTRY: a user with this email exists in the organization' },
         permission: 'users:write',
         body: createUserBody,
+        trim: ['email'],
         response: { status: 201, schema: singleSchema(userSchema) },
       },
       async ({ auth, body }) => single(await users.create(auth.organizationId, body), version),
@@ -68,6 +70,7 @@ export function registerRoutes(api: PluginApi, ctx: PluginContext): void {
         permission: 'users:write',
         params: idParams,
         body: updateUserBody,
+        trim: ['email'],
         response: { schema: singleSchema(userSchema) },
       },
       async ({ auth, params, body }) => single(await users.update(auth.organizationId, params.id, body), version),

@@ -1,7 +1,6 @@
 import {
   emailSchema,
   idSchema,
-  nullableTimestamp,
   pageQueryProperties,
   Shape,
   timestamp,
@@ -39,7 +38,7 @@ export const projectSchema = {
     owner_id: { type: ['integer', 'null'], description: 'null once the owning user is deleted' },
     status: { enum: PROJECT_STATUSES },
     created_at: timestamp,
-    updated_at: nullableTimestamp,
+    updated_at: timestamp,
   },
 } as const;
 

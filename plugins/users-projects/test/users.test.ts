@@ -55,6 +55,18 @@ describeEachBackend('users-projects: users', (backend) => {
     await create({ name: 'Elsewhere', email: 'dup@example.com' }, other.auth).expect(201);
   });
 
+  it('trims the email it is given and stores it lower-cased, on create and on update (docs/decisions.md)', async () => {
+    const user = (await create({ name: 'Bob', email: ' Bob@Trim.example ' }).expect(201)).body.data;
+    expect(user.email).to.equal('bob@trim.example');
+    const res = await request(server)
+      .put(`/api/v1/users/${user.id}`)
+      .set(tenant.auth)
+      .send({ email: '\tCy@Trim.example ' })
+      .expect(200);
+    expect(res.body.data.email).to.equal('cy@trim.example');
+    await create({ name: 'Again', email: ' CY@trim.example' }).expect(409);
+  });
+
   it('updates any subset of fields, keeping email unique', async () => {
     const user = (await create({ name: 'Grace', email: 'grace@example.com' }).expect(201)).body.data;
     const res = await request(server)
