@@ -1,11 +1,4 @@
-import {
-  emailSchema,
-  idSchema,
-  pageQueryProperties,
-  Shape,
-  timestamp,
-  Validated,
-} from '@switchboard/core';
+import { emailSchema, idSchema, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
 
 export const ROLES = ['admin', 'member'] as const;
 export const PROJECT_STATUSES = ['active', 'archived'] as const;
