@@ -72,7 +72,7 @@ export type { Locks, LockHandle } from './locks/types';
 export { Engine } from './engine/engine';
 export type { EngineOptions } from './engine/engine';
 export { buildProgram, runCli } from './cli/program';
-export { CliError, idOf, printResult } from './cli/output';
+export { CliError, idOf, oneLine, printResult } from './cli/output';
 export * from './schemas/common';
 export { RepeatedWarning } from './repeated-warning';
 export { whileDatabaseAway } from './db/while-database-away';

@@ -109,6 +109,20 @@ describeEachBackend('server-monitor servers from the command line', (backend) =>
     expect(human.code).to.equal(0);
     expect(human.stdout).to.match(/DOWN\s+Dead port </);
     expect(human.stdout).to.contain('1 of 1 down servers');
+    // A title a tenant wrote with a line break in it stays in its row: it cannot print a row of its own.
+    const [fake] = await knex('monitor_servers').insert({
+      organization_id: org,
+      title: 'Foxtrot\n     7  UP       Payments <https://pay.example/>',
+      endpoint: 'https://fox.example/',
+      state: 'down',
+      failing_since: new Date(now.getTime() - 60_000),
+      created_at: now,
+      updated_at: now,
+    });
+    const rows = (await runCli(['servermonitor:servers', '--down'], env())).stdout.split('\n');
+    expect(rows.filter((row) => /^\s+\d+\s+(UP|DOWN)\s/.test(row))).to.have.length(2);
+    expect(rows.some((row) => row.includes('DOWN     Foxtrot\\n     7  UP'))).to.equal(true);
+    await knex('monitor_servers').where({ id: fake }).delete();
     const mine = await runJson(['servermonitor:servers', '--organization', String(org)], env());
     expect(mine.servers.map((s: { id: number; state: string }) => [s.id, s.state])).to.deep.equal([
       [web.id, 'up'],

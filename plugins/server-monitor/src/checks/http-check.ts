@@ -32,7 +32,8 @@ function credentialsOf(endpoint: string): { url: string; authorization?: string 
 /**
  * One HTTP(S) GET of a server's endpoint through undici: redirects followed, the body discarded, the
  * certificate not judged (a self-signed or expired certificate is the SSL check's business, not a
- * failure of the server). Up: an answer below 400. Every connection is checked against MonitorAddresses
+ * failure of the server). Up: an answer below 400, not a redirect still once the redirects allowed are
+ * spent. Every connection is checked against MonitorAddresses
  * on the address it goes to, before it is made (a refused one: status `refused`); a redirect from a
  * public address to a private or loopback one is not followed.
  */
@@ -66,7 +67,16 @@ export class HttpChecker {
       const dispatcher = agent.compose(
         undici().interceptors.redirect({ maxRedirections: this.options.maxRedirections }),
       );
-      return this.outcome((await this.get(endpoint, dispatcher)).status, started);
+      const last = await this.get(endpoint, dispatcher);
+      // Still a redirect once the redirects allowed are spent: a chain with no end, as a browser says.
+      if (last.status >= 300 && last.status < 400 && last.redirects)
+        return {
+          up: false,
+          status: String(last.status),
+          responseMs: Math.round(performance.now() - started),
+          error: `too many redirects (more than ${this.options.maxRedirections})`,
+        };
+      return this.outcome(last.status, started);
     } catch (err) {
       return this.failure(err as Error & { code?: unknown });
     } finally {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CliError, compileValidator, idOf, printResult } from '@switchboard/core';
+import { CliError, compileValidator, idOf, oneLine, printResult } from '@switchboard/core';
 import type { PluginContext } from '@switchboard/core';
 import { asCliError } from '../shared/cli';
 import { SERVER_STATES } from '../shared/active-servers';
@@ -14,7 +14,7 @@ const line = (s: OperatorServer) =>
   [
     String(s.id).padStart(6),
     s.state.toUpperCase().padEnd(7),
-    `${s.title} <${s.endpoint}>`,
+    `${oneLine(s.title)} <${oneLine(s.endpoint)}>`,
     `org ${s.organization_id} (${s.plan})`,
     s.state === 'down' ? `${s.status ?? ''} ${since(s.down_since)}`.trim() : (s.status ?? ''),
   ].join('  ');
@@ -99,7 +99,11 @@ export function serverCommands(program: Command, context: () => Promise<PluginCo
         }
         const ctx = await context();
         const added = await ctx.container.resolve(ServersService).createFor(organizationId, server).catch(asCliError);
-        printResult(o.json, added, `added server ${added.id}: ${added.title} <${added.endpoint}> (${added.state})`);
+        printResult(
+          o.json,
+          added,
+          `added server ${added.id}: ${oneLine(added.title)} <${oneLine(added.endpoint)}> (${added.state})`,
+        );
       },
     );
 
@@ -113,6 +117,6 @@ export function serverCommands(program: Command, context: () => Promise<PluginCo
       if (serverId === null) throw new CliError('the server id must be a positive integer');
       const ctx = await context();
       const title = await ctx.container.resolve(ServersService).removeAny(serverId).catch(asCliError);
-      printResult(o.json, { removed: serverId, title }, `removed server ${serverId}: ${title}`);
+      printResult(o.json, { removed: serverId, title }, `removed server ${serverId}: ${oneLine(title)}`);
     });
 }

@@ -31,7 +31,7 @@ import {
   serverSchema,
 } from './schemas';
 import { MONITOR_ADDRESSES, MonitorAddresses } from '../shared/addresses';
-import { endpointProblem, openEndpoint, sealEndpoint, StoredEndpoint } from '../shared/endpoints';
+import { endpointProblem, openEndpoint, sealEndpoint, sealEndpointKeeping, StoredEndpoint } from '../shared/endpoints';
 
 const RECENT_LOG = 20;
 
@@ -184,7 +184,8 @@ export class ServersService {
     if (changes.title !== undefined) row.title = changes.title;
     if (changes.notes !== undefined) row.notes = changes.notes;
     const paused = changes.paused ?? current.state === 'paused';
-    const stored = changes.endpoint === undefined ? null : this.stored(changes.endpoint);
+    const stored =
+      changes.endpoint === undefined ? null : this.stored(changes.endpoint, current as unknown as StoredEndpoint);
     // A password sealed under another APP_KEY opens to nothing: the endpoint given replaces it.
     const opened = (endpoint: StoredEndpoint) => {
       try {
@@ -306,10 +307,11 @@ export class ServersService {
   }
 
   /** The endpoint as it is kept (its password sealed), or a 422 naming why it cannot be monitored. */
-  private stored(endpoint: string): StoredEndpoint {
+  /** What to store for an endpoint given; on an update, the server's `current` one keeps its password behind a mask sent back. */
+  private stored(endpoint: string, current?: StoredEndpoint): StoredEndpoint {
     const problem = endpointProblem(endpoint, this.addresses);
     if (problem) throw validationError('endpoint', 'monitorable', `endpoint: ${problem}`);
-    return sealEndpoint(endpoint, this.secrets);
+    return current ? sealEndpointKeeping(endpoint, current, this.secrets) : sealEndpoint(endpoint, this.secrets);
   }
 
   private async planOf(orgId: number): Promise<string> {

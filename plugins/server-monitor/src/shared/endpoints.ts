@@ -48,6 +48,17 @@ export function sealEndpoint(url: string, secrets: SecretBox): StoredEndpoint {
   return { endpoint: shownEndpoint(url), endpoint_secret: secrets.seal(parts.password) };
 }
 
+/**
+ * What to store for an endpoint given in place of `current`: the URL as it is shown (`user:***@`), sent
+ * back by a client that read the server and writes it whole, keeps the password sealed before; any other
+ * password is sealed anew.
+ */
+export function sealEndpointKeeping(url: string, current: StoredEndpoint, secrets: SecretBox): StoredEndpoint {
+  if (current.endpoint_secret && parsed(url)?.password === MASKED_PASSWORD)
+    return { endpoint: url, endpoint_secret: current.endpoint_secret };
+  return sealEndpoint(url, secrets);
+}
+
 /** The URL a check requests: the stored endpoint with its password opened again. */
 export function openEndpoint(stored: StoredEndpoint, secrets: SecretBox): string {
   if (!stored.endpoint_secret) return stored.endpoint;

@@ -90,6 +90,16 @@ describeEachBackend('server-monitor: checks and internal networks', (backend) =>
     expect(target.hits.get('/status/204')).to.equal(1);
   });
 
+  it('finds a chain of redirects with no end down once the redirects allowed are spent, as a browser does', async () => {
+    const org = await organization(f.engine, { plan: 'pro' });
+    const id = await addServer(f.engine, org, `${farm.url}/chain/1`);
+    expect(await workerOf(f).run(id)).to.include({
+      up: false,
+      status: '302',
+      error: 'too many redirects (more than 5)',
+    });
+  });
+
   it('does not follow a redirect from a public address into loopback or a private network, connecting nowhere', async () => {
     network = loopbackNetwork({
       'public.test': '93.184.216.34',

@@ -47,6 +47,19 @@ describeEachBackend('server-monitor: servers over REST', (backend) => {
     expect(locked.endpoint).to.equal(`${farm.url.replace('//', '//ops:***@')}/status/200`);
     const row = await f.engine.knex('monitor_servers').where({ id: locked.id }).first();
     expect(JSON.stringify(row)).to.not.contain('s3cret');
+    // Written back whole as read (a client's edit of the title): the mask keeps the password, and the
+    // server its state; another password is sealed anew.
+    expect(await check(locked.id)).to.include({ up: true });
+    const renamed = await api.put(`/servers/${locked.id}`, { title: 'Locked, renamed', endpoint: locked.endpoint });
+    expect(renamed.status).to.equal(200);
+    expect(renamed.body.data).to.include({ title: 'Locked, renamed', state: 'up', endpoint: locked.endpoint });
+    const kept = await f.engine.knex('monitor_servers').where({ id: locked.id }).first('endpoint_secret');
+    expect(kept.endpoint_secret).to.equal(row.endpoint_secret);
+    const other = `${farm.url.replace('//', '//ops:0ther@')}/status/200`;
+    await api.put(`/servers/${locked.id}`, { endpoint: other }).expect(200);
+    const resealed = await f.engine.knex('monitor_servers').where({ id: locked.id }).first('endpoint_secret', 'state');
+    expect(resealed.endpoint_secret).to.not.equal(row.endpoint_secret);
+    expect(resealed.state).to.equal('pending');
     // Sealed under another APP_KEY (a restored backup, say): the password given again replaces it.
     await f.engine.knex('monitor_servers').where({ id: locked.id }).update({ endpoint_secret: 'v1.sealed-elsewhere' });
     const endpoint = `${farm.url.replace('//', '//ops:n3w@')}/status/200`;

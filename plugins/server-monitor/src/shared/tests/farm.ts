@@ -41,8 +41,8 @@ export interface Farm {
 
 /**
  * Servers to check, on loopback: `/status/<code>` answers that code, `/slow/<ms>` answers 200 after a
- * while, `/redirect` sends to `/status/200` (`/redirect?to=URL` to that URL), `/switch/<name>` answers
- * what the test set.
+ * while, `/redirect` sends to `/status/200` (`/redirect?to=URL` to that URL), `/chain/<n>` to
+ * `/chain/<n+1>` without end, `/switch/<name>` answers what the test set.
  */
 export async function httpFarm(options: { certificateDays?: number } = {}): Promise<Farm> {
   const switches = new Map<string, number>();
@@ -62,6 +62,11 @@ export async function httpFarm(options: { certificateDays?: number } = {}): Prom
     if (kind === 'slow') return void setTimeout(() => answer(200), Number(arg) || 0);
     if (kind === 'redirect') {
       res.writeHead(302, { location: new URL(url, 'http://farm').searchParams.get('to') ?? '/status/200' });
+      return void res.end();
+    }
+    if (kind === 'chain') {
+      // A chain of redirects with no end: /chain/1 to /chain/2, and so on.
+      res.writeHead(302, { location: `/chain/${(Number(arg) || 0) + 1}` });
       return void res.end();
     }
     if (kind === 'switch') return answer(switches.get(arg) ?? 200);
