@@ -57,7 +57,13 @@ export {
 } from './http/outbound-ranges';
 export type { Ranges } from './http/outbound-ranges';
 export type { Mailer, MailMessage, MailerOptions, SentMail } from './mail/mailer';
-export { isHandoverUnavailable, isPermanentMailError, nodemailerMail, relayIdOf } from './mail/mailer';
+export {
+  isHandoverUnavailable,
+  isPermanentMailError,
+  isRelayLoginRefused,
+  nodemailerMail,
+  relayIdOf,
+} from './mail/mailer';
 export * from './plugin/types';
 export { defineService, provide } from './plugin/services';
 export { loadPlugins, hostResolver, PluginLoadError } from './plugin/loader';

@@ -7,6 +7,7 @@ import {
   DEFAULT_SEND_TIMEOUT_MS,
   isHandoverUnavailable,
   isPermanentMailError,
+  isRelayLoginRefused,
   relayIdOf,
   SMTP_TIMEOUTS,
 } from '../src/mail/mailer';
@@ -190,6 +191,11 @@ describe('a mail not handed over at all', () => {
       err({ code: 'ESOCKET', command: 'CONN', syscall: 'connect', errno: -111 }),
       err({ code: 'EDNS', syscall: 'getaddrinfo' }),
       err({ code: 'EAUTH', responseCode: 535 }),
+      Object.assign(new Error('Connection timeout'), {
+        code: 'ETIMEDOUT',
+        command: 'CONN',
+        timeoutType: 'CONNECT_TIMEOUT',
+      }),
       err({ code: 'ENOSPC', syscall: 'write' }),
       err({ code: 'EROFS', syscall: 'open' }),
     ])
@@ -203,5 +209,7 @@ describe('a mail not handed over at all', () => {
       null,
     ])
       expect(isHandoverUnavailable(other), JSON.stringify(other)).to.equal(false);
+    expect(isRelayLoginRefused(err({ code: 'EAUTH', responseCode: 535 }))).to.equal(true);
+    expect(isRelayLoginRefused(err({ code: 'ESOCKET', syscall: 'connect' }))).to.equal(false);
   });
 });

@@ -78,6 +78,7 @@ export interface DatabaseLocksOptions {
  * process writes). Release and extend act only while the row holds the holder's token.
  */
 export class DatabaseLocks implements Locks {
+  readonly durable = true;
   private readonly inProcess = new MemoryLocks();
   private readonly self: LockHolder;
 

@@ -3,6 +3,7 @@ import type { LockHandle, Locks } from './types';
 
 /** Locks inside one process: enough for the embedded default, where there is one process. */
 export class MemoryLocks implements Locks {
+  readonly durable = false;
   private readonly held = new Map<string, { token: string; expiresAt: number }>();
   /** The size at which lapsed locks are swept next: twice what the last sweep left, at least 1,000. */
   private sweepAt = 1_000;

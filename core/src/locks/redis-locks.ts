@@ -13,6 +13,7 @@ const CONNECT_TIMEOUT_MS = 2000;
 
 /** Locks across processes: SET NX PX with a random token per holder. */
 export class RedisLocks implements Locks {
+  readonly durable = true;
   private connecting?: Promise<unknown>;
 
   /** With ownsClient the locks connect the client on first use and close it in close(). */

@@ -8,6 +8,8 @@ export interface LockHandle {
 
 /** Mutual exclusion across processes (Redis) or inside one process (memory). */
 export interface Locks {
+  /** True when a key outlives this process and is seen by the others (Redis, the database); else memory. */
+  readonly durable?: boolean;
   /** Resolves with a handle, or null when another holder has the key. Never waits. */
   acquire(key: string, ttlMs: number): Promise<LockHandle | null>;
   close(): Promise<void>;

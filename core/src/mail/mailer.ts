@@ -206,9 +206,16 @@ const OUTBOX_UNWRITABLE = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM
  * outbox folder cannot be written (a full disk). Nothing was sent, so a retry cannot send twice.
  */
 export function isHandoverUnavailable(err: unknown): boolean {
-  const e = err as { code?: unknown; syscall?: unknown } | null;
+  const e = err as { code?: unknown; syscall?: unknown; timeoutType?: unknown } | null;
   if (!e || typeof e !== 'object') return false;
-  if (e.syscall === 'connect' || e.syscall === 'getaddrinfo') return true;
-  if (e.code === 'EDNS' || e.code === 'EAUTH' || e.code === 'ENOAUTH') return true;
+  // Refused, unreachable, or no answer to the connection itself (nodemailer's connect timeout).
+  if (e.syscall === 'connect' || e.syscall === 'getaddrinfo' || e.timeoutType === 'CONNECT_TIMEOUT') return true;
+  if (e.code === 'EDNS' || isRelayLoginRefused(err)) return true;
   return typeof e.syscall === 'string' && typeof e.code === 'string' && OUTBOX_UNWRITABLE.has(e.code);
+}
+
+/** The relay refused our login (or wants one we did not give): nothing passes until an operator fixes it. */
+export function isRelayLoginRefused(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'EAUTH' || code === 'ENOAUTH';
 }

@@ -35,7 +35,12 @@ export function outbox(dir: string, keep: number) {
     const file = `${new Date().toISOString().replace(/[:.]/g, '-')}-${order}-${messageId.replace(/[^A-Za-z0-9@.-]/g, '')}.eml`;
     // Written whole under another name, then renamed: whoever reads the folder never sees half a mail.
     await writeWhole(path.join(dir, `.${file}.partial`), path.join(dir, file), bytes);
-    if (keep > 0 && written++ % every === 0 && !pruning) await (pruning = prune().finally(() => (pruning = null)));
+    // The mail is written: pruning failing (a folder gone unreadable) must not read as the mail failing,
+    // or it would be written again; the next prune tries again.
+    if (keep > 0 && written++ % every === 0 && !pruning)
+      await (pruning = prune()
+        .catch(() => undefined)
+        .finally(() => (pruning = null)));
   };
 }
 

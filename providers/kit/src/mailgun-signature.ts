@@ -16,12 +16,14 @@ export const MAILGUN_MAX_AGE_SECONDS = MAILGUN_WINDOW.maxAgeSeconds;
 /**
  * Mailgun's webhook signature, used by more than one adapter: hex HMAC-SHA-256 keyed with the secret over
  * the timestamp followed by the token, compared in constant time; a timestamp outside the window is stale
- * and a token seen before (once the signature holds) is a replay. An event of a subaccount's domain also
- * carries `parent-signature`, the same made with the primary account's key: either one holding verifies,
- * so one endpoint keyed with the primary account's key takes every subaccount's events.
+ * and a token seen before (once the signature holds) is a replay. The window behind now is MAILGUN_WINDOW's,
+ * shortened to what the replay guard remembers (`rememberedSeconds`): Mailgun signs no body, so a token
+ * its guard forgot (a process restarted, another process) must not verify again. `parent-signature`
+ * (a subaccount's event signed with the primary account's key) is not taken: the subaccount's holder
+ * receives those blocks and could post them to the primary's endpoint with a body of their own.
  */
 export async function verifyMailgunSignature(
-  fields: { timestamp?: unknown; token?: unknown; signature?: unknown; 'parent-signature'?: unknown },
+  fields: { timestamp?: unknown; token?: unknown; signature?: unknown },
   secret: string,
   context: VerifyContext,
 ): Promise<void> {
@@ -29,13 +31,12 @@ export async function verifyMailgunSignature(
   const timestamp = typeof fields.timestamp === 'number' ? String(fields.timestamp) : fields.timestamp;
   if (typeof timestamp !== 'string' || typeof token !== 'string' || typeof signature !== 'string' || !token)
     throw badSignature('timestamp, token and signature are required');
-  checkSignedTime(timestamp, context.now(), MAILGUN_WINDOW);
-  const expected = hmacSha256(secret, timestamp, token).toString('hex');
-  const parent = fields['parent-signature'];
-  if (
-    !constantTimeEqual(expected, signature.toLowerCase()) &&
-    !(typeof parent === 'string' && constantTimeEqual(expected, parent.toLowerCase()))
-  )
+  const remembered = context.replay.rememberedSeconds ?? Infinity;
+  checkSignedTime(timestamp, context.now(), {
+    maxAgeSeconds: Math.min(MAILGUN_WINDOW.maxAgeSeconds, remembered),
+    maxAheadSeconds: MAILGUN_WINDOW.maxAheadSeconds,
+  });
+  if (!constantTimeEqual(hmacSha256(secret, timestamp, token).toString('hex'), signature.toLowerCase()))
     throw badSignature();
   // Remembered for as long as its timestamp is accepted: Mailgun signs no body, so a token seen again
   // within the window could carry another one.

@@ -20,6 +20,12 @@ export interface InboundEndpoint {
  */
 export interface ReplayGuard {
   seen(key: string, ttlSeconds: number): Promise<boolean>;
+  /**
+   * How long a token seen stays remembered by every process that verifies this endpoint's requests,
+   * restarts included; left out: as long as `seen` was asked. A scheme whose signature covers no body
+   * accepts a timestamp no older than this, or a token forgotten could carry another body.
+   */
+  readonly rememberedSeconds?: number;
 }
 
 /** What verification may need besides the request. */

@@ -172,7 +172,7 @@ describe("provider_b: Mailgun's current JSON webhooks (event-data)", () => {
     expect(click).to.deep.include({ type: 'clicked', url: 'https://acme.test/a', messageId: 12, subscriberId: 34 });
   });
 
-  it("verifies a subaccount's event by its parent-signature, made with the primary account's key", async () => {
+  it("takes a subaccount's event by its own key only, not by the parent-signature its holder also receives", async () => {
     const timestamp = String(Math.floor(now.getTime() / 1000));
     const token = crypto.randomBytes(25).toString('hex');
     const signature = {
@@ -186,13 +186,40 @@ describe("provider_b: Mailgun's current JSON webhooks (event-data)", () => {
       headers: { 'content-type': 'application/json' },
       query: {},
     };
-    await providerB.verify(request, { secret }, context());
     await providerB.verify(request, { secret: 'subaccount-key' }, context());
-    const refused = await providerB.verify(request, { secret: 'another-key' }, context()).then(
+    const refused = await providerB.verify(request, { secret }, context()).then(
       () => null,
       (err: Error & { kind?: string }) => err.kind,
     );
     expect(refused).to.equal('signature');
+  });
+
+  it('keeps signed timestamps as recent as its replay guard remembers, and asks it to remember the whole window', async () => {
+    const asked: number[] = [];
+    const guard = (rememberedSeconds?: number) => ({
+      rememberedSeconds,
+      seen: async (_key: string, ttlSeconds: number) => (asked.push(ttlSeconds), false),
+    });
+    const signedAt = (secondsAgo: number): InboundRequest => ({
+      rawBody: Buffer.from(
+        JSON.stringify({
+          signature: signedFields({}, secret, new Date(now.getTime() - secondsAgo * 1000)),
+          'event-data': documented['event-data'],
+        }),
+      ),
+      headers: { 'content-type': 'application/json' },
+      query: {},
+    });
+    // Remembered for good (Redis): a retry signed 3 hours before is taken, and its token kept 9 h 5 min.
+    await providerB.verify(signedAt(3 * 3600), { secret }, { now: () => now, replay: guard() });
+    expect(asked).to.deep.equal([9 * 3600 + 300]);
+    // Remembered by this process only: 5 minutes, as a token forgotten at a restart must not verify again.
+    await providerB.verify(signedAt(290), { secret }, { now: () => now, replay: guard(300) });
+    const stale = await providerB.verify(signedAt(310), { secret }, { now: () => now, replay: guard(300) }).then(
+      () => null,
+      (err: Error & { kind?: string }) => err.kind,
+    );
+    expect(stale).to.equal('stale');
   });
 
   it('refuses the documented body with a signature this endpoint did not make', async () => {

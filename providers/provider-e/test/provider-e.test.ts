@@ -109,17 +109,19 @@ describe('provider_e: the samples as signed', () => {
     await providerE.verify(request(sample(1)), { secret: 'TEST_WEBHOOK_SIGNING_KEY' }, context);
   });
 
-  it("verifies a subaccount's envelope by its parent-signature, made with the primary account's key", async () => {
+  it("refuses a subaccount's envelope by the parent-signature alone (its holder receives those too)", async () => {
     const envelope = JSON.parse(sample(1).toString('utf8')) as { signature: Record<string, string> };
     const { timestamp, token } = envelope.signature;
     envelope.signature.signature = hmacSha256('subaccount-key', timestamp, token).toString('hex');
     envelope.signature['parent-signature'] = hmacSha256('primary-key', timestamp, token).toString('hex');
     const context = () => ({ now: () => new Date(Number(timestamp) * 1000), replay: memoryReplayGuard() });
-    await providerE.verify(request(JSON.stringify(envelope)), { secret: 'primary-key' }, context());
-    const refused = await providerE.verify(request(JSON.stringify(envelope)), { secret: 'other' }, context()).then(
-      () => null,
-      (err: unknown) => err,
-    );
+    await providerE.verify(request(JSON.stringify(envelope)), { secret: 'subaccount-key' }, context());
+    const refused = await providerE
+      .verify(request(JSON.stringify(envelope)), { secret: 'primary-key' }, context())
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
     expect(refused).to.be.instanceOf(ProviderError).with.property('kind', 'signature');
   });
 });

@@ -6,6 +6,11 @@ import type { ReplayGuard } from '@switchboard/provider-kit';
  * leaves the token free again after this, so that the provider's retry is accepted.
  */
 export const TOKEN_HOLD_MS = 60_000;
+/**
+ * What a guard on locks kept in this process's memory (no Redis) says it remembers: tokens go with a
+ * restart, so a scheme signing no body keeps its timestamps this recent (5 minutes, as before session 30).
+ */
+export const MEMORY_REMEMBERED_SECONDS = 300;
 
 /** The replay guard of one request to one endpoint: the tokens it takes are spent only with the events. */
 export interface RequestReplayGuard extends ReplayGuard {
@@ -24,6 +29,7 @@ export interface RequestReplayGuard extends ReplayGuard {
 export function requestReplayGuard(locks: Locks, endpointId: number, holdMs = TOKEN_HOLD_MS): RequestReplayGuard {
   const taken: Array<{ lock: LockHandle; ttlMs: number }> = [];
   return {
+    ...(locks.durable ? {} : { rememberedSeconds: MEMORY_REMEMBERED_SECONDS }),
     async seen(key, ttlSeconds) {
       const ttlMs = ttlSeconds * 1000;
       const lock = await locks.acquire(`campaign:webhook-token:${endpointId}:${key}`, Math.min(holdMs, ttlMs));

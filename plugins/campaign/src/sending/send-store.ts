@@ -87,6 +87,8 @@ export interface Outcome {
    * outbox's disk full; core `isHandoverUnavailable`), so it waits for them, not for the recipient.
    */
   notTried?: boolean;
+  /** Not handed over because the relay refused our login: the send pauses until an operator fixes it. */
+  needsOperator?: boolean;
 }
 
 const toSendRow = (r: Record<string, unknown>): SendRow => ({

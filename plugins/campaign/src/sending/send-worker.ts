@@ -6,6 +6,7 @@ import {
   AppConfig,
   isHandoverUnavailable,
   isPermanentMailError,
+  isRelayLoginRefused,
   RepeatedWarning,
   Mailer,
   parseJson,
@@ -144,9 +145,14 @@ export class SendWorker {
         clearInterval(renewal);
       }
       const notTried = outcomes.find((o) => o.notTried);
+      if (notTried?.needsOperator) {
+        // A login refused passes no mail until someone fixes it: paused, saying why, recipients kept.
+        await this.store.pause(send.id, `mail cannot be handed over: ${notTried.error}`);
+        return;
+      }
       if (notTried) {
         // Every next mail would fail alike: the job ends, and the watchdog queues the send again once it
-        // recorded nothing for a while, a probe of one claim at a time until mail can be handed over.
+        // recorded nothing for a while, each range's job probing with one claim until mail can be handed over.
         this.handoverAway.warn(
           this.logger,
           { sendId: send.id },
@@ -203,7 +209,14 @@ export class SendWorker {
       } catch (err) {
         const error = String((err as Error).message ?? err).slice(0, 250);
         // Not handed over at all (relay out of reach, outbox disk full): queued again, no try spent.
-        if (isHandoverUnavailable(err)) return { id, state: 'queued', error, notTried: true };
+        if (isHandoverUnavailable(err))
+          return {
+            id,
+            state: 'queued',
+            error,
+            notTried: true,
+            ...(isRelayLoginRefused(err) && { needsOperator: true }),
+          };
         // A refusal for good fails the recipient; anything else is tried again later (the watchdog).
         return { id, state: isPermanentMailError(err) ? 'failed' : 'queued', error };
       }

@@ -5,6 +5,9 @@ import { percentDecoded } from '../shared/percent-decoded';
 
 const undici = loadOnFirstUse(() => require('undici') as typeof import('undici'));
 
+/** The answers that send a client on (a 304 or 300 with a Location does not). */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
 export interface CheckOutcome {
   up: boolean;
   /** The HTTP status code of the answer, or `timeout` / `unreachable` / `refused` (an address not allowed). */
@@ -68,8 +71,9 @@ export class HttpChecker {
         undici().interceptors.redirect({ maxRedirections: this.options.maxRedirections }),
       );
       const last = await this.get(endpoint, dispatcher);
-      // Still a redirect once the redirects allowed are spent: a chain with no end, as a browser says.
-      if (last.status >= 300 && last.status < 400 && last.redirects)
+      // Still a redirect once the redirects allowed are spent: a chain with no end, as a browser says
+      // (with none allowed, a redirect is an answer like any other below 400).
+      if (this.options.maxRedirections > 0 && REDIRECTS.has(last.status) && last.redirects)
         return {
           up: false,
           status: String(last.status),

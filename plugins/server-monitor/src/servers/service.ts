@@ -311,7 +311,15 @@ export class ServersService {
   private stored(endpoint: string, current?: StoredEndpoint): StoredEndpoint {
     const problem = endpointProblem(endpoint, this.addresses);
     if (problem) throw validationError('endpoint', 'monitorable', `endpoint: ${problem}`);
-    return current ? sealEndpointKeeping(endpoint, current, this.secrets) : sealEndpoint(endpoint, this.secrets);
+    if (!current) return sealEndpoint(endpoint, this.secrets);
+    const kept = sealEndpointKeeping(endpoint, current, this.secrets);
+    if (!kept)
+      throw validationError(
+        'endpoint',
+        'password',
+        'endpoint: its password is masked (***): give the password again to change the endpoint',
+      );
+    return kept;
   }
 
   private async planOf(orgId: number): Promise<string> {

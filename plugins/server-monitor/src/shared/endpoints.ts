@@ -49,14 +49,14 @@ export function sealEndpoint(url: string, secrets: SecretBox): StoredEndpoint {
 }
 
 /**
- * What to store for an endpoint given in place of `current`: the URL as it is shown (`user:***@`), sent
- * back by a client that read the server and writes it whole, keeps the password sealed before; any other
- * password is sealed anew.
+ * What to store for an endpoint given in place of `current`. The endpoint exactly as it is shown
+ * (`user:***@`, the server read and written back whole) keeps the password sealed before. A masked
+ * password in any other URL is null: the password would go to a host or path it was not given for, so
+ * the caller asks for it again.
  */
-export function sealEndpointKeeping(url: string, current: StoredEndpoint, secrets: SecretBox): StoredEndpoint {
-  if (current.endpoint_secret && parsed(url)?.password === MASKED_PASSWORD)
-    return { endpoint: url, endpoint_secret: current.endpoint_secret };
-  return sealEndpoint(url, secrets);
+export function sealEndpointKeeping(url: string, current: StoredEndpoint, secrets: SecretBox): StoredEndpoint | null {
+  if (!current.endpoint_secret || parsed(url)?.password !== MASKED_PASSWORD) return sealEndpoint(url, secrets);
+  return url === current.endpoint ? { endpoint: url, endpoint_secret: current.endpoint_secret } : null;
 }
 
 /** The URL a check requests: the stored endpoint with its password opened again. */

@@ -89,4 +89,10 @@ describeEachBackend('campaign: one-time webhook tokens (issue 26)', (backend) =>
     await new Promise((resolve) => setTimeout(resolve, 250));
     expect(await requestReplayGuard(locks, 7, 100).seen(key, 600), 'spent').to.equal(true);
   });
+
+  it("says how long it remembers a token: for good with Redis, 5 minutes in one process's memory", () => {
+    const locks = f.engine.container.resolve<Locks>(SERVICES.Locks);
+    const guard = requestReplayGuard(locks, 7);
+    expect(guard.rememberedSeconds).to.equal(backend().redisUrl ? undefined : 300);
+  });
 });

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
+import { SMTPServer } from 'smtp-server';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { expect } from 'chai';
 import request from 'supertest';
@@ -485,6 +486,52 @@ describeEachBackend('campaign: a relay out of reach', (backend) => {
     }, 15_000);
     expect(await deliveryOf(f, id)).to.include({ sent: 3, failed: 0, queued: 0 });
     for (const local of ['a', 'b', 'c']) expect(sink.to(`${local}@relay.example`)).to.have.length(1);
+  });
+});
+
+describeEachBackend('campaign: a relay refusing our login', (backend) => {
+  let f: CampaignFixture;
+  let relay: SMTPServer;
+  let port: number;
+  before(async () => {
+    relay = new SMTPServer({
+      logger: false,
+      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
+      onAuth: (_auth, _session, callback) => callback(new Error('Invalid username or password')),
+    });
+    port = await new Promise<number>((resolve) =>
+      relay.listen(0, '127.0.0.1', () => resolve((relay.server.address() as net.AddressInfo).port)),
+    );
+    f = await campaignFixture(backend(), { SMTP_URL: `smtp://ops:wrong@127.0.0.1:${port}` });
+    f.engine.startWorkers();
+  });
+  after(async () => {
+    await f?.close();
+    await new Promise<void>((resolve) => relay?.close(() => resolve()));
+  });
+
+  it('pauses the send saying why, its recipients queued with no try spent, none failed', async function () {
+    // One claim through the queue: ~1 s here, 30 s allowed.
+    this.timeout(30_000);
+    const list = (await f.api().post('/lists', { name: 'A', code: 'a' }).expect(201)).body.data.id;
+    for (const local of ['a', 'b'])
+      await f
+        .api()
+        .post('/subscribers', { email: `${local}@auth.example`, lists: [list], confirmed: true })
+        .expect(201);
+    const id = await sendNow(f, [list]);
+    await waitFor(async () => (await deliveryOf(f, id)).status === 'paused', 15_000);
+    const message = (await f.api().get(`/messages/${id}`).expect(200)).body.data;
+    expect(message.delivery).to.include({ failed: 0, queued: 2, sent: 0 });
+    const sendId = (await deliveryOf(f, id)).id as number;
+    const send = await f.engine.knex('message_sends').where({ id: sendId }).first('pause_reason');
+    expect(send.pause_reason).to.match(/^mail cannot be handed over: .*Invalid username or password/);
+    const rows = await f.engine.knex('send_recipients').where({ send_id: sendId }).select('attempts', 'state');
+    expect(rows).to.deep.equal([
+      { attempts: 0, state: 'queued' },
+      { attempts: 0, state: 'queued' },
+    ]);
   });
 });
 

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { ConfigError } from '@switchboard/core';
 import { describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { CheckWorker } from '../check-worker';
+import { HttpChecker } from '../http-check';
+import { MONITOR_ADDRESSES, MonitorAddresses } from '../../shared/addresses';
 import { SslService } from '../../ssl';
 import { addServer, monitorFixture, MonitorFixture, organization } from '../../shared/tests/support';
 import { Farm, httpFarm } from '../../shared/tests/farm';
@@ -98,6 +100,16 @@ describeEachBackend('server-monitor: checks and internal networks', (backend) =>
       status: '302',
       error: 'too many redirects (more than 5)',
     });
+  });
+
+  it('with no redirect allowed, takes a redirect as an answer below 400 (up), not as a chain spent', async () => {
+    const addresses = f.engine.contexts.get('server-monitor')!.container.resolve<MonitorAddresses>(MONITOR_ADDRESSES);
+    const checker = new HttpChecker({ timeoutMs: 5_000, maxRedirections: 0 }, addresses);
+    try {
+      expect(await checker.check(`${farm.url}/chain/1`)).to.include({ up: true, status: '302', error: null });
+    } finally {
+      await checker.close();
+    }
   });
 
   it('does not follow a redirect from a public address into loopback or a private network, connecting nowhere', async () => {

@@ -55,6 +55,13 @@ describeEachBackend('server-monitor: servers over REST', (backend) => {
     expect(renamed.body.data).to.include({ title: 'Locked, renamed', state: 'up', endpoint: locked.endpoint });
     const kept = await f.engine.knex('monitor_servers').where({ id: locked.id }).first('endpoint_secret');
     expect(kept.endpoint_secret).to.equal(row.endpoint_secret);
+    // The mask in another URL (another host, another path) is refused: the password is not sent elsewhere.
+    const elsewhere = await api
+      .put(`/servers/${locked.id}`, { endpoint: 'https://ops:***@elsewhere.example/status/200' })
+      .expect(422);
+    expect(elsewhere.body.error.details).to.deep.equal({ field: 'endpoint', rule: 'password' });
+    const moved = `${farm.url.replace('//', '//ops:***@')}/status/204`;
+    await api.put(`/servers/${locked.id}`, { endpoint: moved }).expect(422);
     const other = `${farm.url.replace('//', '//ops:0ther@')}/status/200`;
     await api.put(`/servers/${locked.id}`, { endpoint: other }).expect(200);
     const resealed = await f.engine.knex('monitor_servers').where({ id: locked.id }).first('endpoint_secret', 'state');
