@@ -15,11 +15,11 @@ export const printable = (text: string): string =>
   text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
 /**
- * A field of one line of a listing: a line break or tab in it written as `\n`, `\r`, `\t`, so that
- * text a tenant wrote (a server's title) cannot start a line of its own that reads as another row.
+ * A field of one line of a listing: a line break or tab in it written as `\n` or `\t` (the two control
+ * characters `printable` leaves), so that text a tenant wrote (a server's title) cannot start a line of
+ * its own that reads as another row.
  */
-export const oneLine = (text: string): string =>
-  text.replace(/[\n\r\t]/g, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : '\\t'));
+export const oneLine = (text: string): string => text.replace(/[\n\t]/g, (c) => (c === '\n' ? '\\n' : '\\t'));
 
 export class CliError extends Error {
   constructor(message: string) {
