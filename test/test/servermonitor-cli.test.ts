@@ -150,6 +150,14 @@ describeEachBackend('server-monitor from the command line', (backend) => {
       );
       expect(noServer.code).to.equal(1);
       expect(noServer.stderr).to.contain('Server with ID 999999 not found');
+      const noGrace = await runCli(
+        ['servermonitor:heartbeat:create', '--server', '1', '--interval', '60', '--grace', '0'],
+        env(),
+      );
+      expect(noGrace.code).to.equal(1);
+      expect(noGrace.stderr).to.equal(
+        'Error: --grace must be a whole number of seconds from 1 to 31536000 (a year), got "0"\n',
+      );
     } finally {
       serve.kill('SIGTERM');
       await exitOf(serve);

@@ -6,7 +6,8 @@ import { DEFAULT_GRACE_SECONDS, HeartbeatService } from './service';
 const seconds = (value: string | undefined, name: string, fallback?: number): number => {
   if (value === undefined && fallback !== undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 31_536_000) throw new CliError(`${name} must be a whole number of seconds`);
+  if (!Number.isInteger(n) || n < 1 || n > 31_536_000)
+    throw new CliError(`${name} must be a whole number of seconds from 1 to 31536000 (a year), got "${value}"`);
   return n;
 };
 
