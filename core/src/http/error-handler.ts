@@ -22,27 +22,23 @@ const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
  */
 export function asAppError(err: unknown, log: Logger, unavailable?: RepeatedWarning): AppError {
   if (err instanceof AppError) return err;
-  if (isDatabaseFull(err)) {
-    // An operator must act: logged as an error, once per interval like an outage.
-    const message = `database cannot write (disk full or failing): ${(err as Error).message}`;
-    if (unavailable) unavailable.error(log, { code: (err as { code?: string }).code }, message);
-    else log.error(message);
-    return new AppError(
-      'SERVICE_UNAVAILABLE',
-      'The database cannot write for now (no space left on its disk, or the disk failing): send the request again later',
-    );
-  }
+  const tell = (level: 'warn' | 'error', fields: Record<string, unknown>, message: string) =>
+    unavailable ? unavailable[level](log, fields, message) : log[level](fields, message);
   if (isDatabaseUnavailable(err)) {
     const fields = { code: (err as { code?: string }).code };
-    const message = `database unavailable: ${(err as Error).message}`;
-    if (unavailable) unavailable.warn(log, fields, message);
-    else log.warn(fields, message);
+    if (isDatabaseFull(err)) {
+      // An operator must act: logged as an error.
+      tell('error', fields, `database cannot write (disk full or failing): ${(err as Error).message}`);
+      return new AppError(
+        'SERVICE_UNAVAILABLE',
+        'The database cannot write for now (no space left on its disk, or the disk failing): send the request again later',
+      );
+    }
+    tell('warn', fields, `database unavailable: ${(err as Error).message}`);
     return new AppError('SERVICE_UNAVAILABLE', 'The database cannot be reached: send the request again shortly');
   }
   if (isSchemaBehind(err)) {
-    const message = `database not migrated to this version (run migrate): ${(err as Error).message}`;
-    if (unavailable) unavailable.error(log, {}, message);
-    else log.error(message);
+    tell('error', {}, `database not migrated to this version (run migrate): ${(err as Error).message}`);
     return new AppError('SERVICE_UNAVAILABLE', NOT_MIGRATED);
   }
   const status = (err as { status?: number }).status;

@@ -15,7 +15,6 @@ export const DEFAULT_OUTBOX_KEEP = 10_000;
 export function outbox(dir: string, keep: number) {
   const every = Math.max(1, Math.min(100, Math.ceil(keep / 10)));
   let written = 0;
-  let named = 0;
   let pruning: Promise<void> | null = null;
 
   async function prune(): Promise<void> {
@@ -31,13 +30,14 @@ export function outbox(dir: string, keep: number) {
     await fs.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     // The time, then this process's count of mails (mails of one millisecond sorted by their random ids
     // otherwise: the newest could be pruned before an older one).
-    const order = String(named++ % 1_000_000).padStart(6, '0');
+    const count = written++;
+    const order = String(count % 1_000_000).padStart(6, '0');
     const file = `${new Date().toISOString().replace(/[:.]/g, '-')}-${order}-${messageId.replace(/[^A-Za-z0-9@.-]/g, '')}.eml`;
     // Written whole under another name, then renamed: whoever reads the folder never sees half a mail.
     await writeWhole(path.join(dir, `.${file}.partial`), path.join(dir, file), bytes);
     // The mail is written: pruning failing (a folder gone unreadable) must not read as the mail failing,
     // or it would be written again; the next prune tries again.
-    if (keep > 0 && written++ % every === 0 && !pruning)
+    if (keep > 0 && count % every === 0 && !pruning)
       await (pruning = prune()
         .catch(() => undefined)
         .finally(() => (pruning = null)));

@@ -306,8 +306,10 @@ export class ServersService {
     );
   }
 
-  /** The endpoint as it is kept (its password sealed), or a 422 naming why it cannot be monitored. */
-  /** What to store for an endpoint given; on an update, the server's `current` one keeps its password behind a mask sent back. */
+  /**
+   * The endpoint as it is kept (its password sealed), or a 422 naming why it cannot be monitored; on an
+   * update, `current`'s sealed password kept behind the mask sent back (sealEndpointKeeping).
+   */
   private stored(endpoint: string, current?: StoredEndpoint): StoredEndpoint {
     const problem = endpointProblem(endpoint, this.addresses);
     if (problem) throw validationError('endpoint', 'monitorable', `endpoint: ${problem}`);
