@@ -307,8 +307,8 @@ export class ServersService {
   }
 
   /**
-   * The endpoint as it is kept (its password sealed), or a 422 naming why it cannot be monitored; on an
-   * update, `current`'s sealed password kept behind the mask sent back (sealEndpointKeeping).
+   * The endpoint as it is kept (its secrets sealed), or a 422 naming why it cannot be monitored; on an
+   * update, `current`'s sealed secrets kept behind the masks sent back (sealEndpointKeeping).
    */
   private stored(endpoint: string, current?: StoredEndpoint): StoredEndpoint {
     const problem = endpointProblem(endpoint, this.addresses);
@@ -319,7 +319,7 @@ export class ServersService {
       throw validationError(
         'endpoint',
         'password',
-        'endpoint: its password is masked (***): give the password again to change the endpoint',
+        'endpoint: its password or a secret query value is masked (***): give it again to change the endpoint',
       );
     return kept;
   }

@@ -1,21 +1,39 @@
 import { ipLiteralOf, type SecretBox } from '@switchboard/core';
 import type { MonitorAddresses } from './addresses';
 
-/** What stands for the password in a stored or shown endpoint. */
-export const MASKED_PASSWORD = '***';
+/** What stands for a secret (the password, a secret query value) in a stored or shown endpoint. */
+export const MASK = '***';
 const MAX_LENGTH = 2048;
 
 /**
  * A server's endpoint as `monitor_servers` keeps it (docs/decisions.md, server-monitor, Endpoint
- * credentials): the URL with its password masked, which is all logs, alerts, the dashboard and API
- * answers ever show, and the password sealed apart.
+ * credentials): the URL with its secrets masked, which is all logs, alerts, the dashboard and API answers
+ * ever show, and the secrets sealed apart.
  */
 export interface StoredEndpoint {
-  /** The URL, a password in it replaced by `***` (`https://user:***@host/`). */
+  /** The URL, its password and secret query values replaced by `***` (`https://user:***@host/?token=***`). */
   endpoint: string;
-  /** The password sealed with the application key (core SecretBox); null when the URL has none. */
+  /**
+   * The secrets sealed with the application key (core SecretBox); null when the URL has none. A password
+   * alone is sealed as it is (as migration 1.2/04 wrote it); with secret query values, as JSON
+   * (`{"password":..,"query":[..]}`), which a password cannot start with: the URL spells `{` as `%7B` there.
+   */
   endpoint_secret: string | null;
 }
+
+interface Secrets {
+  password?: string;
+  /** The raw values of the secret query parameters that have one, in the order they appear. */
+  query?: string[];
+}
+
+/**
+ * A query parameter whose value is a credential, by its name's last word: `token`, `api_key`, `apiKey`,
+ * `access_token`, `client_secret`, `sig`... (what health URLs of hosted services carry).
+ */
+const SECRET_WORD =
+  /(?:^|[^a-z0-9])(?:token|key|apikey|secret|password|passwd|pwd|pass|auth|sig|signature|credentials?)$/i;
+const CAMEL_SECRET = /[a-z0-9](?:Token|Key|Secret|Password|Auth|Signature)$/;
 
 const parsed = (url: string): URL | null => {
   try {
@@ -24,6 +42,52 @@ const parsed = (url: string): URL | null => {
     return null;
   }
 };
+
+const nameOf = (raw: string): string => {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+};
+
+export const isSecretParameter = (rawName: string): boolean => {
+  const name = nameOf(rawName);
+  return SECRET_WORD.test(name) || CAMEL_SECRET.test(name);
+};
+
+/**
+ * Each secret query parameter with a value, in order: its place in the raw query (`a=1&token=x`) and
+ * its raw value. The query is walked as written, not re-serialized, so what is requested stays byte for byte.
+ */
+function secretValues(search: string): Array<{ part: number; name: string; value: string }> {
+  if (search.length < 2) return [];
+  const found: Array<{ part: number; name: string; value: string }> = [];
+  search
+    .slice(1)
+    .split('&')
+    .forEach((piece, part) => {
+      const eq = piece.indexOf('=');
+      if (eq <= 0 || eq === piece.length - 1) return;
+      const name = piece.slice(0, eq);
+      if (isSecretParameter(name)) found.push({ part, name, value: piece.slice(eq + 1) });
+    });
+  return found;
+}
+
+/** `search` with the values of `found` replaced, in order, by `values`. */
+function withValues(search: string, found: ReturnType<typeof secretValues>, values: string[]): string {
+  const pieces = search.slice(1).split('&');
+  found.forEach(({ part, name }, k) => (pieces[part] = `${name}=${values[k]}`));
+  return `?${pieces.join('&')}`;
+}
+
+const sealed = (secrets: Secrets, box: SecretBox): string | null => {
+  if (secrets.query?.length) return box.seal(JSON.stringify(secrets));
+  return secrets.password ? box.seal(secrets.password) : null;
+};
+
+const opened = (text: string): Secrets => (text.startsWith('{') ? (JSON.parse(text) as Secrets) : { password: text });
 
 /**
  * Why a URL cannot be a server's endpoint, or null: what the import and the servers API check before
@@ -41,37 +105,60 @@ export function endpointProblem(url: string, addresses: MonitorAddresses): strin
   return ip ? addresses.reason(ip) : null;
 }
 
-/** What to store for an endpoint: its password, if any, sealed and masked in the URL. */
+/** What to store for an endpoint: its password and secret query values, if any, sealed and masked in the URL. */
 export function sealEndpoint(url: string, secrets: SecretBox): StoredEndpoint {
   const parts = parsed(url);
-  if (!parts?.password) return { endpoint: url, endpoint_secret: null };
-  return { endpoint: shownEndpoint(url), endpoint_secret: secrets.seal(parts.password) };
+  const query = parts ? secretValues(parts.search) : [];
+  if (!parts || (!parts.password && !query.length)) return { endpoint: url, endpoint_secret: null };
+  return {
+    endpoint: shownEndpoint(url),
+    endpoint_secret: sealed(
+      { password: parts.password || undefined, query: query.length ? query.map((q) => q.value) : undefined },
+      secrets,
+    ),
+  };
 }
+
+/** Whether a URL holds the mask where a secret goes: it is a stored endpoint, or was copied from one. */
+const holdsMask = (url: string): boolean => {
+  const parts = parsed(url);
+  return !!parts && (parts.password === MASK || secretValues(parts.search).some((q) => q.value === MASK));
+};
 
 /**
  * What to store for an endpoint given in place of `current`. The endpoint exactly as it is shown
- * (`user:***@`, the server read and written back whole) keeps the password sealed before. A masked
- * password in any other URL is null: the password would go to a host or path it was not given for, so
- * the caller asks for it again.
+ * (`user:***@`, `?token=***`: the server read and written back whole) keeps the secrets sealed before. A
+ * mask in any other URL is null: a secret would go to a host or path it was not given for, so the caller
+ * asks for it again.
  */
 export function sealEndpointKeeping(url: string, current: StoredEndpoint, secrets: SecretBox): StoredEndpoint | null {
-  if (!current.endpoint_secret || parsed(url)?.password !== MASKED_PASSWORD) return sealEndpoint(url, secrets);
+  if (!current.endpoint_secret || !holdsMask(url)) return sealEndpoint(url, secrets);
   return url === current.endpoint ? { endpoint: url, endpoint_secret: current.endpoint_secret } : null;
 }
 
-/** The URL a check requests: the stored endpoint with its password opened again. */
+/** The URL a check requests: the stored endpoint with its secrets opened again. */
 export function openEndpoint(stored: StoredEndpoint, secrets: SecretBox): string {
   if (!stored.endpoint_secret) return stored.endpoint;
+  const kept = opened(secrets.open(stored.endpoint_secret));
   const url = new URL(stored.endpoint);
-  // Sealed as the URL spells it (percent-encoded), so it goes back unchanged.
-  url.password = secrets.open(stored.endpoint_secret);
+  // Sealed as the URL spells them (percent-encoded), so they go back unchanged.
+  if (kept.password) url.password = kept.password;
+  if (kept.query?.length) url.search = withValues(url.search, secretValues(url.search), kept.query);
   return url.href;
 }
 
-/** Any endpoint URL with its password masked (`https://user:***@host/`), for what people read. */
+/** Any endpoint URL with its password and secret query values masked, for what people read. */
 export function shownEndpoint(url: string): string {
   const parts = parsed(url);
-  if (!parts?.password || parts.password === MASKED_PASSWORD) return url;
-  parts.password = MASKED_PASSWORD;
+  if (!parts) return url;
+  const query = secretValues(parts.search).filter((q) => q.value !== MASK);
+  if ((!parts.password || parts.password === MASK) && !query.length) return url;
+  if (parts.password) parts.password = MASK;
+  if (query.length)
+    parts.search = withValues(
+      parts.search,
+      query,
+      query.map(() => MASK),
+    );
   return parts.href;
 }

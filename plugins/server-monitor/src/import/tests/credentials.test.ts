@@ -82,4 +82,27 @@ describeEachBackend('server-monitor: endpoint credentials', (backend) => {
     expect(values.filter((v) => v.includes(masked))).to.have.length.of.at.least(3);
     expect(values.filter((v) => v.includes('secret'))).to.deep.equal([]);
   });
+
+  it('seals a token in the query (?token=) the same way: checked with it, logged and alerted with ***', async () => {
+    const endpoint = `${farm.url}/switch/keyed?region=eu&token=t0k3n-9`;
+    const masked = `${farm.url}/switch/keyed?region=eu&token=***`;
+    const file = path.join(dir, 'keyed.csv');
+    fs.writeFileSync(file, ['title,endpoint,organization_name', `Keyed,${endpoint},Keyed Inc`].join('\n'));
+    const container = f.engine.contexts.get('server-monitor')!.container;
+    expect(await container.resolve(ServerImporter).import(file)).to.include({ imported: 1, errors: 0 });
+    const row = await f.engine.knex('monitor_servers').where({ title: 'Keyed' }).first();
+    expect(row.endpoint).to.equal(masked);
+
+    await user(f.engine, Number(row.organization_id), { email: 'keyed@acme.test' });
+    farm.set('keyed', 500);
+    expect(await container.resolve(CheckWorker).run(Number(row.id))).to.include({ up: false, status: '500' });
+    // Asked with the token (a failure is asked again to confirm it), never with the mask.
+    expect(farm.hits.get('/switch/keyed?region=eu&token=t0k3n-9')).to.be.at.least(1);
+    expect(farm.hits.has('/switch/keyed?region=eu&token=***')).to.equal(false);
+    const log = await f.engine.knex('monitor_logs').where({ server_id: row.id }).first();
+    expect(log.note).to.equal(`${masked} failed (answered 500)`);
+    await waitFor(() => sink.to('keyed@acme.test').length === 1, 10_000);
+    expect((await sink.to('keyed@acme.test')[0].parse()).text).to.contain(`Keyed (${masked}) is down`);
+    expect((await everything()).filter((v) => v.includes('t0k3n'))).to.deep.equal([]);
+  });
 });

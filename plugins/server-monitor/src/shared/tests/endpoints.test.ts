@@ -2,7 +2,14 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { SecretBox } from '@switchboard/core';
 import { MonitorAddresses } from '../addresses';
-import { endpointProblem, openEndpoint, sealEndpoint, shownEndpoint } from '../endpoints';
+import {
+  endpointProblem,
+  isSecretParameter,
+  openEndpoint,
+  sealEndpoint,
+  sealEndpointKeeping,
+  shownEndpoint,
+} from '../endpoints';
 
 describe('server-monitor: endpoints as saved', () => {
   const box = new SecretBox(crypto.randomBytes(32));
@@ -61,6 +68,52 @@ describe('server-monitor: endpoints as saved', () => {
     );
     // Another key does not open it.
     expect(() => openEndpoint(stored, new SecretBox(crypto.randomBytes(32)))).to.throw();
+  });
+
+  it('seals secret query values (token, api_key, apiKey...) as it seals a password, the query kept byte for byte', () => {
+    for (const name of [
+      'token',
+      'access_token',
+      'api_key',
+      'X-Api-Key',
+      'apiKey',
+      'apikey',
+      'client_secret',
+      'sig',
+      'pass',
+      'auth',
+      'hub.verify_token',
+      'private%5Ftoken',
+    ])
+      expect(isSecretParameter(name), name).to.equal(true);
+    for (const name of ['monkey', 'page', 'keyword', 'key_id', 'bypass', 'oauth', 'format'])
+      expect(isSecretParameter(name), name).to.equal(false);
+    const url = 'https://ops:pw@example.com/health?x=1&token=abc%2Bdef&empty=&api_key=&sig=zz+y&q=a%20b&apiKey=K#frag';
+    const stored = sealEndpoint(url, box);
+    expect(stored.endpoint).to.equal(
+      'https://ops:***@example.com/health?x=1&token=***&empty=&api_key=&sig=***&q=a%20b&apiKey=***#frag',
+    );
+    expect(stored.endpoint_secret).to.not.contain('abc').and.not.contain('pw');
+    expect(openEndpoint(stored, box)).to.equal(new URL(url).href);
+    expect(shownEndpoint(url)).to.equal(stored.endpoint);
+    // A query secret without a password; a value that is the mask itself is kept in its place.
+    const tokenOnly = 'http://127.0.0.1:9/ping?token=***&key=real';
+    const sealed = sealEndpoint(tokenOnly, box);
+    expect(sealed.endpoint).to.equal('http://127.0.0.1:9/ping?token=***&key=***');
+    expect(openEndpoint(sealed, box)).to.equal(tokenOnly);
+    // Written back as read, the secrets are kept; the mask in another URL is refused (null).
+    expect(sealEndpointKeeping(sealed.endpoint, sealed, box)).to.deep.equal(sealed);
+    expect(sealEndpointKeeping('http://127.0.0.1:9/other?token=***&key=***', sealed, box)).to.equal(null);
+    expect(sealEndpointKeeping('http://elsewhere.test/ping?key=***', stored, box)).to.equal(null);
+    const replaced = sealEndpointKeeping('http://127.0.0.1:9/ping?token=t2&key=k2', sealed, box)!;
+    expect(openEndpoint(replaced, box)).to.equal('http://127.0.0.1:9/ping?token=t2&key=k2');
+    // No secret: kept as given, byte for byte.
+    for (const plain of [
+      'https://example.com/?q=1&token=',
+      'https://example.com/?page=2',
+      'https://example.com/?token',
+    ])
+      expect(sealEndpoint(plain, box), plain).to.deep.equal({ endpoint: plain, endpoint_secret: null });
   });
 
   it('tells public from private addresses, and refuses a private one after a public hop', () => {

@@ -52,6 +52,21 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
       created_at: now,
       updated_at: now,
     });
+    // A token in an endpoint's query (with a password, and alone): 1.2 seals it too, its rollback puts it back.
+    const withToken = 'https://ops:s3cret%21@old.test/health?token=t0ken-1&x=1';
+    const tokenOnly = 'https://old.test/ping?api_key=k3y-2';
+    const [tokened, keyed] = await Promise.all(
+      [withToken, tokenOnly].map(async (endpoint, k) => {
+        const [id] = await knex('monitor_servers').insert({
+          organization_id: org,
+          title: `Tokened ${k}`,
+          endpoint,
+          created_at: now,
+          updated_at: now,
+        });
+        return id;
+      }),
+    );
     await knex('monitor_logs').insert({
       server_id: server,
       original_status: '200',
@@ -113,6 +128,15 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
       endpoint: 'https://old.test/',
       endpoint_secret: null,
     });
+    const box = engine.container.resolve<SecretBox>(SERVICES.SecretBox);
+    const tokenRow = await knex('monitor_servers').where({ id: tokened }).first();
+    const keyRow = await knex('monitor_servers').where({ id: keyed }).first();
+    expect([tokenRow.endpoint, keyRow.endpoint]).to.deep.equal([
+      'https://ops:***@old.test/health?token=***&x=1',
+      'https://old.test/ping?api_key=***',
+    ]);
+    expect(JSON.stringify([tokenRow, keyRow])).to.not.match(/s3cret|t0ken|k3y/);
+    expect([openEndpoint(tokenRow, box), openEndpoint(keyRow, box)]).to.deep.equal([withToken, tokenOnly]);
     // The token is kept as its digest: the ping URL handed out before still pings (a ping looks its digest up).
     expect((await knex('monitor_heartbeats').where({ id: beat }).first('token')).token).to.equal(hashToken(oldToken));
 
@@ -127,6 +151,11 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
     expect(await knex.schema.hasTable('monitor_dispatches')).to.equal(false);
     const reopened = await knex('monitor_servers').where({ id: guarded }).first();
     expect(reopened.endpoint).to.equal(withPassword);
+    expect(
+      (await knex('monitor_servers').whereIn('id', [tokened, keyed]).orderBy('id').select('endpoint')).map(
+        (r) => r.endpoint,
+      ),
+    ).to.deep.equal([withToken, tokenOnly]);
     expect(reopened).to.not.have.property('endpoint_secret');
 
     await engine.migrator().rollback({ plugin: 'server-monitor', to: '1.0' });

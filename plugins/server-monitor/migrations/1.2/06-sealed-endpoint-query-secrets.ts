@@ -1,0 +1,125 @@
+import type { Knex } from 'knex';
+import type { MigrationContext } from '@switchboard/core';
+
+const MASK = '***';
+const PAGE = 1_000;
+/** A query parameter whose value is a credential, by its name's last word (`token`, `api_key`, `apiKey`...). */
+const SECRET_WORD =
+  /(?:^|[^a-z0-9])(?:token|key|apikey|secret|password|passwd|pwd|pass|auth|sig|signature|credentials?)$/i;
+const CAMEL_SECRET = /[a-z0-9](?:Token|Key|Secret|Password|Auth|Signature)$/;
+
+type Secrets = { password?: string; query?: string[] };
+type Found = Array<{ part: number; name: string; value: string }>;
+
+const urlOf = (text: string): URL | null => {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+};
+
+const nameOf = (raw: string): string => {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+};
+
+/** Each secret query parameter with a value: its place in the raw query and its raw value. */
+function secretValues(search: string): Found {
+  if (search.length < 2) return [];
+  const found: Found = [];
+  search
+    .slice(1)
+    .split('&')
+    .forEach((piece, part) => {
+      const eq = piece.indexOf('=');
+      if (eq <= 0 || eq === piece.length - 1) return;
+      const name = nameOf(piece.slice(0, eq));
+      if (SECRET_WORD.test(name) || CAMEL_SECRET.test(name))
+        found.push({ part, name: piece.slice(0, eq), value: piece.slice(eq + 1) });
+    });
+  return found;
+}
+
+const withValues = (search: string, found: Found, values: string[]): string => {
+  const pieces = search.slice(1).split('&');
+  found.forEach(({ part, name }, k) => (pieces[part] = `${name}=${values[k]}`));
+  return `?${pieces.join('&')}`;
+};
+
+/**
+ * Secret query values of an endpoint (`?token=`, `?api_key=`...) are kept as its password is since 1.2/04
+ * (docs/decisions.md, server-monitor, Endpoint credentials): masked `***` in `endpoint`, sealed in
+ * `endpoint_secret`, now as JSON `{"password":..,"query":[..]}` (a password alone stays sealed as it is, as
+ * 1.2/04 reads it). The rollback puts the values back into the URLs and the password alone in
+ * `endpoint_secret`. Written out here rather than taken from the plugin's code: a migration does what it
+ * did when it was written.
+ */
+export async function up(knex: Knex, context: MigrationContext): Promise<void> {
+  await pages(
+    knex,
+    (q) => q.where('endpoint', 'like', '%?%=%'),
+    async (trx, row) => {
+      const url = urlOf(String(row.endpoint));
+      const found = url ? secretValues(url.search) : [];
+      if (!url || !found.some((q) => q.value !== MASK)) return;
+      // A row 1.2/04 sealed holds its password alone; a row sealed since holds JSON and is masked already.
+      const before = row.endpoint_secret === null ? null : context.secrets.open(String(row.endpoint_secret));
+      if (before?.startsWith('{')) return;
+      const secrets: Secrets = { password: before ?? undefined, query: found.map((q) => q.value) };
+      const unmasked = found.filter((q) => q.value !== MASK);
+      url.search = withValues(
+        url.search,
+        unmasked,
+        unmasked.map(() => MASK),
+      );
+      await trx('monitor_servers')
+        .where({ id: row.id })
+        .update({ endpoint: url.href, endpoint_secret: context.secrets.seal(JSON.stringify(secrets)) });
+    },
+  );
+}
+
+export async function down(knex: Knex, context: MigrationContext): Promise<void> {
+  await pages(
+    knex,
+    (q) => q.whereNotNull('endpoint_secret'),
+    async (trx, row) => {
+      const text = context.secrets.open(String(row.endpoint_secret));
+      if (!text.startsWith('{')) return;
+      const secrets = JSON.parse(text) as Secrets;
+      const url = new URL(String(row.endpoint));
+      if (secrets.query?.length) url.search = withValues(url.search, secretValues(url.search), secrets.query);
+      await trx('monitor_servers')
+        .where({ id: row.id })
+        .update({
+          endpoint: url.href,
+          endpoint_secret: secrets.password ? context.secrets.seal(secrets.password) : null,
+        });
+    },
+  );
+}
+
+type Row = { id: number; endpoint: unknown; endpoint_secret: unknown };
+
+/** The rows `where` selects, by id, a transaction per page of them. */
+async function pages(
+  knex: Knex,
+  where: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
+  each: (trx: Knex.Transaction, row: Row) => Promise<void>,
+): Promise<void> {
+  for (let after = 0; ;) {
+    const rows: Row[] = await where(knex('monitor_servers').where('id', '>', after))
+      .orderBy('id')
+      .limit(PAGE)
+      .select('id', 'endpoint', 'endpoint_secret');
+    if (!rows.length) return;
+    await knex.transaction(async (trx) => {
+      for (const row of rows) await each(trx, row);
+    });
+    after = Number(rows[rows.length - 1].id);
+  }
+}
