@@ -37,7 +37,10 @@ export const serverSchema = {
     id: { type: 'integer' },
     organization_id: { type: 'integer' },
     title: { type: 'string' },
-    endpoint: { type: 'string', description: 'the monitored URL (a password or secret query value in it, such as ?token=, shown as ***)' },
+    endpoint: {
+      type: 'string',
+      description: 'the monitored URL (a password or secret query value in it, such as ?token=, shown as ***)',
+    },
     notes: { type: ['string', 'null'] },
     state: {
       enum: [...SERVER_STATES],
