@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { isProviderError, ProviderError } from './errors';
 import { memoryReplayGuard } from './replay';
 import { eventProblem } from './event-shape';
-import { EVENT_TYPES } from './types';
+import { EVENT_TYPES, HOST_HEADERS } from './types';
 import type { InboundEndpoint, InboundRequest, NormalizedEvent, ProviderAdapter, VerifyContext } from './types';
 
 /** A fixture request and the events it must normalize to (the fields given are compared). */
@@ -10,7 +10,10 @@ export interface ContractFixture {
   name: string;
   request: InboundRequest;
   events: Array<Partial<Omit<NormalizedEvent, 'occurredAt' | 'raw'>> & { occurredAt?: string }>;
-  /** The sample gives different events one id (documentation samples with a placeholder id do). */
+  /**
+   * The sample gives different events one id, or an id another fixture's event has: documentation samples
+   * with a placeholder id do, and so does the same event told twice on purpose (a retry, another form).
+   */
   idsRepeat?: boolean;
 }
 
@@ -51,6 +54,28 @@ const GARBAGE = ['', 'not json', '{"unterminated": ', 'null', '42', '[1, 2]', '{
 /** Names every plain object answers to: a provider's event name looked up in a table must not find them. */
 const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty'];
 
+/**
+ * Another secret of the same shape: one character in the middle moved to the next of its kind (digit,
+ * lower or upper letter), so a secret read as hex or base64 still decodes, to other bytes.
+ */
+export function otherSecret(secret: string): string {
+  const start = secret.startsWith('whsec_') ? 6 : 0;
+  for (let i = start + Math.floor((secret.length - start) / 2); i < secret.length; i++) {
+    const c = secret[i];
+    const next = /[0-8a-yA-Y]/.test(c)
+      ? String.fromCharCode(c.charCodeAt(0) + 1)
+      : c === '9'
+        ? '0'
+        : c === 'z'
+          ? 'a'
+          : c === 'Z'
+            ? 'A'
+            : null;
+    if (next) return secret.slice(0, i) + next + secret.slice(i + 1);
+  }
+  return `${secret}-other`;
+}
+
 /** The body with every text in it (JSON values, form values) replaced by `name`, keys kept. */
 function everyTextAs(body: Buffer, name: string): Buffer {
   const text = body.toString('utf8');
@@ -79,13 +104,15 @@ function everyTextAs(body: Buffer, name: string): Buffer {
 export function runAdapterContract(contract: AdapterContract): void {
   const { adapter, endpoint } = contract;
   const context = (): VerifyContext => ({ now: () => NOW, replay: memoryReplayGuard(), ...contract.context });
-  const refused = async (request: InboundRequest, kinds: string[], ctx = context(), on = endpoint) => {
-    const error = await adapter.verify(request, on, ctx).then(
+  const refused = async (request: InboundRequest, kinds: string[], what: string, ctx = context()) => {
+    const error = await adapter.verify(request, endpoint, ctx).then(
       () => null,
       (err: unknown) => err,
     );
-    expect(isProviderError(error), `verify must refuse with a ProviderError, not ${String(error)}`).to.equal(true);
-    expect(kinds).to.include((error as ProviderError).kind);
+    expect(isProviderError(error), `verify must refuse ${what} with a ProviderError, not ${String(error)}`).to.equal(
+      true,
+    );
+    expect(kinds, `the kind of refusal of ${what}`).to.include((error as ProviderError).kind);
   };
 
   describe(`provider adapter contract: ${adapter.key}`, () => {
@@ -95,8 +122,12 @@ export function runAdapterContract(contract: AdapterContract): void {
 
     if (contract.signsWithSecret !== false)
       it('refuses a request signed with another secret', async () => {
-        const other = { ...endpoint, secret: `${endpoint.secret}-other` };
-        await refused(contract.sign(contract.body, other, NOW), ['signature', 'forbidden']);
+        const other = { ...endpoint, secret: otherSecret(endpoint.secret ?? '') };
+        await refused(
+          contract.sign(contract.body, other, NOW),
+          ['signature', 'forbidden'],
+          `a request signed with the secret ${JSON.stringify(other.secret)}`,
+        );
       });
 
     if (contract.signsBody)
@@ -104,12 +135,16 @@ export function runAdapterContract(contract: AdapterContract): void {
         const request = contract.sign(contract.body, endpoint, NOW);
         const tampered = Buffer.from(request.rawBody);
         tampered[Math.floor(tampered.length / 2)] ^= 1;
-        await refused({ ...request, rawBody: tampered }, ['signature', 'malformed']);
+        await refused({ ...request, rawBody: tampered }, ['signature', 'malformed'], 'a body changed after signing');
       });
 
     it('refuses a request missing any part of its signature', async () => {
-      for (const remove of contract.removeEach)
-        await refused(remove(contract.sign(contract.body, endpoint, NOW)), ['signature', 'forbidden', 'malformed']);
+      for (const [k, remove] of contract.removeEach.entries())
+        await refused(
+          remove(contract.sign(contract.body, endpoint, NOW)),
+          ['signature', 'forbidden', 'malformed'],
+          `a request without part ${k + 1} of removeEach`,
+        );
     });
 
     if (contract.maxAgeSeconds !== undefined) {
@@ -117,8 +152,16 @@ export function runAdapterContract(contract: AdapterContract): void {
       const maxAhead = contract.maxAheadSeconds ?? maxAge;
       it(`refuses a timestamp older than ${maxAge} s or ${maxAhead} s ahead, accepts one just inside`, async () => {
         const at = (seconds: number) => new Date(NOW.getTime() - seconds * 1000);
-        await refused(contract.sign(contract.body, endpoint, at(maxAge + 1)), ['stale']);
-        await refused(contract.sign(contract.body, endpoint, at(-(maxAhead + 1))), ['stale']);
+        await refused(
+          contract.sign(contract.body, endpoint, at(maxAge + 1)),
+          ['stale'],
+          `a request signed ${maxAge + 1} s ago`,
+        );
+        await refused(
+          contract.sign(contract.body, endpoint, at(-(maxAhead + 1))),
+          ['stale'],
+          `a request signed ${maxAhead + 1} s ahead`,
+        );
         await adapter.verify(contract.sign(contract.body, endpoint, at(maxAge - 1)), endpoint, context());
         await adapter.verify(contract.sign(contract.body, endpoint, at(-(maxAhead - 1))), endpoint, context());
       });
@@ -129,7 +172,7 @@ export function runAdapterContract(contract: AdapterContract): void {
         const ctx = context();
         const request = contract.sign(contract.body, endpoint, NOW);
         await adapter.verify(request, endpoint, ctx);
-        await refused(request, ['replayed'], ctx);
+        await refused(request, ['replayed'], 'the same request a second time', ctx);
       });
 
     if (contract.refusesReplay)
@@ -154,10 +197,23 @@ export function runAdapterContract(contract: AdapterContract): void {
         });
       });
 
-    it('gives every event of a request its own provider event id', async () => {
+    it('gives every event its own provider event id, across requests too', async () => {
+      // The host records an event once per id: an id two events share loses the second, silently.
+      const seen = new Map<string, string>();
       for (const fixture of contract.fixtures.filter((f) => !f.idsRepeat)) {
         const ids = (await adapter.normalize(fixture.request)).map((e) => e.providerEventId);
-        expect(new Set(ids).size, fixture.name).to.equal(ids.length);
+        expect(new Set(ids).size, `the events of ${fixture.name}`).to.equal(ids.length);
+        for (const id of ids) {
+          expect(seen.get(id), `id ${id} of ${fixture.name}, given to another fixture's event`).to.equal(undefined);
+          seen.set(id, fixture.name);
+        }
+      }
+    });
+
+    it('gives an event the same id each time it is read (a provider retry is recognized)', async () => {
+      for (const fixture of contract.fixtures) {
+        const ids = async () => (await adapter.normalize(fixture.request)).map((e) => e.providerEventId);
+        expect(await ids(), fixture.name).to.deep.equal(await ids());
       }
     });
 
@@ -198,9 +254,14 @@ export function runAdapterContract(contract: AdapterContract): void {
         }
     });
 
-    it('hands our ids back through its outgoing headers', async () => {
+    it('hands our ids back through its outgoing headers, of names the host leaves to adapters', async () => {
       const headers = adapter.outgoingHeaders({ messageId: 4711, subscriberId: 815 });
       expect(Object.keys(headers)).to.not.be.empty;
+      const hosts = new Set(HOST_HEADERS.map((name) => name.toLowerCase()));
+      expect(
+        Object.keys(headers).filter((name) => hosts.has(name.toLowerCase())),
+        'headers the host writes itself (HOST_HEADERS): a mail would carry the host value, not the adapter one',
+      ).to.deep.equal([]);
       const events = await adapter.normalize(contract.echo(headers));
       expect(events).to.not.be.empty;
       for (const event of events) expect(event).to.include({ messageId: 4711, subscriberId: 815 });

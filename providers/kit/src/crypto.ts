@@ -10,7 +10,8 @@ export function constantTimeEqual(a: string | Buffer, b: string | Buffer): boole
   return crypto.timingSafeEqual(digest(a), digest(b));
 }
 
-export function hmacSha256(key: string, ...parts: Array<string | Buffer>): Buffer {
+/** An HMAC-SHA256 of the parts in order; the key as text or bytes (a base64 secret decoded). */
+export function hmacSha256(key: string | Buffer, ...parts: Array<string | Buffer>): Buffer {
   const mac = crypto.createHmac('sha256', key);
   for (const part of parts) mac.update(part);
   return mac.digest();

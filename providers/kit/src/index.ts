@@ -5,5 +5,6 @@ export * from './request';
 export * from './replay';
 export * from './signed-time';
 export * from './mailgun-signature';
+export * from './standard-webhooks';
 export * from './credentials';
 export * from './event-shape';

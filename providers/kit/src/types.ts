@@ -95,3 +95,28 @@ export interface ProviderAdapter {
    */
   subscriptionUrl?(request: InboundRequest): string | null;
 }
+
+/**
+ * Headers the mail's own fields and the host write: an adapter's outgoing header of such a name (in any
+ * case) is left out of the mail, so the contract suite refuses one.
+ */
+export const HOST_HEADERS: readonly string[] = [
+  'From',
+  'Sender',
+  'To',
+  'Cc',
+  'Bcc',
+  'Reply-To',
+  'Subject',
+  'Date',
+  'Message-ID',
+  'MIME-Version',
+  'Content-Type',
+  'Content-Transfer-Encoding',
+  'Return-Path',
+  'DKIM-Signature',
+  'X-Campaign-Message-Id',
+  'X-Campaign-Subscriber-Id',
+  'List-Unsubscribe',
+  'List-Unsubscribe-Post',
+];

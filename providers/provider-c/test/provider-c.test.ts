@@ -66,16 +66,19 @@ runAdapterContract({
     },
     {
       name: 'a block, the address kept active: soft',
+      idsRepeat: true,
       request: json(softBounce().replace('"Type": "SoftBounce"', '"Type": "Blocked"')),
       events: [{ type: 'bounced', bounce: 'soft' }],
     },
     {
       name: 'a DMARC rejection, the address kept active: soft',
+      idsRepeat: true,
       request: json(softBounce().replace('"Type": "SoftBounce"', '"Type": "DMARCPolicy"')),
       events: [{ type: 'bounced', bounce: 'soft' }],
     },
     {
       name: 'a block that made Postmark deactivate the address: hard',
+      idsRepeat: true,
       request: json(
         softBounce()
           .replace('"Type": "SoftBounce"', '"Type": "Blocked"')
@@ -95,6 +98,7 @@ runAdapterContract({
     },
     {
       name: 'its Bounce record, the address in capitals: the same event id',
+      idsRepeat: true,
       request: json(
         fixture('provider_c_sample2.json')
           .toString()
@@ -110,6 +114,7 @@ runAdapterContract({
     },
     {
       name: "the complaint's SubscriptionChange",
+      idsRepeat: true,
       request: json(
         fixture('mailcoach_subscription_change_complaint.json')
           .toString()

@@ -102,8 +102,23 @@ export function loadProviderAdapters(packages: Partial<Record<string, string>>, 
     }
     const adapter = (loaded.default ?? loaded) as ProviderAdapter;
     if (adapter.key !== key || typeof adapter.verify !== 'function' || typeof adapter.normalize !== 'function')
-      throw new Error(`Provider adapter ${key}: package ${name} does not export the adapter of ${key}`);
+      throw new Error(
+        `Provider adapter ${key}: package ${name} does not export the adapter of ${key} (${found(loaded)})`,
+      );
     adapters.set(key, adapter);
   }
   return new ProviderAdapters(adapters, logger);
+}
+
+/** What a package exports instead of the adapter, for the message that stops start-up. */
+function found(loaded: object): string {
+  const adapter = ((loaded as { default?: unknown }).default ?? loaded) as Partial<ProviderAdapter>;
+  if (typeof adapter?.key === 'string')
+    return typeof adapter.verify === 'function' && typeof adapter.normalize === 'function'
+      ? `it exports the adapter of ${adapter.key}`
+      : `its export of key ${adapter.key} lacks verify or normalize`;
+  const names = Object.keys(loaded ?? {}).slice(0, 10);
+  return `the adapter must be its main export (module.exports or default), with key, verify and normalize; it exports ${
+    names.length ? names.join(', ') : 'nothing'
+  }`;
 }

@@ -1,6 +1,7 @@
 import { decodeHTML } from 'entities';
 import { TRACKED_LINK, type MailTracking } from './tracking-links';
 import { loadOnFirstUse, type MailMessage } from '@switchboard/core';
+import { HOST_HEADERS } from '@switchboard/provider-kit';
 import { compileTemplate, MergeValues, placesTag, Template, verbatim, withTagsKept } from './merge-tags';
 import { escapeHtml } from '../shared/html';
 
@@ -120,29 +121,8 @@ export class Composer {
   }
 }
 
-/** Headers the mail's own fields and ours write: an adapter's header of such a name, in any case, is left out. */
-const NOT_ADAPTERS = new Set(
-  [
-    'From',
-    'Sender',
-    'To',
-    'Cc',
-    'Bcc',
-    'Reply-To',
-    'Subject',
-    'Date',
-    'Message-ID',
-    'MIME-Version',
-    'Content-Type',
-    'Content-Transfer-Encoding',
-    'Return-Path',
-    'DKIM-Signature',
-    'X-Campaign-Message-Id',
-    'X-Campaign-Subscriber-Id',
-    'List-Unsubscribe',
-    'List-Unsubscribe-Post',
-  ].map((name) => name.toLowerCase()),
-);
+/** An adapter's header named as one the host writes (HOST_HEADERS), in any case, is left out. */
+const NOT_ADAPTERS = new Set(HOST_HEADERS.map((name) => name.toLowerCase()));
 
 function adaptersOwn(headers: Record<string, string> | undefined): Record<string, string> {
   if (!headers) return {};

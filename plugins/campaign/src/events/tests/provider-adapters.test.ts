@@ -31,7 +31,11 @@ describe('campaign: provider adapters named in the config', () => {
       'Provider adapter provider_b: package @acme/no-such-adapter is not installed. Install it (npm install @acme/no-such-adapter)',
     );
     expect(() => loadProviderAdapters({ provider_b: '@switchboard/provider-a' })).to.throw(
-      'Provider adapter provider_b: package @switchboard/provider-a does not export the adapter of provider_b',
+      'Provider adapter provider_b: package @switchboard/provider-a does not export the adapter of provider_b (it exports the adapter of provider_a)',
+    );
+    // A package exporting the adapter under a name of its own is told where it must be.
+    expect(() => loadProviderAdapters({ provider_f: '@switchboard/provider-kit' })).to.throw(
+      /does not export the adapter of provider_f \(the adapter must be its main export \(module.exports or default\), with key, verify and normalize; it exports EVENT_TYPES, /,
     );
   });
 
