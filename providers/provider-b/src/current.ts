@@ -19,6 +19,9 @@ function kindOf(data: Record<string, unknown>): Kind | null {
       return { type: data.event };
     case 'failed':
       return data.severity === 'temporary' ? null : { type: 'bounced', bounce: 'hard' };
+    // The legacy name in the current envelope: the campaign spec lists `bounced` among provider_b's events.
+    case 'bounced':
+      return { type: 'bounced', bounce: 'hard' };
     case 'rejected':
       return { type: 'dropped' };
     default:

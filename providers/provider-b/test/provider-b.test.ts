@@ -170,6 +170,11 @@ describe("provider_b: Mailgun's current JSON webhooks (event-data)", () => {
       }),
     );
     expect(click).to.deep.include({ type: 'clicked', url: 'https://acme.test/a', messageId: 12, subscriberId: 34 });
+    // `bounced`, the name the campaign spec lists for provider_b, in this envelope too: a hard bounce.
+    const [bounce] = await providerB.normalize(
+      signedBody({ event: 'bounced', id: 'b-1', recipient: 'alice@example.com', timestamp: 1521472262 }),
+    );
+    expect(bounce).to.deep.include({ type: 'bounced', bounce: 'hard', providerEventId: 'bounced:b-1' });
   });
 
   it("takes a subaccount's event by its own key only, not by the parent-signature its holder also receives", async () => {
