@@ -9,7 +9,7 @@ import { messageEnvelopeSchema, successEnvelopeSchema } from '../schemas/common'
 export const linkedEnvelopes = (version: string, publicUrl: string) => ({
   ok: <T>(data: T) => successBody(data, version),
   message: (text: string) => messageBody(text),
-  confirmation: <T>(text: string, data: T) => ({ ...messageBody(text), data }),
+  confirmation: <T>(text: string, data: T) => ({ ...messageBody(text), ...successBody(data, version) }),
   page: <T>(ctx: Context, data: T[], page: PageInfo, extra?: Record<string, unknown>) =>
     paginatedBody(data, page, (n) => pageUrl(publicUrl, ctx, n), version, extra),
 });
@@ -23,9 +23,11 @@ function pageUrl(publicUrl: string, ctx: Context, page: number): string {
 const meta = { type: 'object', properties: { timestamp: { type: 'string' }, version: { type: 'string' } } } as const;
 
 export const okEnvelopeSchema = (data: object) => successEnvelopeSchema(data, meta);
+/** An action's answer: what was done in words, and its data with the meta every success carries (campaign spec §1, §9). */
 export const confirmationEnvelopeSchema = (data: object) => ({
   ...messageEnvelopeSchema,
-  properties: { ...messageEnvelopeSchema.properties, data },
+  required: [...messageEnvelopeSchema.required, 'data', 'meta'],
+  properties: { ...messageEnvelopeSchema.properties, data, meta },
 });
 
 export const pageEnvelopeSchema = (item: object) => ({

@@ -55,6 +55,10 @@ describeEachBackend('campaign: lists', (backend) => {
       .post(`/lists/${list}/subscribers`, { subscriber_ids: [...ids, unconfirmed] })
       .expect(200);
     expect(added.body).to.deep.include({ success: true, data: { added: 4 } });
+    // An action's answer says what was done and carries the meta of every success (campaign spec §1, §9).
+    expect(added.body.message).to.be.a('string').and.not.empty;
+    expect(added.body.meta.version).to.be.a('string').and.not.empty;
+    expect(new Date(added.body.meta.timestamp).toISOString()).to.equal(added.body.meta.timestamp);
     const again = await f
       .api()
       .post(`/lists/${list}/subscribers`, { subscriber_ids: [ids[0]] })
