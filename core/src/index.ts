@@ -40,7 +40,7 @@ export * from './http/linked-envelopes';
 export { objectRoutes } from './http/object-routes';
 export type { ObjectRoutes } from './http/object-routes';
 export * from './http/api-registry';
-export { compileValidator } from './http/validation';
+export { CHECKED_ALONE, compileValidator } from './http/validation';
 export { readRawBody } from './http/raw-body';
 export { SecretBox } from './secrets/secret-box';
 export { localSecret } from './secrets/local-secret';

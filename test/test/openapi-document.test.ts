@@ -80,6 +80,25 @@ describe('the OpenAPI document, by outside examiners', function () {
     expect(document.paths['/api/campaign/t/c'].get.responses['302'].headers).to.have.key('Location');
   });
 
+  it('types what a generated client sends and reads: batch rows, meta_data, the click redirect body', () => {
+    const json = (op: any) => op.requestBody.content['application/json'].schema;
+    const batch = document.paths['/api/campaign/subscribers/batch'];
+    const created = json(batch.post).properties.subscribers.items;
+    expect(created.required).to.deep.equal(['email']);
+    expect(created.properties).to.include.keys('email', 'first_name', 'meta_data', 'lists');
+    expect(created.description).to.match(/checked on its own/);
+    expect(created).to.not.have.property('x-checked-alone');
+    expect(json(batch.put).properties.subscribers.items.properties).to.include.keys('id', 'email', 'first_name');
+    const subscriber =
+      document.paths['/api/campaign/subscribers/{id}'].get.responses['200'].content['application/json'].schema
+        .properties.data.properties;
+    expect(subscriber.meta_data.additionalProperties.anyOf).to.deep.equal([
+      { type: 'string' },
+      { type: 'array', items: { type: 'string' } },
+    ]);
+    expect(document.paths['/api/campaign/t/c'].get.responses['302'].content).to.have.key('text/html');
+  });
+
   it("publishes the receiver's body (the provider's own: JSON, a form or multipart) and HEAD on a heartbeat ping", () => {
     const receive = document.paths['/api/campaign/webhook/{provider}'].post.requestBody;
     expect(receive.content).to.have.keys(

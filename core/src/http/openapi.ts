@@ -1,5 +1,6 @@
 import type { ApiRegistry, RouteRecord } from './api-registry';
 import { documentedResponses } from './documented-responses';
+import { CHECKED_ALONE } from './validation';
 
 /** `/lists/:id/subscribers` -> `/lists/{id}/subscribers`; a route at its group's prefix has no trailing slash. */
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/(.)\/$/, '$1');
@@ -22,6 +23,14 @@ function operationIdOf(method: string, path: string): string {
 function asRead(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(asRead);
   if (typeof schema !== 'object' || schema === null) return schema;
+  const alone = (schema as { [CHECKED_ALONE]?: { description?: string } })[CHECKED_ALONE];
+  if (alone)
+    return asRead({
+      ...alone,
+      description: [alone.description, 'checked on its own: one that does not fit fails alone (in `errors`)']
+        .filter(Boolean)
+        .join('; '),
+    });
   return Object.fromEntries(
     Object.entries(schema)
       .filter(([key, value]) => !(key === 'additionalProperties' && value === false))

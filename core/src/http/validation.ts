@@ -7,6 +7,13 @@ import { EMAIL_PATTERN } from '../schemas/common';
 /** Patterns that spell out a format (for validators other than ajv): a mismatch reads as that format's. */
 const FORMAT_OF_PATTERN: Record<string, string> = { [EMAIL_PATTERN]: 'email' };
 
+/**
+ * A schema's annotation naming the schema its value is checked against by the handler, one value at a
+ * time, instead of by the request's validation (a batch's rows: a bad row fails alone). The OpenAPI
+ * document publishes that schema in its place, so a client is typed by what it must send.
+ */
+export const CHECKED_ALONE = 'x-checked-alone';
+
 function newAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
     allErrors: false,
@@ -17,7 +24,7 @@ function newAjv(coerce: boolean): Ajv {
     strict: true,
   });
   addFormats(ajv);
-  ajv.addVocabulary(['example']);
+  ajv.addVocabulary(['example', CHECKED_ALONE]);
   return ajv;
 }
 

@@ -37,12 +37,14 @@ export function trackingRoutes(api: PluginApi, ctx: PluginContext): void {
           required: ['token', 'u'],
           properties: { token, u: { type: 'string', minLength: 8, ...TRACKED_LINK } },
         },
-        response: { status: 302, description: 'a redirect to the link' },
+        response: { status: 302, description: 'a redirect to the link', contentType: 'text/html' },
         answers: { 404: 'RESOURCE_NOT_FOUND: the token is not one of ours, or the link is not one of its mail' },
       },
       async ({ query, ctx: http }) => {
         const url = await tracking.click(query.token, query.u);
         http.redirect(url);
+        // Koa types its redirect by the Accept header; the document names one type.
+        http.type = 'text/html';
         return `Redirecting to ${escapeHtml(url)}`;
       },
     );

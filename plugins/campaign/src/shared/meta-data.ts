@@ -16,6 +16,13 @@ export const metaDataSchema = {
 
 export type MetaData = Validated<typeof metaDataSchema>;
 
+/** meta_data as answers show it: the values' shape, which a generated client types (`Record<string, string | string[]>`). */
+export const shownMetaDataSchema = {
+  type: 'object',
+  additionalProperties: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+  description: metaDataSchema.description,
+} as const;
+
 /** The most meta_data's JSON text may take: what MySQL's TEXT column holds. */
 export const META_DATA_MAX_BYTES = 65_535;
 

@@ -1,8 +1,26 @@
-import { emailSchema, idSchema, Shape, Validated } from '@switchboard/core';
+import { CHECKED_ALONE, emailSchema, idSchema, Shape, Validated } from '@switchboard/core';
 import { createSubscriberBody, profileProperties } from '../subscribers';
 
 /** Requests above this many rows are refused whole (VALIDATION_ERROR, rule maxItems). */
 export const MAX_BATCH = 1000;
+
+export const batchRowSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['email'],
+  properties: { email: createSubscriberBody.properties.email, ...profileProperties },
+} as const;
+
+export const batchUpdateRowSchema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'names the subscriber by id or by email',
+  properties: {
+    id: idSchema,
+    email: emailSchema,
+    ...profileProperties,
+  },
+} as const;
 
 /** The request shape; each row is then checked on its own so one bad row fails alone. */
 export const batchCreateBody = {
@@ -10,7 +28,12 @@ export const batchCreateBody = {
   additionalProperties: false,
   required: ['subscribers'],
   properties: {
-    subscribers: { type: 'array', minItems: 1, maxItems: MAX_BATCH, items: { type: 'object' } },
+    subscribers: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_BATCH,
+      items: { type: 'object', [CHECKED_ALONE]: batchRowSchema },
+    },
     lists: {
       type: 'array',
       items: idSchema,
@@ -26,28 +49,17 @@ export const batchCreateBody = {
   },
 } as const;
 
-export const batchRowSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['email'],
-  properties: { email: createSubscriberBody.properties.email, ...profileProperties },
-} as const;
-
 export const batchUpdateBody = {
   type: 'object',
   additionalProperties: false,
   required: ['subscribers'],
-  properties: { subscribers: { type: 'array', minItems: 1, maxItems: MAX_BATCH, items: { type: 'object' } } },
-} as const;
-
-export const batchUpdateRowSchema = {
-  type: 'object',
-  additionalProperties: false,
-  description: 'names the subscriber by id or by email',
   properties: {
-    id: idSchema,
-    email: emailSchema,
-    ...profileProperties,
+    subscribers: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_BATCH,
+      items: { type: 'object', [CHECKED_ALONE]: batchUpdateRowSchema },
+    },
   },
 } as const;
 

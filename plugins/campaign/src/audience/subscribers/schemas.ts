@@ -8,7 +8,7 @@ import {
   Validated,
 } from '@switchboard/core';
 import { SUBSCRIBER_STATUSES } from '../../shared/subscriber-statuses';
-import { metaDataSchema } from '../../shared/meta-data';
+import { metaDataSchema, shownMetaDataSchema } from '../../shared/meta-data';
 
 const text = { type: ['string', 'null'], maxLength: 191 } as const;
 const listIds = { type: 'array', items: idSchema, uniqueItems: true, maxItems: 100 } as const;
@@ -68,7 +68,7 @@ const listItemProperties = {
   job_title: { type: ['string', 'null'] },
   status: { enum: SUBSCRIBER_STATUSES },
   created_at: timestamp,
-  meta_data: { type: 'object' },
+  meta_data: shownMetaDataSchema,
 } as const;
 
 /** The fields of a subscriber in a list; each is a column of its row. */
