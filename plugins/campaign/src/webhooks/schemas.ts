@@ -22,7 +22,8 @@ const properties = {
     type: 'string',
     minLength: 16,
     maxLength: 255,
-    description: 'Signing secret: whsec_ and base64 key bytes (Standard Webhooks), or any text used as the key',
+    description:
+      'Signing secret: whsec_ and the base64 of at least 16 key bytes (22 characters; Standard Webhooks), or any text used as the key',
   },
   active: { type: 'boolean' },
 } as const;
