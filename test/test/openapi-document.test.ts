@@ -97,6 +97,11 @@ describe('the OpenAPI document, by outside examiners', function () {
       { type: 'array', items: { type: 'string' } },
     ]);
     expect(document.paths['/api/campaign/t/c'].get.responses['302'].content).to.have.key('text/html');
+    // A change needs one known member (unknown ones are dropped first): said as "any one of them required".
+    const change = json(document.paths['/api/campaign/subscribers/{id}'].put);
+    expect(change).to.not.have.property('minProperties');
+    expect(change.anyOf).to.deep.include({ required: ['first_name'] });
+    expect(change.anyOf).to.have.length(Object.keys(change.properties).length);
   });
 
   it("publishes the receiver's body (the provider's own: JSON, a form or multipart) and HEAD on a heartbeat ping", () => {

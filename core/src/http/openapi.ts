@@ -32,10 +32,24 @@ function asRead(schema: unknown): unknown {
         .join('; '),
     });
   return Object.fromEntries(
-    Object.entries(schema)
+    Object.entries(atLeastOneKnown(schema))
       .filter(([key, value]) => !(key === 'additionalProperties' && value === false))
       .map(([key, value]) => [key, asRead(value)]),
   );
+}
+
+/**
+ * `minProperties: 1` as the server reads it: unknown members are dropped first, so one known member is
+ * needed (`{"unknown": 1}` is a 422). Published as "any one of the properties is required", which says so.
+ */
+function atLeastOneKnown(schema: object): object {
+  const { minProperties, properties, anyOf, ...rest } = schema as {
+    minProperties?: unknown;
+    properties?: Record<string, unknown>;
+    anyOf?: unknown;
+  };
+  if (minProperties !== 1 || !properties || anyOf !== undefined) return schema;
+  return { ...rest, properties, anyOf: Object.keys(properties).map((name) => ({ required: [name] })) };
 }
 
 /** A body left out is read as `{}`: it may be when its schema is an object that `{}` satisfies. */

@@ -2,5 +2,5 @@
 export { AlertService } from './alert-service';
 export { ALERT_JOB } from './jobs';
 export { SMS_SENDER, smsSenderOf } from './sms';
-export { administratorsOf } from './recipients';
+export { ADMIN_ROLE, administratorsOf } from './recipients';
 export type { Administrator } from './recipients';

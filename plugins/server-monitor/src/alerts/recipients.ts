@@ -8,6 +8,9 @@ export interface Administrator {
   sms_enabled: boolean;
 }
 
+/** The users-projects role whose users are an organization's administrators, the only ones alerted. */
+export const ADMIN_ROLE = 'admin';
+
 export interface Recipient {
   channel: 'email' | 'sms';
   address: string;
@@ -36,7 +39,11 @@ export async function administratorsOf(
   };
 }
 
-/** Who an alert goes to, by channel: the administrators' flags, their users' addresses and phones. */
+/**
+ * Who an alert goes to, by channel: the administrators' flags, their users' addresses and phones. A listed
+ * user is alerted while their role is admin: one demoted since the setting was saved is not (spec §1:
+ * alerts go to organization administrators).
+ */
 export async function recipientsOf(
   knex: Knex | Knex.Transaction,
   directory: UsersDirectory,
@@ -49,7 +56,7 @@ export async function recipientsOf(
   const recipients: Recipient[] = [];
   for (const a of administrators) {
     const user = byId.get(a.user_id);
-    if (!user) continue;
+    if (user?.role !== ADMIN_ROLE) continue;
     if (toBool(a.email_enabled)) recipients.push({ channel: 'email', address: user.email });
     if (toBool(a.sms_enabled) && user.phone) recipients.push({ channel: 'sms', address: user.phone });
   }

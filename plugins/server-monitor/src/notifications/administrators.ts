@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { AppError } from '@switchboard/core';
 import type { Administrator } from '../alerts';
+import { ADMIN_ROLE } from '../alerts';
 import type { UsersDirectory } from '../shared/users-directory';
 
 const invalid = (message: string) => new AppError('VALIDATION_ERROR', message);
@@ -25,7 +26,7 @@ export async function checkAdministrators(
   for (const a of administrators) {
     const user = byId.get(a.user_id);
     if (!user) throw invalid(`user ${a.user_id} not found in organization ${organizationId}`);
-    if (user.role !== 'admin')
+    if (user.role !== ADMIN_ROLE)
       throw invalid(`user ${a.user_id} is not an administrator (role ${user.role}): alerts go to users of role admin`);
     if (a.sms_enabled && !user.phone) throw invalid(`user ${a.user_id} has no phone number for SMS`);
   }

@@ -16,7 +16,10 @@ function describeSetting(s: NotificationSetting): string {
     `Organization ${s.organization_id}`,
     administrators,
     ...s.administrators.map(
-      (a) => `  user ${a.user_id} ${a.email ?? '(not found)'}, ${a.phone ?? 'no phone'}: ${channelsOf(a)}`,
+      (a) =>
+        `  user ${a.user_id} ${a.email ?? '(not found)'}, ${a.phone ?? 'no phone'}: ${channelsOf(a)}${
+          a.alerted ? '' : ' (not alerted: no administrator now)'
+        }`,
     ),
     `Other e-mails: ${s.other_emails.join(', ') || 'none'}`,
     `SSL expiry alert: ${s.ssl_expiry_days} days before`,

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { AppError, Clock, SERVICES, toInt, transactionWithRetry } from '@switchboard/core';
-import { Administrator, administratorsOf } from '../alerts';
+import { ADMIN_ROLE, Administrator, administratorsOf } from '../alerts';
 import { USERS_DIRECTORY, UsersDirectory } from '../shared/users-directory';
 import { checkAdministrators } from './administrators';
 
@@ -12,7 +12,8 @@ export interface NotificationSetting {
   organization_id: number;
   /** No administrators set: every administrator (role admin) is alerted by e-mail. */
   every_admin_by_email: boolean;
-  administrators: Array<Administrator & { email: string | null; phone: string | null }>;
+  /** `alerted` false: the user is no administrator now (demoted or removed since), so not alerted. */
+  administrators: Array<Administrator & { email: string | null; phone: string | null; alerted: boolean }>;
   other_emails: string[];
   ssl_expiry_days: number;
 }
@@ -53,6 +54,7 @@ export class NotificationSettingService {
         sms_enabled: a.sms_enabled,
         email: byId.get(a.user_id)?.email ?? null,
         phone: byId.get(a.user_id)?.phone || null,
+        alerted: byId.get(a.user_id)?.role === ADMIN_ROLE,
       })),
       other_emails: otherEmails,
       ssl_expiry_days: row ? toInt(row.ssl_expiry_days) : DEFAULT_SSL_EXPIRY_DAYS,

@@ -84,6 +84,17 @@ export function positiveId(text: string, what: string): number {
   return id;
 }
 
+/**
+ * A server id as the single-server recalculation reads it: an integer that is no server's id (0, -1, one
+ * past the column's range) is a server that does not exist, 404 as the spec states; other text is a 400.
+ */
+export function serverId(text: string): number {
+  if (!/^-?\d+$/.test(text)) throw new AppError('BAD_REQUEST', 'The server id must be a positive integer');
+  const id = /^\d{1,10}$/.test(text) ? Number(text) : 0;
+  if (id < 1 || id > 4_294_967_295) throw new AppError('RESOURCE_NOT_FOUND', `Server with ID ${text} not found`);
+  return id;
+}
+
 /** Params of a route whose only segment before the key is an id. */
 export const idAndKey = {
   type: 'object',

@@ -1,5 +1,5 @@
 import { ApiGroup, PluginContext } from '@switchboard/core';
-import { failingAs, idAndKey, KEYED_ANSWERS, keyParam, positiveId, successSchema } from '../shared/api';
+import { failingAs, idAndKey, KEYED_ANSWERS, keyParam, serverId, successSchema } from '../shared/api';
 import { MonitorKey } from '../shared/key';
 import { UptimeService } from './service';
 
@@ -18,13 +18,13 @@ export function uptimeRoutes(group: ApiGroup, ctx: PluginContext): void {
       response: { schema: successSchema() },
       answers: {
         ...KEYED_ANSWERS,
-        400: 'the server id is not a positive integer',
-        404: 'Server with ID <server_id> not found',
+        400: 'the server id is not an integer',
+        404: 'Server with ID <server_id> not found (also for an integer that is no id: 0, -1)',
       },
     },
     async ({ params }) => {
       key.require(params.key);
-      const id = positiveId(params.id, 'server');
+      const id = serverId(params.id);
       const title = await failingAs(failed, () => uptime.queueServer(id));
       return { success: true, message: `Uptime recalculation queued for server "${title}" (ID ${id})` };
     },

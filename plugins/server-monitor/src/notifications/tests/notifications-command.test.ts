@@ -66,8 +66,15 @@ describeEachBackend('server-monitor: servermonitor:notifications', (backend) => 
       organization_id: org,
       every_admin_by_email: false,
       administrators: [
-        { user_id: ada, email_enabled: true, sms_enabled: true, email: 'ada@notify.test', phone: '+15550201' },
-        { user_id: bob, email_enabled: true, sms_enabled: false, email: 'bob@notify.test', phone: null },
+        {
+          user_id: ada,
+          email_enabled: true,
+          sms_enabled: true,
+          email: 'ada@notify.test',
+          phone: '+15550201',
+          alerted: true,
+        },
+        { user_id: bob, email_enabled: true, sms_enabled: false, email: 'bob@notify.test', phone: null, alerted: true },
       ],
       other_emails: ['ops@notify.test'],
       ssl_expiry_days: 20,
@@ -115,6 +122,16 @@ describeEachBackend('server-monitor: servermonitor:notifications', (backend) => 
       ['email', 'bob@notify.test'],
       ['email', 'ops@notify.test'],
     ]);
+
+    // Bob demoted to member since: listed still, said not to be alerted, and not alerted.
+    await f.engine.knex('users').where({ id: bob }).update({ role: 'member' });
+    const after = await notifications(`--organization=${org}`);
+    expect(after.stdout).to.contain(
+      `  user ${bob} bob@notify.test, no phone: email (not alerted: no administrator now)`,
+    );
+    const later = await alerts.raise(f.engine.knex, org, { kind: 'test', serverId: null, subject: 'Hi', text: '' });
+    const recipients = await f.engine.knex('monitor_alerts').whereIn('id', later).orderBy('id').pluck('recipient');
+    expect(recipients).to.deep.equal(['ada@notify.test', '+15550201', 'ops@notify.test']);
   });
 
   it('prints the default for an organization without a setting, and a threshold alone leaves it the default', async function () {
@@ -138,7 +155,14 @@ describeEachBackend('server-monitor: servermonitor:notifications', (backend) => 
       organization_id: org,
       every_admin_by_email: true,
       administrators: [
-        { user_id: Number(dora), email_enabled: true, sms_enabled: false, email: 'dora@notify.test', phone: null },
+        {
+          user_id: Number(dora),
+          email_enabled: true,
+          sms_enabled: false,
+          email: 'dora@notify.test',
+          phone: null,
+          alerted: true,
+        },
       ],
       other_emails: [],
       ssl_expiry_days: 14,

@@ -34,14 +34,28 @@ describeEachBackend('server-monitor: the notification setting reads the injected
 
     // No setting yet: every administrator by e-mail.
     expect((await settings.read(org)).administrators).to.deep.equal([
-      { user_id: 911, email_enabled: true, sms_enabled: false, email: 'dora@stub.test', phone: '+15550911' },
+      {
+        user_id: 911,
+        email_enabled: true,
+        sms_enabled: false,
+        email: 'dora@stub.test',
+        phone: '+15550911',
+        alerted: true,
+      },
     ]);
     const setting = await settings.update(org, {
       administrators: [{ user_id: 911, email_enabled: false, sms_enabled: true }],
     });
     expect(setting).to.deep.include({ every_admin_by_email: false });
     expect(setting.administrators).to.deep.equal([
-      { user_id: 911, email_enabled: false, sms_enabled: true, email: 'dora@stub.test', phone: '+15550911' },
+      {
+        user_id: 911,
+        email_enabled: false,
+        sms_enabled: true,
+        email: 'dora@stub.test',
+        phone: '+15550911',
+        alerted: true,
+      },
     ]);
   });
 });

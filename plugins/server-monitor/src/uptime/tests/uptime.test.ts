@@ -61,7 +61,15 @@ describeEachBackend('server-monitor: uptime', (backend) => {
       success: false,
       message: 'Server with ID 999999 not found',
     });
-    expect((await f.call('/calculate/server/abc').expect(400)).body.success).to.equal(false);
+    // An integer that can be no server's id is a server that does not exist too (spec §7), not a 400.
+    for (const id of ['0', '-1', '99999999999'])
+      expect((await f.call(`/calculate/server/${id}`).expect(404)).body.message).to.equal(
+        `Server with ID ${id} not found`,
+      );
+    expect((await f.call('/calculate/server/abc').expect(400)).body).to.deep.equal({
+      success: false,
+      message: 'The server id must be a positive integer',
+    });
 
     const all = (await f.call('/calculate/all').expect(200)).body;
     expect(all.message).to.match(/^Uptime recalculation queued for all \d+ servers$/);
