@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import request from 'supertest';
 import { defineService, definePlugin, Engine, provide } from '../src';
-import { createTestEngine, describeEachBackend } from '../src/testing';
+import { createTestEngine, describeEachBackend, recordingLogger } from '../src/testing';
 
 /** A plugin that writes down which of its hooks the engine called, in order. */
 function recordingPlugin(calls: string[]) {
@@ -62,6 +62,24 @@ describeEachBackend('engine lifecycle: start() brings up what a process runs, in
       expect((await engine.migrator().status()).every((s) => s.pending.length === 0)).to.equal(true);
       const { port } = engine.httpServer!.address() as AddressInfo;
       await request(`http://127.0.0.1:${port}`).get('/api/recorder/ping').expect(200, { pong: true });
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a process that does not migrate, on a database a newer release migrated, says so once at start', async () => {
+    const { logger, entries } = recordingLogger();
+    const calls: string[] = [];
+    const engine = await createTestEngine(backend(), { plugins: [recordingPlugin(calls)], logger });
+    try {
+      await engine
+        .knex('migrations_core')
+        .insert({ name: '99.0/01-from-the-future', batch: 99, migration_time: new Date() });
+      await engine.start({ workers: true });
+      const said = entries.filter((e) => String(e.msg).includes('a newer release migrated it'));
+      expect(said).to.have.length(1);
+      expect(said[0]).to.deep.include({ plugin: 'core', unknown: ['99.0/01-from-the-future'] });
+      expect(calls).to.deep.equal(['start', 'jobs']);
     } finally {
       await engine.close();
     }

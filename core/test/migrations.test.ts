@@ -106,8 +106,15 @@ describeEachBackend('migrations: upgrading', (backend) => {
       { plugin: 'fx-notes', applied: NOTES },
     ]);
     expect(await migrator.status()).to.deep.equal([
-      { plugin: 'widgets', version: '1.10', applied: V1_0, pending: [...V1_1, ...V1_2, ...V1_10], current: '1.0' },
-      { plugin: 'fx-notes', version: '1.0.3', applied: NOTES, pending: [], current: '1.0' },
+      {
+        plugin: 'widgets',
+        version: '1.10',
+        applied: V1_0,
+        pending: [...V1_1, ...V1_2, ...V1_10],
+        current: '1.0',
+        unknown: [],
+      },
+      { plugin: 'fx-notes', version: '1.0.3', applied: NOTES, pending: [], current: '1.0', unknown: [] },
     ]);
     expect(await knex.schema.hasColumn('fx_widgets', 'label')).to.equal(false);
   });
@@ -141,10 +148,15 @@ describeEachBackend('migrations: upgrading', (backend) => {
     const downgraded = path.join(scratch, 'widgets-1.2');
     fs.cpSync(widgets.directory, downgraded, { recursive: true });
     fs.rmSync(path.join(downgraded, '1.10'), { recursive: true });
-    const error = await rejection(new Migrator(knex, [{ ...widgets, version: '1.2', directory: downgraded }]).latest());
-    expect(error.message).to.equal(
-      'Migrations of "widgets": The migration directory is corrupt, the following files are missing: 1.10/01-create-gizmos',
-    );
+    const older = new Migrator(knex, [{ ...widgets, version: '1.2', directory: downgraded }]);
+    const said =
+      'Migrations of "widgets": the database holds 1.10/01-create-gizmos, which release 1.2 does not have: a newer ' +
+      'release migrated it. Run this command with that release; to come back to this one, roll back with the newer ' +
+      'release first ("switchboard migrate:rollback --plugin widgets --to 1.2").';
+    expect((await rejection(older.latest())).message).to.equal(said);
+    expect((await rejection(older.rollback({ to: '1.0' }))).message).to.equal(said);
+    expect((await older.status())[0].unknown).to.deep.equal(['1.10/01-create-gizmos']);
+    expect((await migrator.status())[0].unknown).to.deep.equal([]);
   });
 
   it('records each namespace in its own tracking table, with its own lock', async () => {
@@ -254,8 +266,8 @@ describeEachBackend('migrations: rollback', (backend) => {
       },
     ]);
     expect(await both.status()).to.deep.equal([
-      { plugin: 'widgets', version: '1.10', applied: [], pending: ALL, current: null },
-      { plugin: 'fx-notes', version: '1.0.3', applied: [], pending: NOTES, current: null },
+      { plugin: 'widgets', version: '1.10', applied: [], pending: ALL, current: null, unknown: [] },
+      { plugin: 'fx-notes', version: '1.0.3', applied: [], pending: NOTES, current: null, unknown: [] },
     ]);
     expect(await knex.schema.hasTable('fx_widgets')).to.equal(false);
     expect(await knex.schema.hasTable('fx_notes')).to.equal(false);
@@ -296,8 +308,15 @@ describeEachBackend('migrations: concurrent runners', (backend) => {
     expect((await impatient.status())[0].pending).to.deep.equal(V1_10);
 
     warnings.length = 0;
-    const waiting = new Migrator(knex, [widgets]).latest();
-    while (!warnings.some((w) => w.includes("Can't take lock"))) await new Promise((resolve) => setImmediate(resolve));
+    const said: string[] = [];
+    const waiting = new Migrator(knex, [widgets], { log: { warn: (m) => said.push(m) } }).latest();
+    while (!said.length) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Said once, in our words; knex's own pair (several a second, advising "knex migrate:unlock") is not logged.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(said).to.deep.equal([
+      'Migrations of "widgets": another runner holds the lock (migrations_widgets_lock); waiting up to 60 s for it',
+    ]);
+    expect(warnings.filter((w) => /lock/i.test(w))).to.deep.equal([]);
     expect(await impatient.unlock('widgets')).to.deep.equal(['widgets']);
     expect(await waiting).to.deep.equal([{ plugin: 'widgets', applied: V1_10 }]);
   });

@@ -129,7 +129,10 @@ export function registerMigrationCommands(program: Command, withEngine: WithEngi
         const status = await engine.migrator().status();
         const lines = status.map(
           (s) =>
-            `${s.plugin} (release ${s.version}, at ${s.current ?? 'nothing'}): ${s.applied.length} applied, ${s.pending.length} pending${s.pending.length ? ` (${s.pending.join(', ')})` : ''}`,
+            `${s.plugin} (release ${s.version}, at ${s.current ?? 'nothing'}): ${s.applied.length} applied, ${s.pending.length} pending${s.pending.length ? ` (${s.pending.join(', ')})` : ''}` +
+            (s.unknown.length
+              ? `; NEWER than this release: ${s.unknown.join(', ')} (migrated by a newer release)`
+              : ''),
         );
         printResult(opts.json, { status }, lines.join('\n'));
       }),

@@ -23,14 +23,22 @@ export interface KnexLog {
 }
 
 /**
- * Routes knex's own warnings (e.g. "Can't take lock") to the engine's logger. A connection it could not
+ * Routes knex's own warnings to the engine's logger. A connection it could not
  * open is left out: the query that wanted it fails, and its caller reports that (a request's 503, a job's
  * retry); knex's line would repeat it once per query while the database is down.
  */
+const KNEX_NOISE = [
+  'Acquire connection error',
+  // A migration runner waiting for another's lock: the migrator says so once, in its own words (knex's pair
+  // came several times a second and advised "knex migrate:unlock", no command of ours, unsafe while one runs).
+  "Can't take lock to run migrations",
+  'If you are sure migrations are not running',
+];
+
 const knexLog = (log?: KnexLog) =>
   log && {
     warn: (m: unknown) => {
-      if (!String(m).startsWith('Acquire connection error')) log.warn(String(m));
+      if (!KNEX_NOISE.some((start) => String(m).startsWith(start))) log.warn(String(m));
     },
     error: (m: unknown) => log.error(String(m)),
     deprecate: () => undefined,

@@ -145,6 +145,7 @@ export class Engine {
   migrator(): Migrator {
     return new Migrator(this.knex, this.migrationNamespaces(), {
       secrets: () => this.container.resolve<SecretBox>(SERVICES.SecretBox),
+      log: this.logger,
     });
   }
 
@@ -193,10 +194,26 @@ export class Engine {
     // Built first so that a mistake in its settings (METRICS_ALLOW) stops start-up before anything runs.
     if (parts.http) this.http();
     if (parts.migrate) await this.migrator().latest();
+    else await this.warnIfMigratedByNewer();
     await this.startPlugins();
     if (parts.workers) this.startWorkers();
     if (parts.scheduler) this.startScheduler();
     if (parts.http) await this.listen();
+  }
+
+  /**
+   * A process started without migrating (`--no-migrate`, a worker) on a database a newer release migrated
+   * runs on a schema it does not know: said once, loudly, at start (`migrate` itself refuses).
+   */
+  private async warnIfMigratedByNewer(): Promise<void> {
+    const status = await this.migrator()
+      .status()
+      .catch(() => []);
+    for (const s of status.filter((n) => n.unknown.length))
+      this.logger.warn(
+        { plugin: s.plugin, unknown: s.unknown },
+        `The database holds migrations of ${s.plugin} that release ${s.version} does not have (${s.unknown.join(', ')}): a newer release migrated it, and this process may fail where the schema changed. Run the newer release.`,
+      );
   }
 
   /** Starts the queue processors every plugin declares. */

@@ -10,13 +10,15 @@ export async function retryWhileLocked<T>(
   run: () => Promise<T>,
   timeoutMs: number,
   lockedTooLong: (last: Error) => Error,
+  waiting?: () => void,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  for (let tries = 0; ; tries++) {
     try {
       return await run();
     } catch (err) {
       if (!isContention(err)) throw err;
+      if (tries === 0) waiting?.();
       if (Date.now() >= deadline) throw lockedTooLong(err as Error);
       await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 150));
     }

@@ -19,6 +19,8 @@ export interface NamespaceStatus {
   pending: string[];
   /** Highest x.y with at least one applied migration. */
   current: string | null;
+  /** Applied migrations this release has no file for: a newer release migrated the database. */
+  unknown: string[];
 }
 
 export interface MigratorOptions {
@@ -26,6 +28,8 @@ export interface MigratorOptions {
   lockTimeoutMs?: number;
   /** The application key's box, for migrations that seal or open secrets (the engine gives its own). */
   secrets?: () => SecretBox;
+  /** Where a runner waiting for another's lock says so, once per wait. */
+  log?: { warn(message: string): void };
 }
 
 /** What a migration's `up(knex, context)` and `down(knex, context)` are given besides knex. */
@@ -64,7 +68,9 @@ export class Migrator {
     if (to !== undefined) assertVersion(to, 'latest({ to })');
     const out = [];
     // Every namespace's files load before anything runs, so a bad folder fails before any migration.
-    for (const { ns, files } of this.load(opts.plugin)) {
+    const loaded = this.load(opts.plugin);
+    for (const { ns, files } of loaded) await this.assertNotNewer(ns, files);
+    for (const { ns, files } of loaded) {
       const last =
         to === undefined ? files[files.length - 1] : files.filter((f) => compareVersions(f.version, to) <= 0).pop();
       if (!last) {
@@ -94,7 +100,9 @@ export class Migrator {
     if (to !== undefined) assertVersion(to, 'rollback({ to })');
     const lastMigrated = to === undefined && opts.plugin === undefined ? await this.lastMigrated() : null;
     const out = [];
-    for (const { ns, files } of this.load(opts.plugin).reverse()) {
+    const loaded = this.load(opts.plugin).reverse();
+    for (const { ns, files } of loaded) await this.assertNotNewer(ns, files);
+    for (const { ns, files } of loaded) {
       if (lastMigrated && !lastMigrated.has(ns.id)) continue;
       const config = this.config(ns, files);
       const [, reverted] = await this.locked(ns, async () => {
@@ -118,6 +126,7 @@ export class Migrator {
     for (const { ns, files } of this.load()) {
       const applied = await this.appliedNames(ns);
       const done = new Set(applied);
+      const known = new Set(files.map((f) => f.name));
       const versions = applied.map((name) => name.split('/')[0]).sort(compareVersions);
       out.push({
         plugin: ns.id,
@@ -125,9 +134,26 @@ export class Migrator {
         applied,
         pending: files.filter((f) => !done.has(f.name)).map((f) => f.name),
         current: versions[versions.length - 1] ?? null,
+        unknown: applied.filter((name) => !known.has(name)),
       });
     }
     return out;
+  }
+
+  /**
+   * Refuses to run migrations of a namespace whose database holds migrations this release has no file for
+   * (knex said "the migration directory is corrupt"): a newer release migrated it, and only that release
+   * knows how to go on or back.
+   */
+  private async assertNotNewer(ns: MigrationNamespace, files: MigrationFile[]): Promise<void> {
+    const known = new Set(files.map((f) => f.name));
+    const unknown = (await this.appliedNames(ns)).filter((name) => !known.has(name));
+    if (!unknown.length) return;
+    throw new Error(
+      `Migrations of "${ns.id}": the database holds ${unknown.join(', ')}, which release ${ns.version} does not have: ` +
+        `a newer release migrated it. Run this command with that release; to come back to this one, roll back ` +
+        `with the newer release first ("switchboard migrate:rollback --plugin ${ns.id} --to ${ns.version.split('.').slice(0, 2).join('.')}").`,
+    );
   }
 
   /** Clears a lock left by a runner that was killed mid-migration. */
@@ -221,6 +247,10 @@ export class Migrator {
           `Migrations of "${ns.id}" stayed locked by another runner for ${timeoutMs / 1000} s (${table}_lock; ${last.message}). ` +
             `If no runner is migrating (one was killed mid-migration), clear the lock with ` +
             `"switchboard migrate:unlock --plugin ${ns.id}" and migrate again.`,
+        ),
+      () =>
+        this.options.log?.warn(
+          `Migrations of "${ns.id}": another runner holds the lock (${table}_lock); waiting up to ${timeoutMs / 1000} s for it`,
         ),
     ).catch((err: Error) => {
       if (err.message.startsWith(`Migrations of "${ns.id}"`)) throw err;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dialectOfKnex } from '@switchboard/core';
 
 /**
  * The tables an import writes lose their foreign keys: search rows (subscriber_tokens,
@@ -13,13 +14,44 @@ const SEARCH_TABLES = [
   { table: 'subscriber_meta', index: 'subscriber_meta_subscriber_idx' },
 ];
 
+/**
+ * Each change is made only if it is still to make: on MySQL every ALTER commits on its own, so a run killed
+ * after the first ones must be able to run again (an outside review's killed `migrate` could not: "Can't
+ * DROP FOREIGN KEY"). SQLite runs the whole migration in one transaction, so it always starts from 1.0.
+ */
 export async function up(knex: Knex): Promise<void> {
   for (const { table, index } of SEARCH_TABLES) {
-    await knex.schema.alterTable(table, (t) => t.dropForeign(['subscriber_id']));
-    await knex.schema.alterTable(table, (t) => t.dropIndex(['subscriber_id'], index));
+    if (await hasForeignKey(knex, table, 'subscriber_id'))
+      await knex.schema.alterTable(table, (t) => t.dropForeign(['subscriber_id']));
+    if (await hasIndex(knex, table, index))
+      await knex.schema.alterTable(table, (t) => t.dropIndex(['subscriber_id'], index));
   }
-  await knex.schema.alterTable('list_subscribers', (t) => t.dropForeign(['subscriber_id']));
-  await knex.schema.alterTable('subscribers', (t) => t.dropForeign(['organization_id']));
+  if (await hasForeignKey(knex, 'list_subscribers', 'subscriber_id'))
+    await knex.schema.alterTable('list_subscribers', (t) => t.dropForeign(['subscriber_id']));
+  if (await hasForeignKey(knex, 'subscribers', 'organization_id'))
+    await knex.schema.alterTable('subscribers', (t) => t.dropForeign(['organization_id']));
+}
+
+const isMysql = (knex: Knex) => dialectOfKnex(knex) === 'mysql';
+
+/** Whether `table` has a foreign key on `column` (on SQLite, always: see up). */
+async function hasForeignKey(knex: Knex, table: string, column: string): Promise<boolean> {
+  if (!isMysql(knex)) return true;
+  const rows = await knex('information_schema.key_column_usage')
+    .whereRaw('table_schema = database()')
+    .andWhere({ table_name: table, column_name: column })
+    .whereNotNull('referenced_table_name')
+    .select('constraint_name');
+  return rows.length > 0;
+}
+
+async function hasIndex(knex: Knex, table: string, index: string): Promise<boolean> {
+  if (!isMysql(knex)) return true;
+  const rows = await knex('information_schema.statistics')
+    .whereRaw('table_schema = database()')
+    .andWhere({ table_name: table, index_name: index })
+    .select('index_name');
+  return rows.length > 0;
 }
 
 export async function down(knex: Knex): Promise<void> {

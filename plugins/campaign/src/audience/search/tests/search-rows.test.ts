@@ -180,6 +180,13 @@ describeEachBackend('campaign: upgrading a 1.0 database to 1.1', (backend) => {
     ).body.data.id;
     const counted = async () => (await api.get(`/lists/${list}`).expect(200)).body.data.subscriber_count as number;
     const before = await counted();
+    if (dialectOfKnex(knex) === 'mysql') {
+      // A 1.1 run killed after its first two ALTERs (each commits on its own on MariaDB): run again, it goes on.
+      await knex.schema.alterTable('subscriber_tokens', (t) => t.dropForeign(['subscriber_id']));
+      await knex.schema.alterTable('subscriber_tokens', (t) =>
+        t.dropIndex(['subscriber_id'], 'subscriber_tokens_subscriber_idx'),
+      );
+    }
     await engine.migrator().latest({ plugin: 'campaign' });
     expect(await foundBy(api.get, 'list:old name:mia')).to.deep.equal([member]);
     expect(
