@@ -11,7 +11,8 @@ const HOUR = 3_600_000;
  * Issue 24: 1.12 counts every open and click. A 1.11 database counted a mail's first open and click only;
  * upgraded, those figures become the unique ones and its marks the first tracked records (but where a
  * provider reported the open: its records count). A rebuild gives back 1.11's tracked opens and every
- * provider open recorded; opens after the upgrade each count. A rollback keeps every send and count.
+ * provider open recorded; opens after the upgrade each count. A rollback keeps every send, and the counters
+ * as 1.11 counted (first opens and clicks).
  */
 describeEachBackend('campaign: upgrading to 1.12 (every open and click counted)', (backend) => {
   let at: Awaited<ReturnType<typeof campaignAtVersion>> | undefined;
@@ -114,15 +115,21 @@ describeEachBackend('campaign: upgrading to 1.12 (every open and click counted)'
     expect(shown.open_rate).to.equal(100);
     expect(await campaignContainer(engine).resolve(StatsRebuild).run(org, message)).to.include(now);
 
-    // Back to 1.11: every send and recipient kept (SQLite copies `messages` to drop a column), the totals too.
+    // Back to 1.11: every send and recipient kept (SQLite copies `messages` to drop a column); the counters
+    // hold what 1.11 counted in them, the mails opened and clicked (the totals of every open are lost).
     await engine.migrator().rollback({ plugin: 'campaign', to: '1.11' });
     expect(await knex.schema.hasTable('tracked_events')).to.equal(false);
     expect(await knex.schema.hasColumn('messages', 'unique_opened')).to.equal(false);
     expect(await knex('send_recipients').where({ send_id: send }).count({ n: '*' })).to.deep.equal([{ n: 3 }]);
     expect(numbers(await knex('messages').where({ id: message }).first('count_read', 'count_clicked'))).to.deep.equal({
-      count_read: 6,
+      count_read: 3,
       count_clicked: 2,
     });
+    // Upgraded again: the unique figures are the mails opened and clicked, not every open before.
+    await engine.migrator().latest({ plugin: 'campaign' });
+    expect(
+      numbers(await knex('messages').where({ id: message }).first('unique_opened', 'unique_clicked')),
+    ).to.deep.equal({ unique_opened: 3, unique_clicked: 2 });
   });
 });
 

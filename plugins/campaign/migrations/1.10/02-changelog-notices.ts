@@ -56,7 +56,10 @@ export async function down(knex: Knex): Promise<void> {
   await withoutSqliteForeignKeys(knex, async () => {
     await knex.schema.dropTableIfExists('changelog_notices');
     await knex.schema.dropTableIfExists('changelog_entries');
-    if (await knex.schema.hasColumn('changelog_subscriptions', 'unsubscribed_at'))
+    if (await knex.schema.hasColumn('changelog_subscriptions', 'unsubscribed_at')) {
+      // Who left goes with the column: kept, they would be subscribed again by an upgrade (session 31).
+      await knex('changelog_subscriptions').whereNotNull('unsubscribed_at').delete();
       await knex.schema.alterTable('changelog_subscriptions', (t) => t.dropColumn('unsubscribed_at'));
+    }
   });
 }

@@ -3,8 +3,9 @@ import type { Knex } from 'knex';
 /**
  * Changelog subscriptions by e-mail are confirmed by their address first (issue 24): `confirmed_at`. The
  * subscriptions of an older version were taken without it and keep getting their notices: they count as
- * confirmed when they were made. Down drops the column (and with it which subscriptions were still waiting
- * for their address: up again counts them confirmed).
+ * confirmed when they were made. Down drops the column and the subscriptions still waiting for their
+ * address: 1.10 mails every subscription it holds, and up again would count them confirmed (session 31: a
+ * round trip mailed people who never confirmed). They can subscribe again.
  */
 export async function up(knex: Knex): Promise<void> {
   await addConfirmedAt(knex);
@@ -14,8 +15,9 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  if (await knex.schema.hasColumn('changelog_subscriptions', 'confirmed_at'))
-    await knex.schema.alterTable('changelog_subscriptions', (t) => t.dropColumn('confirmed_at'));
+  if (!(await knex.schema.hasColumn('changelog_subscriptions', 'confirmed_at'))) return;
+  await knex('changelog_subscriptions').whereNull('confirmed_at').delete();
+  await knex.schema.alterTable('changelog_subscriptions', (t) => t.dropColumn('confirmed_at'));
 }
 
 /** The column alone (upgrade tests give it to a schema of an older version, which today's code writes). */

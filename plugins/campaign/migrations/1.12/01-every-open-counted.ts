@@ -8,7 +8,10 @@ import { withoutSqliteForeignKeys } from '@switchboard/core';
  * a provider's are its recorded events) so a rebuild counts them. An older version counted a mail's first
  * open and click only: its counters become those unique figures, and the first-open and first-click marks
  * of mails no provider reported an open or click of become the first tracked records (what else would a
- * mark be). Down drops both (count_read and count_clicked keep what they counted).
+ * mark be). Down drops both, and count_read and count_clicked go back to what 1.11 counted in them, the
+ * unique figures: 1.11 reads its rates from them, and an upgrade again copies them into the unique columns
+ * (keeping every open there made a round trip show each open as a mail opened; session 31). The totals of
+ * every open and click are lost with the rollback.
  */
 export async function up(knex: Knex): Promise<void> {
   await addEngagementSchema(knex);
@@ -33,6 +36,8 @@ export async function up(knex: Knex): Promise<void> {
 export const config = { transaction: false };
 
 export async function down(knex: Knex): Promise<void> {
+  if (await knex.schema.hasColumn('messages', 'unique_opened'))
+    await knex('messages').update({ count_read: knex.ref('unique_opened'), count_clicked: knex.ref('unique_clicked') });
   await knex.schema.dropTableIfExists('tracked_events');
   await withoutSqliteForeignKeys(knex, async () => {
     for (const column of ['unique_opened', 'unique_clicked'])

@@ -86,9 +86,25 @@ describeEachBackend('campaign: upgrading to 1.11 (changelog e-mail consent)', (b
       .publish([{ title: 'Consent', body: 'Asked.' }]);
     expect(published.published[0].notices).to.equal(1);
 
+    // One asked since 1.11 and never confirmed: 1.10 would mail it, so its rollback lets it go.
+    await engine.knex('changelog_subscriptions').insert({
+      organization_id: at.tenant.organizationId,
+      email: 'pending@acme.test',
+      webhook_url: null,
+      webhook_url_hash: '',
+      created_at: made,
+    });
     await engine.migrator().rollback({ plugin: 'campaign', to: '1.10' });
     expect(await engine.knex.schema.hasColumn('changelog_subscriptions', 'confirmed_at')).to.equal(false);
     expect(await engine.knex.schema.hasColumn('changelog_subscriptions', 'asked_at')).to.equal(false);
-    expect(await engine.knex('changelog_subscriptions').count({ n: '*' })).to.deep.equal([{ n: 2 }]);
+    expect(await engine.knex('changelog_subscriptions').orderBy('email').pluck('email')).to.deep.equal([
+      'gone@acme.test',
+      'old@acme.test',
+    ]);
+    // Back to 1.9, who left goes with unsubscribed_at: an upgrade again subscribes only who stayed.
+    await engine.migrator().rollback({ plugin: 'campaign', to: '1.9' });
+    expect(await engine.knex('changelog_subscriptions').pluck('email')).to.deep.equal(['old@acme.test']);
+    await engine.migrator().latest({ plugin: 'campaign' });
+    expect(await engine.knex('changelog_subscriptions').pluck('email')).to.deep.equal(['old@acme.test']);
   });
 });
