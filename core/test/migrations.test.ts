@@ -152,11 +152,16 @@ describeEachBackend('migrations: upgrading', (backend) => {
     const said =
       'Migrations of "widgets": the database holds 1.10/01-create-gizmos, which release 1.2 does not have: a newer ' +
       'release migrated it. Run this command with that release; to come back to this one, roll back with the newer ' +
-      'release first ("switchboard migrate:rollback --plugin widgets --to 1.2").';
+      'release first: "switchboard migrate:rollback --plugin widgets --to 1.2".';
     expect((await rejection(older.latest())).message).to.equal(said);
     expect((await rejection(older.rollback({ to: '1.0' }))).message).to.equal(said);
     expect((await older.status())[0].unknown).to.deep.equal(['1.10/01-create-gizmos']);
     expect((await migrator.status())[0].unknown).to.deep.equal([]);
+    // Newer migrations within this release's own x.y: `--to` would keep them, the bare rollback does not.
+    const within = new Migrator(knex, [{ ...widgets, version: '1.10.0', directory: downgraded }]);
+    expect((await rejection(within.latest())).message).to.include(
+      'roll back with the newer release first: "switchboard migrate:rollback --plugin widgets" (the last run\'s migrations',
+    );
   });
 
   it('records each namespace in its own tracking table, with its own lock', async () => {

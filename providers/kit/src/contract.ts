@@ -55,25 +55,24 @@ const GARBAGE = ['', 'not json', '{"unterminated": ', 'null', '42', '[1, 2]', '{
 const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty'];
 
 /**
- * Another secret of the same shape: one character in the middle moved to the next of its kind (digit,
- * lower or upper letter), so a secret read as hex or base64 still decodes, to other bytes.
+ * Another secret of the same shape: one character in the middle moved to the next of its kind, a hex
+ * digit within 0-9a-f (or A-F), another letter or digit within its own, so a secret read as hex or base64
+ * still decodes, to other bytes.
  */
 export function otherSecret(secret: string): string {
   const start = secret.startsWith('whsec_') ? 6 : 0;
   for (let i = start + Math.floor((secret.length - start) / 2); i < secret.length; i++) {
-    const c = secret[i];
-    const next = /[0-8a-yA-Y]/.test(c)
-      ? String.fromCharCode(c.charCodeAt(0) + 1)
-      : c === '9'
-        ? '0'
-        : c === 'z'
-          ? 'a'
-          : c === 'Z'
-            ? 'A'
-            : null;
+    const next = nextOfItsKind(secret[i]);
     if (next) return secret.slice(0, i) + next + secret.slice(i + 1);
   }
   return `${secret}-other`;
+}
+
+const KINDS = ['0123456789abcdef', '0123456789ABCDEF', 'ghijklmnopqrstuvwxyz', 'GHIJKLMNOPQRSTUVWXYZ'];
+
+function nextOfItsKind(c: string): string | null {
+  const kind = KINDS.find((k) => k.includes(c));
+  return kind ? kind[(kind.indexOf(c) + 1) % kind.length] : null;
 }
 
 /** The body with every text in it (JSON values, form values) replaced by `name`, keys kept. */

@@ -19,6 +19,12 @@ export const whsecOf = (key: Buffer): string => `whsec_${key.toString('base64')}
 export const keyOfSecret = (secret: string): Buffer =>
   secret.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : Buffer.from(secret, 'utf8');
 
+/**
+ * A receiver's key as the standard reads its secret: base64, with or without `whsec_` (as the
+ * standardwebhooks library does). The host's own outbound secrets also take plain text (keyOfSecret).
+ */
+const standardKeyOf = (secret: string): Buffer => Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+
 /** The base64 signature of a delivery (without `v1,`). */
 export const standardWebhookSignature = (key: Buffer, id: string, timestamp: string, body: string | Buffer): string =>
   crypto.createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64');
@@ -35,7 +41,7 @@ export function standardWebhookHeaders(key: Buffer, id: string, at: Date, body: 
 }
 
 export interface StandardWebhookCheck {
-  /** The endpoint's secret (`whsec_...` or plain text). */
+  /** The endpoint's secret as the provider shows it: base64, with or without `whsec_`. */
   secret: string;
   now: Date;
   window: SignedTimeWindow;
@@ -62,7 +68,7 @@ export function verifyStandardWebhook(
       `The ${prefix}-id, ${prefix}-timestamp and ${prefix}-signature headers are required`,
     );
   checkSignedTime(timestamp, check.now, check.window);
-  const key = keyOfSecret(check.secret);
+  const key = standardKeyOf(check.secret);
   if (!key.length) throw badSignature('The endpoint secret gives no key');
   const expected = standardWebhookSignature(key, id, timestamp, request.rawBody);
   const given = signatures

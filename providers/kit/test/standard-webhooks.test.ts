@@ -49,6 +49,15 @@ describe('provider kit: Standard Webhooks (Svix) verification, checked against t
     const svix = { 'svix-id': 'msg_1', 'svix-timestamp': at, 'svix-signature': `v1,bm90LWl0 ${signature}` };
     expect(outcome(request(svix), { prefix: 'svix' })).to.equal('msg_1');
 
+    // A secret shown without `whsec_` is the same base64, as the library reads it.
+    const bare = secret.slice('whsec_'.length);
+    const bareSigned = {
+      'webhook-id': 'msg_3',
+      'webhook-timestamp': at,
+      'webhook-signature': new Webhook(bare).sign('msg_3', NOW, body),
+    };
+    expect(outcome(request(bareSigned), { secret: bare })).to.equal('msg_3');
+
     const headers = standardWebhookHeaders(keyOfSecret(secret), 'msg_2', new Date(), body);
     expect(() => new Webhook(secret).verify(body, headers)).to.not.throw();
   });
@@ -93,5 +102,8 @@ describe('provider kit: Standard Webhooks (Svix) verification, checked against t
     const base64 = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw=';
     expect(keyOfSecret(otherSecret(base64)).equals(keyOfSecret(base64))).to.equal(false);
     expect(otherSecret('--')).to.equal('---other');
+    // Hex stays hex (f goes round to 0), in its case.
+    expect(otherSecret('ffffffffffffffff')).to.equal('ffffffff0fffffff');
+    expect(otherSecret('DEADBEEF')).to.equal('DEADCEEF');
   });
 });

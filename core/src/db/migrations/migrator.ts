@@ -149,10 +149,17 @@ export class Migrator {
     const known = new Set(files.map((f) => f.name));
     const unknown = (await this.appliedNames(ns)).filter((name) => !known.has(name));
     if (!unknown.length) return;
+    const release = ns.version.split('.').slice(0, 2).join('.');
+    // `--to X.Y` keeps every migration of X.Y: those a later build added within this release's X.Y are
+    // reverted by the bare rollback of the run that applied them.
+    const within = unknown.some((name) => compareVersions(name.split('/')[0], release) <= 0);
+    const back = within
+      ? `"switchboard migrate:rollback --plugin ${ns.id}" (the last run's migrations; again for the run before)`
+      : `"switchboard migrate:rollback --plugin ${ns.id} --to ${release}"`;
     throw new Error(
       `Migrations of "${ns.id}": the database holds ${unknown.join(', ')}, which release ${ns.version} does not have: ` +
         `a newer release migrated it. Run this command with that release; to come back to this one, roll back ` +
-        `with the newer release first ("switchboard migrate:rollback --plugin ${ns.id} --to ${ns.version.split('.').slice(0, 2).join('.')}").`,
+        `with the newer release first: ${back}.`,
     );
   }
 

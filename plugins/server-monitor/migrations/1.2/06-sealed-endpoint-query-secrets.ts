@@ -3,6 +3,8 @@ import type { MigrationContext } from '@switchboard/core';
 
 const MASK = '***';
 const PAGE = 1_000;
+/** `monitor_servers.endpoint`'s size. */
+const MAX_LENGTH = 2048;
 /** A query parameter whose value is a credential, by its name's last word (`token`, `api_key`, `apiKey`...). */
 const SECRET_WORD =
   /(?:^|[^a-z0-9])(?:token|key|apikey|secret|password|passwd|pwd|pass|auth|sig|signature|credentials?)$/i;
@@ -55,8 +57,9 @@ const withValues = (search: string, found: Found, values: string[]): string => {
  * (docs/decisions.md, server-monitor, Endpoint credentials): masked `***` in `endpoint`, sealed in
  * `endpoint_secret`, now as JSON `{"password":..,"query":[..]}` (a password alone stays sealed as it is, as
  * 1.2/04 reads it). The rollback puts the values back into the URLs and the password alone in
- * `endpoint_secret`. Written out here rather than taken from the plugin's code: a migration does what it
- * did when it was written.
+ * `endpoint_secret`. The check notes and alerts written of such a server before show the values too: they
+ * are masked the same way (the rollback leaves them masked). Written out here rather than taken from the
+ * plugin's code: a migration does what it did when it was written.
  */
 export async function up(knex: Knex, context: MigrationContext): Promise<void> {
   await pages(
@@ -67,8 +70,10 @@ export async function up(knex: Knex, context: MigrationContext): Promise<void> {
       const found = url ? secretValues(url.search) : [];
       if (!url || !found.some((q) => q.value !== MASK)) return;
       // A row 1.2/04 sealed holds its password alone; a row sealed since holds JSON and is masked already.
-      const before = row.endpoint_secret === null ? null : context.secrets.open(String(row.endpoint_secret));
-      if (before?.startsWith('{')) return;
+      // A password sealed under another APP_KEY does not open: the row is left as it is (its checks say so,
+      // and giving the endpoint again seals it all).
+      const before = row.endpoint_secret === null ? null : openedOrUndefined(context, String(row.endpoint_secret));
+      if (before === undefined || before?.startsWith('{')) return;
       const secrets: Secrets = { password: before ?? undefined, query: found.map((q) => q.value) };
       const unmasked = found.filter((q) => q.value !== MASK);
       url.search = withValues(
@@ -76,12 +81,41 @@ export async function up(knex: Knex, context: MigrationContext): Promise<void> {
         unmasked,
         unmasked.map(() => MASK),
       );
+      // `***` is longer than a value of one or two characters: an endpoint near the column's size stays.
+      if (url.href.length > MAX_LENGTH) return;
       await trx('monitor_servers')
         .where({ id: row.id })
         .update({ endpoint: url.href, endpoint_secret: context.secrets.seal(JSON.stringify(secrets)) });
+      // What was written of it before, in its check notes and alerts: as it was shown (its password masked)
+      // and, by a version before 1.2/04, whole.
+      const whole = new URL(String(row.endpoint));
+      if (before) whole.password = before;
+      for (const [table, column] of [
+        ['monitor_logs', 'note'],
+        ['monitor_alerts', 'body'],
+      ])
+        await trx(table)
+          .where({ server_id: row.id })
+          .update({
+            [column]: trx.raw('REPLACE(REPLACE(??, ?, ?), ?, ?)', [
+              column,
+              whole.href,
+              url.href,
+              String(row.endpoint),
+              url.href,
+            ]),
+          });
     },
   );
 }
+
+const openedOrUndefined = (context: MigrationContext, sealed: string): string | undefined => {
+  try {
+    return context.secrets.open(sealed);
+  } catch {
+    return undefined;
+  }
+};
 
 export async function down(knex: Knex, context: MigrationContext): Promise<void> {
   await pages(

@@ -5,7 +5,7 @@ import { parse } from 'csv-parse';
 import { Clock, OrganizationService, SecretBox, SERVICES } from '@switchboard/core';
 import { InputError } from '../shared/cli';
 import { MONITOR_ADDRESSES, MonitorAddresses } from '../shared/addresses';
-import { endpointProblem, sealEndpoint, shownEndpoint } from '../shared/endpoints';
+import { endpointProblem, requestedUrl, sealEndpoint, StoredEndpoint } from '../shared/endpoints';
 
 export interface ImportOptions {
   dryRun?: boolean;
@@ -71,11 +71,12 @@ export class ServerImporter {
     const known = async (org: number | string) => {
       let set = endpoints.get(org);
       if (!set) {
-        set = new Set(
+        // Keyed by the URL each requests (its secrets opened): endpoints shown alike may be other servers.
+        const rows: StoredEndpoint[] =
           typeof org === 'number'
-            ? await this.knex('monitor_servers').where({ organization_id: org }).pluck('endpoint')
-            : [],
-        );
+            ? await this.knex('monitor_servers').where({ organization_id: org }).select('endpoint', 'endpoint_secret')
+            : [];
+        set = new Set(rows.map((row) => requestedUrl(row, this.secrets) ?? `unopened ${row.endpoint}`));
         endpoints.set(org, set);
       }
       return set;
@@ -137,17 +138,18 @@ export class ServerImporter {
         else {
           const org = fixed ? fixed.id : await this.organizationOf(orgName, orgIds, result, options.dryRun);
           const seen = await known(org);
-          const shown = shownEndpoint(endpoint);
-          if (seen.has(shown)) fail(line, `duplicate: ${shown} is already a server of this organization`);
+          const sealed = sealEndpoint(endpoint, this.secrets);
+          const url = requestedUrl(sealed, this.secrets)!;
+          if (seen.has(url)) fail(line, `duplicate: ${sealed.endpoint} is already a server of this organization`);
           else {
-            seen.add(shown);
+            seen.add(url);
             result.imported++;
             const now = this.clock.now();
             if (typeof org === 'number')
               pending.push({
                 organization_id: org,
                 title,
-                ...sealEndpoint(endpoint, this.secrets),
+                ...sealed,
                 status: record.status || null,
                 notes: record.notes || null,
                 created_at: now,

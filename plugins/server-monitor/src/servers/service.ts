@@ -31,7 +31,14 @@ import {
   serverSchema,
 } from './schemas';
 import { MONITOR_ADDRESSES, MonitorAddresses } from '../shared/addresses';
-import { endpointProblem, openEndpoint, sealEndpoint, sealEndpointKeeping, StoredEndpoint } from '../shared/endpoints';
+import {
+  endpointProblem,
+  openEndpoint,
+  requestedUrl,
+  sealEndpoint,
+  sealEndpointKeeping,
+  StoredEndpoint,
+} from '../shared/endpoints';
 
 const RECENT_LOG = 20;
 
@@ -147,7 +154,7 @@ export class ServersService {
     const stored = this.stored(input.endpoint);
     const now = this.clock.now();
     const id = await transactionWithRetry(this.knex, async (trx) => {
-      await this.refuseDuplicate(trx, orgId, stored.endpoint);
+      await this.refuseDuplicate(trx, orgId, stored);
       return insertedId(
         await trx('monitor_servers').insert({
           organization_id: orgId,
@@ -207,7 +214,7 @@ export class ServersService {
     // The check worker writes servers' rows all the time: InnoDB may pick this update as a deadlock's
     // victim (Schemathesis met one), and asks for it to be run again.
     await transactionWithRetry(this.knex, async (trx) => {
-      if (moved) await this.refuseDuplicate(trx, orgId, stored.endpoint, id);
+      if (moved) await this.refuseDuplicate(trx, orgId, stored, id);
       await trx('monitor_servers').where({ organization_id: orgId, id }).update(row);
       // A new endpoint's certificate is another: read afresh, each threshold alerting anew.
       if (moved) await trx('monitor_certificates').where({ server_id: id }).delete();
@@ -334,18 +341,22 @@ export class ServersService {
    * case is part of it). The organization's row is locked first on MySQL, so two requests at once with the
    * same endpoint take turns and the second sees the first's server (both were created before session 26).
    */
+  /** A 409 when another server of the organization requests the same URL with the same secrets (requestedUrl). */
   private async refuseDuplicate(
     trx: Knex.Transaction,
     orgId: number,
-    endpoint: string,
+    stored: StoredEndpoint,
     except?: number,
   ): Promise<void> {
     await lockedOnMysql(trx('organizations').where({ id: orgId }).first('id'));
     const same = trx('monitor_servers').where({ organization_id: orgId });
     // MariaDB's default collation ignores case: compare the bytes.
-    if (dialectOfKnex(trx) === 'mysql') same.whereRaw('?? = binary ?', ['endpoint', endpoint]);
-    else same.where({ endpoint });
+    if (dialectOfKnex(trx) === 'mysql') same.whereRaw('?? = binary ?', ['endpoint', stored.endpoint]);
+    else same.where({ endpoint: stored.endpoint });
     if (except !== undefined) same.whereNot({ id: except });
-    if (await same.first('id')) throw duplicateEntry('endpoint', 'This organization already monitors this endpoint');
+    const shownAlike: StoredEndpoint[] = await same.select('endpoint', 'endpoint_secret');
+    const url = requestedUrl(stored, this.secrets);
+    if (shownAlike.some((other) => requestedUrl(other, this.secrets) === url))
+      throw duplicateEntry('endpoint', 'This organization already monitors this endpoint');
   }
 }

@@ -90,7 +90,7 @@ export function positiveId(text: string, what: string): number {
  */
 export function serverId(text: string): number {
   if (!/^-?\d+$/.test(text)) throw new AppError('BAD_REQUEST', 'The server id must be a positive integer');
-  const id = /^\d{1,10}$/.test(text) ? Number(text) : 0;
+  const id = Number(text);
   if (id < 1 || id > 4_294_967_295) throw new AppError('RESOURCE_NOT_FOUND', `Server with ID ${text} not found`);
   return id;
 }

@@ -147,6 +147,19 @@ export function openEndpoint(stored: StoredEndpoint, secrets: SecretBox): string
   return url.href;
 }
 
+/**
+ * The URL a stored endpoint is requested at, or null when its secrets do not open (sealed under another
+ * APP_KEY): what tells two servers apart. Two endpoints shown alike (`?token=***`) are one server only when
+ * they request the same URL with the same secrets.
+ */
+export function requestedUrl(stored: StoredEndpoint, secrets: SecretBox): string | null {
+  try {
+    return openEndpoint(stored, secrets);
+  } catch {
+    return null;
+  }
+}
+
 /** Any endpoint URL with its password and secret query values masked, for what people read. */
 export function shownEndpoint(url: string): string {
   const parts = parsed(url);

@@ -47,13 +47,15 @@ describeEachBackend('server-monitor: endpoint credentials', (backend) => {
       [
         'title,endpoint,organization_name',
         `Locked,${endpoint},Credentials Inc`,
-        `Again,https://user:another@127.0.0.1:${port}/switch/locked,Credentials Inc`,
+        `Again,${endpoint},Credentials Inc`,
+        `Other account,https://user:another@127.0.0.1:${port}/switch/locked,Credentials Inc`,
       ].join('\n'),
     );
     const container = f.engine.contexts.get('server-monitor')!.container;
     const result = await container.resolve(ServerImporter).import(file);
-    expect(result).to.include({ imported: 1, errors: 1 });
-    // The same server with another password is a duplicate, named without either password.
+    expect(result).to.include({ imported: 2, errors: 1 });
+    // The same server again is a duplicate, named without its password; another password requests as
+    // another account: another server, though both are shown alike.
     expect(result.error_rows).to.deep.equal([
       { line: 3, message: `duplicate: ${masked} is already a server of this organization` },
     ]);

@@ -35,6 +35,10 @@ describeEachBackend('server-monitor: servers over REST', (backend) => {
     // The same endpoint twice, another scheme: refused with the field named.
     const twice = await api.post('/servers', { title: 'Again', endpoint: `${farm.url}/status/200` }).expect(409);
     expect(twice.body.error.code).to.equal('DUPLICATE_ENTRY');
+    // Shown alike (`?sortKey=***`, `?token=***`) is not the same: other values request other URLs.
+    for (const query of ['sortKey=name', 'sortKey=date', 'token=a1', 'token=b2'])
+      await api.post('/servers', { title: query, endpoint: `${farm.url}/status/200?${query}` }).expect(201);
+    await api.post('/servers', { title: 'Again', endpoint: `${farm.url}/status/200?token=b2` }).expect(409);
     const ftp = await api.post('/servers', { title: 'Files', endpoint: 'ftp://files.example' }).expect(422);
     expect(ftp.body.error.details).to.deep.equal({ field: 'endpoint', rule: 'pattern' });
     // A cloud metadata address is no server (docs/decisions.md, Internal networks).

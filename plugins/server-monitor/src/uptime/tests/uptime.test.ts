@@ -44,6 +44,8 @@ describeEachBackend('server-monitor: uptime', (backend) => {
     );
     await checkResults(f.engine.knex, api, now, [HOUR, 40 * DAY]);
 
+    // Leading zeros are the same id.
+    await f.call(`/calculate/server/0000000000${web}`).expect(200);
     const one = (await f.call(`/calculate/server/${web}`).expect(200)).body;
     expect(one).to.deep.equal({ success: true, message: `Uptime recalculation queued for server "Web" (ID ${web})` });
     await waitFor(
