@@ -72,7 +72,7 @@ describeEachBackend('server-monitor: edges of checks, alerts and heartbeats', (b
     expect(alert.state).to.equal('pending');
   });
 
-  it('raises no alert for a server paused while its check ran, nor for one moved to another endpoint', async () => {
+  it('raises no alert for a server paused while its check ran, nor for one moved to another endpoint or token', async () => {
     const org = await organization(f.engine, { plan: 'pro', admin: 'pause@edge.test' });
     const paused = await addServer(f.engine, org, `${farm.url}/status/503`, { is_up: true, state: 'up' });
     const moved = await addServer(f.engine, org, `${farm.url}/status/502`, { is_up: true, state: 'up' });
@@ -94,6 +94,20 @@ describeEachBackend('server-monitor: edges of checks, alerts and heartbeats', (b
     const row = await f.engine.knex('monitor_servers').where({ id: paused }).first('state', 'down_alerted');
     expect(row.state).to.equal('paused');
     expect(Boolean(row.down_alerted)).to.equal(false);
+
+    // Its token replaced while the check ran (shown alike, `?token=***`): the check was of the old token.
+    const rotated = await addServer(f.engine, org, `${farm.url}/status/401?token=***`, {
+      is_up: true,
+      state: 'up',
+      endpoint_secret: 'sealed-before',
+    });
+    const checkedWith = await f.engine
+      .knex('monitor_servers')
+      .where({ id: rotated })
+      .first('id', 'organization_id', 'title', 'endpoint', 'endpoint_secret', 'status', 'is_up', 'down_alerted');
+    await f.engine.knex('monitor_servers').where({ id: rotated }).update({ endpoint_secret: 'sealed-after' });
+    await writer.write(checkedWith, { up: false, status: '401', responseMs: 5, error: 'answered 401' });
+    expect([await alertsOf(rotated), await resultsOf(rotated)]).to.deep.equal([0, 0]);
   });
 
   it('leaves a heartbeat pinged while the missing check runs up, unalerted', async () => {

@@ -21,6 +21,8 @@ export interface CheckedServer {
   organization_id: unknown;
   title: unknown;
   endpoint: unknown;
+  /** Its sealed secrets as checked; a new password or token since makes the check another URL's. */
+  endpoint_secret?: unknown;
   status: unknown;
   is_up: unknown;
   down_alerted: unknown;
@@ -107,7 +109,7 @@ export class CheckResultWriter {
 
   /**
    * The checks whose server is as it was when checked, with its row as it is now (read locked on MySQL, in
-   * id order): one paused, deleted or given another endpoint meanwhile is not written (paused means no
+   * id order): one paused, deleted or given another endpoint (or other secrets in it) meanwhile is not written (paused means no
    * alert; the new endpoint is checked in its round), and the status, state and alert flag are the ones
    * stored now, not the job's copy from before the check (another check may have changed them).
    */
@@ -121,6 +123,7 @@ export class CheckResultWriter {
         'organization_id',
         'title',
         'endpoint',
+        'endpoint_secret',
         'status',
         'is_up',
         'down_alerted',
@@ -132,6 +135,9 @@ export class CheckResultWriter {
     return checked.flatMap(({ server, outcome }) => {
       const now = current.get(toInt(server.id));
       if (!now || now.state === 'paused' || now.endpoint !== server.endpoint) return [];
+      // The endpoint shown alike, its password or token changed meanwhile (written sealed anew).
+      if (server.endpoint_secret !== undefined && (now.endpoint_secret ?? null) !== (server.endpoint_secret ?? null))
+        return [];
       return [{ server: now, outcome }];
     });
   }
