@@ -86,27 +86,36 @@ export async function up(knex: Knex, context: MigrationContext): Promise<void> {
       await trx('monitor_servers')
         .where({ id: row.id })
         .update({ endpoint: url.href, endpoint_secret: context.secrets.seal(JSON.stringify(secrets)) });
-      // What was written of it before, in its check notes and alerts: as it was shown (its password masked)
-      // and, by a version before 1.2/04, whole.
-      const whole = new URL(String(row.endpoint));
-      if (before) whole.password = before;
-      for (const [table, column] of [
-        ['monitor_logs', 'note'],
-        ['monitor_alerts', 'body'],
-      ])
-        await trx(table)
-          .where({ server_id: row.id })
-          .update({
-            [column]: trx.raw('REPLACE(REPLACE(??, ?, ?), ?, ?)', [
-              column,
-              whole.href,
-              url.href,
-              String(row.endpoint),
-              url.href,
-            ]),
-          });
+      // What was written of it before, in its check notes and alerts (whole, as it was entered, or cut at
+      // the note's size): each secret `name=value`, and the password, masked where it appears.
+      const masks = unmasked.map((q): [string, string] => [`${q.name}=${q.value}`, `${q.name}=${MASK}`]);
+      if (before) masks.push([`:${before}@`, `:${MASK}@`]);
+      await maskWritten(trx, row.id, masks);
     },
   );
+}
+
+/** The text columns that quote a server's endpoint, and their sizes. */
+const WRITTEN = [
+  { table: 'monitor_logs', column: 'note', size: 1024 },
+  { table: 'monitor_alerts', column: 'body', size: Infinity },
+];
+
+async function maskWritten(trx: Knex.Transaction, serverId: number, masks: Array<[string, string]>): Promise<void> {
+  for (const { table, column, size } of WRITTEN) {
+    const rows: Array<{ id: number; text: string | null }> = await trx(table)
+      .where({ server_id: serverId })
+      .select('id', { text: column });
+    for (const { id, text } of rows) {
+      if (text === null) continue;
+      // `***` is longer than a value of one or two characters: cut to the column's size.
+      const masked = masks.reduce((out, [secret, mask]) => out.split(secret).join(mask), text).slice(0, size);
+      if (masked !== text)
+        await trx(table)
+          .where({ id })
+          .update({ [column]: masked });
+    }
+  }
 }
 
 const openedOrUndefined = (context: MigrationContext, sealed: string): string | undefined => {
