@@ -123,6 +123,8 @@ describeEachBackend('campaign: outbound webhooks', (backend) => {
     }
     expect(hooks.at('/other')).to.have.length(0);
 
+    // The receiver answered before each outcome is written: wait for the log to say so.
+    await waitFor(async () => (await deliveries(hook.id, '?state=delivered')).pagination.total === 4, 15_000);
     const log = await deliveries(hook.id);
     expect(log.pagination.total).to.equal(4);
     for (const d of log.data) {

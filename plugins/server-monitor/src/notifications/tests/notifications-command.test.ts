@@ -50,7 +50,9 @@ describeEachBackend('server-monitor: servermonitor:notifications', (backend) => 
       .where({ organization_id: org })
       .first('administrators', 'other_emails', 'ssl_expiry_days');
 
-  it('sets two administrators with their channels and the SSL threshold, keeps other_emails, and alerts follow it', async () => {
+  it('sets two administrators with their channels and the SSL threshold, keeps other_emails, and alerts follow it', async function () {
+    // Five CLI processes on a busy 2-core host: 7.7 s under .ci/run on a slow day.
+    this.timeout(60_000);
     const org = await organization(f.engine);
     const ada = await user(f.engine, org, { email: 'ada@notify.test', phone: '+15550201' });
     const bob = await user(f.engine, org, { email: 'bob@notify.test' });
