@@ -8,6 +8,7 @@ import { loadMigrationFiles, Migrator, MigrationNamespace } from '../src/db/migr
 import { checkSchemaSnapshot, schemaFingerprint } from '../src/db/schema-fingerprint';
 import { SecretBox } from '../src/secrets/secret-box';
 import { describeEachBackend, embeddedBackend, TestBackend } from '../src/testing/services';
+import { waitFor } from '../src/testing/wait';
 
 const fixtures = path.join(__dirname, 'fixtures/migrations');
 const widgets: MigrationNamespace = { id: 'widgets', version: '1.10', directory: path.join(fixtures, 'widgets') };
@@ -297,9 +298,14 @@ describeEachBackend('migrations: concurrent runners', (backend) => {
     expect(results.flatMap(([r]) => r.applied)).to.have.members(ALL);
     expect(await names(a, 'migrations_widgets')).to.deep.equal(ALL);
     expect(await a('migrations_widgets_lock').select('is_locked')).to.deep.equal([{ is_locked: 0 }]);
+    // Closed now: an idle connection of this test must not meet the next one's runners on SQLite.
+    await Promise.all([a, b].map((k) => k.destroy()));
+    opened.splice(opened.indexOf(a), 2);
   }).timeout(30_000);
 
-  it('wait for a lock held by another runner, and fail saying how to clear a stale one', async () => {
+  it('wait for a lock held by another runner, and fail saying how to clear a stale one', async function () {
+    // A few seconds on SQLite when the machine is busy (its busy timeout blocks the one thread); 1 s here.
+    this.timeout(60_000);
     const warnings: string[] = [];
     const knex = open({ log: { warn: (m) => warnings.push(m), error: () => undefined } });
     await new Migrator(knex, [widgets]).rollback({ to: '1.2' });
@@ -314,8 +320,11 @@ describeEachBackend('migrations: concurrent runners', (backend) => {
 
     warnings.length = 0;
     const said: string[] = [];
+    let failed: unknown;
     const waiting = new Migrator(knex, [widgets], { log: { warn: (m) => said.push(m) } }).latest();
-    while (!said.length) await new Promise((resolve) => setTimeout(resolve, 20));
+    waiting.catch((err: unknown) => (failed = err));
+    await waitFor(() => said.length > 0 || failed !== undefined, 30_000);
+    if (failed) throw failed;
     // Said once, in our words; knex's own pair (several a second, advising "knex migrate:unlock") is not logged.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(said).to.deep.equal([

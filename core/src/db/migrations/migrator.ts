@@ -69,7 +69,7 @@ export class Migrator {
     const out = [];
     // Every namespace's files load before anything runs, so a bad folder fails before any migration.
     const loaded = this.load(opts.plugin);
-    for (const { ns, files } of loaded) await this.assertNotNewer(ns, files);
+    for (const { ns, files } of loaded) await this.notNewer(ns, files);
     for (const { ns, files } of loaded) {
       const last =
         to === undefined ? files[files.length - 1] : files.filter((f) => compareVersions(f.version, to) <= 0).pop();
@@ -101,7 +101,7 @@ export class Migrator {
     const lastMigrated = to === undefined && opts.plugin === undefined ? await this.lastMigrated() : null;
     const out = [];
     const loaded = this.load(opts.plugin).reverse();
-    for (const { ns, files } of loaded) await this.assertNotNewer(ns, files);
+    for (const { ns, files } of loaded) await this.notNewer(ns, files);
     for (const { ns, files } of loaded) {
       if (lastMigrated && !lastMigrated.has(ns.id)) continue;
       const config = this.config(ns, files);
@@ -145,6 +145,16 @@ export class Migrator {
    * (knex said "the migration directory is corrupt"): a newer release migrated it, and only that release
    * knows how to go on or back.
    */
+  private notNewer(ns: MigrationNamespace, files: MigrationFile[]): Promise<void> {
+    // A runner migrating meanwhile may hold SQLite's write lock (SQLITE_BUSY): read again, as the lock waits.
+    const timeoutMs = this.options.lockTimeoutMs ?? 60_000;
+    return retryWhileLocked(
+      () => this.assertNotNewer(ns, files),
+      timeoutMs,
+      (last) => last,
+    );
+  }
+
   private async assertNotNewer(ns: MigrationNamespace, files: MigrationFile[]): Promise<void> {
     const known = new Set(files.map((f) => f.name));
     const unknown = (await this.appliedNames(ns)).filter((name) => !known.has(name));
