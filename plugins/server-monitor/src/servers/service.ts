@@ -194,16 +194,10 @@ export class ServersService {
     const stored =
       changes.endpoint === undefined ? null : this.stored(changes.endpoint, current as unknown as StoredEndpoint);
     // A password sealed under another APP_KEY opens to nothing: the endpoint given replaces it.
-    const opened = (endpoint: StoredEndpoint) => {
-      try {
-        return openEndpoint(endpoint, this.secrets);
-      } catch {
-        return null;
-      }
-    };
     const moved =
       stored !== null &&
-      (stored.endpoint !== current.endpoint || opened(stored) !== opened(current as unknown as StoredEndpoint));
+      (stored.endpoint !== current.endpoint ||
+        requestedUrl(stored, this.secrets) !== requestedUrl(current as unknown as StoredEndpoint, this.secrets));
     if (moved) {
       Object.assign(row, { ...stored, status: null, is_up: null, response_ms: null });
       Object.assign(row, { failing_since: null, down_alerted: false, uptime_stale: true });
