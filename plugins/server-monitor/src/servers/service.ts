@@ -31,14 +31,7 @@ import {
   serverSchema,
 } from './schemas';
 import { MONITOR_ADDRESSES, MonitorAddresses } from '../shared/addresses';
-import {
-  endpointProblem,
-  openEndpoint,
-  requestedUrl,
-  sealEndpoint,
-  sealEndpointKeeping,
-  StoredEndpoint,
-} from '../shared/endpoints';
+import { endpointProblem, requestedUrl, sealEndpoint, sealEndpointKeeping, StoredEndpoint } from '../shared/endpoints';
 
 const RECENT_LOG = 20;
 
