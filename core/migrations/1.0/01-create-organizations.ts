@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '../../src/db/migrations/changes-once';
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.createTable('organizations', (t) => {
+  await createTableOnce(knex, 'organizations', (t) => {
     t.increments('id').primary();
     t.string('name', 191).notNullable();
     t.string('selected_plan', 32).notNullable().defaultTo('free');

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '../../src/db/migrations/changes-once';
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.createTable('api_tokens', (t) => {
+  await createTableOnce(knex, 'api_tokens', (t) => {
     t.increments('id').primary();
     t.integer('organization_id').unsigned().notNullable().references('id').inTable('organizations').onDelete('CASCADE');
     t.string('name', 191).notNullable();

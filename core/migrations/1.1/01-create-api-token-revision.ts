@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '../../src/db/migrations/changes-once';
 
 /**
  * One row whose `revision` every token revocation raises. Each process polls it (a primary-key read)
@@ -6,7 +7,7 @@ import type { Knex } from 'knex';
  * another API process) takes effect everywhere within a second.
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.createTable('api_token_revision', (t) => {
+  await createTableOnce(knex, 'api_token_revision', (t) => {
     t.integer('id').unsigned().notNullable().primary();
     t.bigInteger('revision').unsigned().notNullable();
   });

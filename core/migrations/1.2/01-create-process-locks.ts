@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '../../src/db/migrations/changes-once';
 
 /**
  * Locks the processes sharing a database hold when they share no Redis (core DatabaseLocks): the
@@ -7,7 +8,7 @@ import type { Knex } from 'knex';
  * a process restarted after a crash takes over at once) and when it lapses (ms since the epoch).
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.createTable('process_locks', (t) => {
+  await createTableOnce(knex, 'process_locks', (t) => {
     t.string('name', 191).notNullable().primary();
     t.string('token', 64).notNullable();
     t.string('holder', 191).notNullable();

@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '@switchboard/core';
 
 export async function up(knex: Knex): Promise<void> {
   const mysql = knex.client.config.client === 'mysql2';
-  await knex.schema.createTable('subscribers', (t) => {
+  await createTableOnce(knex, 'subscribers', (t) => {
     t.increments('id').primary();
     t.integer('organization_id').unsigned().notNullable().references('id').inTable('organizations').onDelete('CASCADE');
     // Binary collation: uniqueness is on the normalized address exactly, as on SQLite.
@@ -30,7 +31,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   // Counts per status, kept by every write, so list totals never count the table.
-  await knex.schema.createTable('subscriber_counts', (t) => {
+  await createTableOnce(knex, 'subscriber_counts', (t) => {
     t.integer('organization_id').unsigned().notNullable().references('id').inTable('organizations').onDelete('CASCADE');
     t.string('status', 16).notNullable();
     t.integer('count').notNullable().defaultTo(0);
@@ -38,7 +39,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   // meta_data as key/value rows (one per array element), searchable through an index.
-  await knex.schema.createTable('subscriber_meta', (t) => {
+  await createTableOnce(knex, 'subscriber_meta', (t) => {
     t.integer('organization_id').unsigned().notNullable();
     t.integer('subscriber_id').unsigned().notNullable().references('id').inTable('subscribers').onDelete('CASCADE');
     t.string('meta_key', 64).notNullable();

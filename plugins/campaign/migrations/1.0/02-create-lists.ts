@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '@switchboard/core';
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.createTable('lists', (t) => {
+  await createTableOnce(knex, 'lists', (t) => {
     t.increments('id').primary();
     t.integer('organization_id').unsigned().notNullable().references('id').inTable('organizations').onDelete('CASCADE');
     t.string('name', 191).notNullable();
@@ -15,7 +16,7 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['organization_id', 'code'], { indexName: 'lists_org_code_unique' });
   });
 
-  await knex.schema.createTable('list_subscribers', (t) => {
+  await createTableOnce(knex, 'list_subscribers', (t) => {
     // No foreign key to lists: InnoDB's check would share-lock the list row on every insert, and the
     // import's closing update of the list counters would deadlock with it. Deleting a list deletes these.
     t.integer('list_id').unsigned().notNullable();

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '@switchboard/core';
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.createTable('messages', (t) => {
+  await createTableOnce(knex, 'messages', (t) => {
     t.increments('id').primary();
     t.integer('organization_id').unsigned().notNullable().references('id').inTable('organizations').onDelete('CASCADE');
     t.string('name', 191).notNullable();

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '@switchboard/core';
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.createTable('message_schedules', (t) => {
+  await createTableOnce(knex, 'message_schedules', (t) => {
     t.increments('id').primary();
     t.integer('organization_id').unsigned().notNullable().references('id').inTable('organizations').onDelete('CASCADE');
     t.integer('message_id').unsigned().notNullable().references('id').inTable('messages').onDelete('CASCADE');
@@ -21,7 +22,7 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['is_active', 'next_run_at'], 'message_schedules_due_idx');
   });
 
-  await knex.schema.createTable('changelog_subscriptions', (t) => {
+  await createTableOnce(knex, 'changelog_subscriptions', (t) => {
     t.increments('id').primary();
     t.integer('organization_id').unsigned().notNullable().references('id').inTable('organizations').onDelete('CASCADE');
     t.string('email', 191).notNullable();

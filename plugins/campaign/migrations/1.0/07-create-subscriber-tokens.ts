@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '@switchboard/core';
 
 /**
  * Words of names and emails, so `name:` and plain-word search are index range scans at any audience
  * size (a LIKE '%x%' over the subscribers table is a full scan).
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.createTable('subscriber_tokens', (t) => {
+  await createTableOnce(knex, 'subscriber_tokens', (t) => {
     t.integer('organization_id').unsigned().notNullable();
     t.integer('subscriber_id').unsigned().notNullable().references('id').inTable('subscribers').onDelete('CASCADE');
     // n: a word of the name; e: a piece of the email.

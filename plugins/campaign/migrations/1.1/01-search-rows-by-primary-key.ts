@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dialectOfKnex } from '@switchboard/core';
+import { alterTableOnce } from '@switchboard/core';
 
 /**
  * The tables an import writes lose their foreign keys: search rows (subscriber_tokens,
@@ -15,48 +15,22 @@ const SEARCH_TABLES = [
 ];
 
 /**
- * Each change is made only if it is still to make: on MySQL every ALTER commits on its own, so a run killed
- * after the first ones must be able to run again (an outside review's killed `migrate` could not: "Can't
- * DROP FOREIGN KEY"). SQLite runs the whole migration in one transaction, so it always starts from 1.0.
+ * Each change is made only if it is still to make (core alterTableOnce): on MySQL every ALTER commits on its
+ * own, so a run killed after the first ones must be able to run again (an outside review's killed `migrate`
+ * could not: "Can't DROP FOREIGN KEY"). SQLite runs the whole migration in one transaction.
  */
 export async function up(knex: Knex): Promise<void> {
   for (const { table, index } of SEARCH_TABLES) {
-    if (await hasForeignKey(knex, table, 'subscriber_id'))
-      await knex.schema.alterTable(table, (t) => t.dropForeign(['subscriber_id']));
-    if (await hasIndex(knex, table, index))
-      await knex.schema.alterTable(table, (t) => t.dropIndex(['subscriber_id'], index));
+    await alterTableOnce(knex, table, (t) => t.dropForeign(['subscriber_id']));
+    await alterTableOnce(knex, table, (t) => t.dropIndex(['subscriber_id'], index));
   }
-  if (await hasForeignKey(knex, 'list_subscribers', 'subscriber_id'))
-    await knex.schema.alterTable('list_subscribers', (t) => t.dropForeign(['subscriber_id']));
-  if (await hasForeignKey(knex, 'subscribers', 'organization_id'))
-    await knex.schema.alterTable('subscribers', (t) => t.dropForeign(['organization_id']));
-}
-
-const isMysql = (knex: Knex) => dialectOfKnex(knex) === 'mysql';
-
-/** Whether `table` has a foreign key on `column` (on SQLite, always: see up). */
-async function hasForeignKey(knex: Knex, table: string, column: string): Promise<boolean> {
-  if (!isMysql(knex)) return true;
-  const rows = await knex('information_schema.key_column_usage')
-    .whereRaw('table_schema = database()')
-    .andWhere({ table_name: table, column_name: column })
-    .whereNotNull('referenced_table_name')
-    .select('constraint_name');
-  return rows.length > 0;
-}
-
-async function hasIndex(knex: Knex, table: string, index: string): Promise<boolean> {
-  if (!isMysql(knex)) return true;
-  const rows = await knex('information_schema.statistics')
-    .whereRaw('table_schema = database()')
-    .andWhere({ table_name: table, index_name: index })
-    .select('index_name');
-  return rows.length > 0;
+  await alterTableOnce(knex, 'list_subscribers', (t) => t.dropForeign(['subscriber_id']));
+  await alterTableOnce(knex, 'subscribers', (t) => t.dropForeign(['organization_id']));
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex('subscribers').whereNotIn('organization_id', knex('organizations').select('id')).delete();
-  await knex.schema.alterTable('subscribers', (t) =>
+  await alterTableOnce(knex, 'subscribers', (t) =>
     t.foreign('organization_id').references('id').inTable('organizations').onDelete('CASCADE'),
   );
   // Rows of subscribers deleted under 1.1 would fail the restored foreign keys.
@@ -64,12 +38,12 @@ export async function down(knex: Knex): Promise<void> {
     await knex(table).whereNotIn('subscriber_id', knex('subscribers').select('id')).delete();
   }
   for (const { table, index } of SEARCH_TABLES) {
-    await knex.schema.alterTable(table, (t) => t.index(['subscriber_id'], index));
-    await knex.schema.alterTable(table, (t) =>
+    await alterTableOnce(knex, table, (t) => t.index(['subscriber_id'], index));
+    await alterTableOnce(knex, table, (t) =>
       t.foreign('subscriber_id').references('id').inTable('subscribers').onDelete('CASCADE'),
     );
   }
-  await knex.schema.alterTable('list_subscribers', (t) =>
+  await alterTableOnce(knex, 'list_subscribers', (t) =>
     t.foreign('subscriber_id').references('id').inTable('subscribers').onDelete('CASCADE'),
   );
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { withoutSqliteForeignKeys } from '@switchboard/core';
+import { alterTableOnce, createTableOnce, withoutSqliteForeignKeys } from '@switchboard/core';
 
 /**
  * Analytics (docs/decisions.md, Analytics): an organization's daily figures, added to in the transaction
@@ -13,23 +13,17 @@ export async function up(knex: Knex): Promise<void> {
 
 /** The table and column, where missing (an upgrade test's older schema gets them before today's code runs). */
 export async function createAnalyticsSchema(knex: Knex): Promise<void> {
-  if (!(await knex.schema.hasTable('analytics_daily')))
-    await knex.schema.createTable('analytics_daily', (t) => {
-      t.integer('organization_id')
-        .unsigned()
-        .notNullable()
-        .references('id')
-        .inTable('organizations')
-        .onDelete('CASCADE');
-      // YYYY-MM-DD, a UTC day: the same text on every database.
-      t.string('day', 10).notNullable();
-      t.string('metric', 32).notNullable();
-      // Day counts of some metrics go below zero (a subscriber's last engagement moving to a later day).
-      t.bigInteger('value').notNullable();
-      t.primary(['organization_id', 'metric', 'day']);
-    });
+  await createTableOnce(knex, 'analytics_daily', (t) => {
+    t.integer('organization_id').unsigned().notNullable().references('id').inTable('organizations').onDelete('CASCADE');
+    // YYYY-MM-DD, a UTC day: the same text on every database.
+    t.string('day', 10).notNullable();
+    t.string('metric', 32).notNullable();
+    // Day counts of some metrics go below zero (a subscriber's last engagement moving to a later day).
+    t.bigInteger('value').notNullable();
+    t.primary(['organization_id', 'metric', 'day']);
+  });
   if (!(await knex.schema.hasColumn('subscribers', 'last_engaged_day')))
-    await knex.schema.alterTable('subscribers', (t) => {
+    await alterTableOnce(knex, 'subscribers', (t) => {
       t.string('last_engaged_day', 10).nullable();
     });
 }
@@ -43,7 +37,7 @@ export const config = { transaction: false };
 export async function down(knex: Knex): Promise<void> {
   await withoutSqliteForeignKeys(knex, async () => {
     if (await knex.schema.hasColumn('subscribers', 'last_engaged_day'))
-      await knex.schema.alterTable('subscribers', (t) => t.dropColumn('last_engaged_day'));
+      await alterTableOnce(knex, 'subscribers', (t) => t.dropColumn('last_engaged_day'));
     await knex.schema.dropTableIfExists('analytics_daily');
   });
 }

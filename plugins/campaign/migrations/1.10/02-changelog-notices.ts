@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { withoutSqliteForeignKeys } from '@switchboard/core';
+import { alterTableOnce, createTableOnce, withoutSqliteForeignKeys } from '@switchboard/core';
 
 /**
  * Changelog notices (docs/decisions.md, Changelog): the entries the host published, and one notice per
@@ -8,15 +8,14 @@ import { withoutSqliteForeignKeys } from '@switchboard/core';
  */
 export async function up(knex: Knex): Promise<void> {
   await addUnsubscribedAt(knex);
-  if (await knex.schema.hasTable('changelog_notices')) return;
-  await knex.schema.createTable('changelog_entries', (t) => {
+  await createTableOnce(knex, 'changelog_entries', (t) => {
     t.increments('id').primary();
     t.string('entry_key', 191).notNullable().unique('changelog_entries_key_unique');
     t.string('title', 255).notNullable();
     t.text('body').notNullable();
     t.datetime('published_at', { precision: 3 }).notNullable();
   });
-  await knex.schema.createTable('changelog_notices', (t) => {
+  await createTableOnce(knex, 'changelog_notices', (t) => {
     t.increments('id').primary();
     t.integer('entry_id').unsigned().notNullable().references('id').inTable('changelog_entries').onDelete('CASCADE');
     t.integer('subscription_id')
@@ -41,7 +40,7 @@ export async function up(knex: Knex): Promise<void> {
 /** The column, where missing (an upgrade test's older schema gets it before today's code runs). */
 export async function addUnsubscribedAt(knex: Knex): Promise<void> {
   if (!(await knex.schema.hasColumn('changelog_subscriptions', 'unsubscribed_at')))
-    await knex.schema.alterTable('changelog_subscriptions', (t) => {
+    await alterTableOnce(knex, 'changelog_subscriptions', (t) => {
       t.datetime('unsubscribed_at', { precision: 3 }).nullable();
     });
 }
@@ -59,7 +58,7 @@ export async function down(knex: Knex): Promise<void> {
     if (await knex.schema.hasColumn('changelog_subscriptions', 'unsubscribed_at')) {
       // Who left goes with the column: kept, they would be subscribed again by an upgrade (session 31).
       await knex('changelog_subscriptions').whereNotNull('unsubscribed_at').delete();
-      await knex.schema.alterTable('changelog_subscriptions', (t) => t.dropColumn('unsubscribed_at'));
+      await alterTableOnce(knex, 'changelog_subscriptions', (t) => t.dropColumn('unsubscribed_at'));
     }
   });
 }

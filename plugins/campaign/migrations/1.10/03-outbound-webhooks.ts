@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '@switchboard/core';
 
 /**
  * Outbound webhooks (docs/decisions.md, Outbound webhooks): each organization's subscriptions (url, the
@@ -10,7 +11,7 @@ export async function up(knex: Knex): Promise<void> {
   // MySQL does not roll DDL back: a run that stopped halfway left tables to make again.
   await knex.schema.dropTableIfExists('webhook_deliveries');
   await knex.schema.dropTableIfExists('webhooks');
-  await knex.schema.createTable('webhooks', (t) => {
+  await createTableOnce(knex, 'webhooks', (t) => {
     t.increments('id');
     t.integer('organization_id').unsigned().notNullable().references('id').inTable('organizations').onDelete('CASCADE');
     t.string('name', 191).notNullable();
@@ -28,7 +29,7 @@ export async function up(knex: Knex): Promise<void> {
     t.datetime('updated_at', { precision: 3 }).notNullable();
     t.index(['organization_id'], 'webhooks_org_idx');
   });
-  await knex.schema.createTable('webhook_deliveries', (t) => {
+  await createTableOnce(knex, 'webhook_deliveries', (t) => {
     t.bigIncrements('id');
     t.integer('organization_id').unsigned().notNullable();
     t.integer('webhook_id').unsigned().notNullable().references('id').inTable('webhooks').onDelete('CASCADE');

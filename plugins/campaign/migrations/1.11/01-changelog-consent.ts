@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { alterTableOnce } from '@switchboard/core';
 
 /**
  * Changelog subscriptions by e-mail are confirmed by their address first (issue 24): `confirmed_at`. The
@@ -17,13 +18,13 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   if (!(await knex.schema.hasColumn('changelog_subscriptions', 'confirmed_at'))) return;
   await knex('changelog_subscriptions').whereNull('confirmed_at').delete();
-  await knex.schema.alterTable('changelog_subscriptions', (t) => t.dropColumn('confirmed_at'));
+  await alterTableOnce(knex, 'changelog_subscriptions', (t) => t.dropColumn('confirmed_at'));
 }
 
 /** The column alone (upgrade tests give it to a schema of an older version, which today's code writes). */
 export async function addConfirmedAt(knex: Knex): Promise<void> {
   if (!(await knex.schema.hasColumn('changelog_subscriptions', 'confirmed_at')))
-    await knex.schema.alterTable('changelog_subscriptions', (t) =>
+    await alterTableOnce(knex, 'changelog_subscriptions', (t) =>
       t.datetime('confirmed_at', { precision: 3 }).nullable(),
     );
 }

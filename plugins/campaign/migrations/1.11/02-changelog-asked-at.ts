@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { alterTableOnce } from '@switchboard/core';
 
 /**
  * When a changelog subscription's address was last asked to confirm (issue 24): subscribing again asks at
@@ -10,11 +11,11 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   if (await knex.schema.hasColumn('changelog_subscriptions', 'asked_at'))
-    await knex.schema.alterTable('changelog_subscriptions', (t) => t.dropColumn('asked_at'));
+    await alterTableOnce(knex, 'changelog_subscriptions', (t) => t.dropColumn('asked_at'));
 }
 
 /** The column alone (upgrade tests give it to a schema of an older version, which today's code writes). */
 export async function addAskedAt(knex: Knex): Promise<void> {
   if (!(await knex.schema.hasColumn('changelog_subscriptions', 'asked_at')))
-    await knex.schema.alterTable('changelog_subscriptions', (t) => t.datetime('asked_at', { precision: 3 }).nullable());
+    await alterTableOnce(knex, 'changelog_subscriptions', (t) => t.datetime('asked_at', { precision: 3 }).nullable());
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { withoutSqliteForeignKeys } from '@switchboard/core';
+import { alterTableOnce, createTableOnce, withoutSqliteForeignKeys } from '@switchboard/core';
 
 /**
  * Every open and click counts (issue 24, campaign spec §6: each `opened` adds 1 to count_read): the mails
@@ -42,7 +42,7 @@ export async function down(knex: Knex): Promise<void> {
   await withoutSqliteForeignKeys(knex, async () => {
     for (const column of ['unique_opened', 'unique_clicked'])
       if (await knex.schema.hasColumn('messages', column))
-        await knex.schema.alterTable('messages', (t) => t.dropColumn(column));
+        await alterTableOnce(knex, 'messages', (t) => t.dropColumn(column));
   });
 }
 
@@ -50,10 +50,10 @@ export async function down(knex: Knex): Promise<void> {
 export async function addEngagementSchema(knex: Knex): Promise<void> {
   for (const column of ['unique_opened', 'unique_clicked'])
     if (!(await knex.schema.hasColumn('messages', column)))
-      await knex.schema.alterTable('messages', (t) => t.integer(column).unsigned().notNullable().defaultTo(0));
+      await alterTableOnce(knex, 'messages', (t) => t.integer(column).unsigned().notNullable().defaultTo(0));
   // An upgrade test's schema from before 1.6 has no sends to record engagements of.
-  if ((await knex.schema.hasTable('tracked_events')) || !(await knex.schema.hasTable('message_sends'))) return;
-  await knex.schema.createTable('tracked_events', (t) => {
+  if (!(await knex.schema.hasTable('message_sends'))) return;
+  await createTableOnce(knex, 'tracked_events', (t) => {
     t.bigIncrements('id');
     t.integer('send_id').unsigned().notNullable().references('id').inTable('message_sends').onDelete('CASCADE');
     t.integer('subscriber_id').unsigned().notNullable();

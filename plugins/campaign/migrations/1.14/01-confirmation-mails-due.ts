@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '@switchboard/core';
 
 /**
  * The double opt-in mails still to send, written in the transaction that makes the unconfirmed subscriber
@@ -17,8 +18,7 @@ export async function down(knex: Knex): Promise<void> {
 
 /** The table alone (upgrade tests give it to a schema of an older version, which today's code writes). */
 export async function createConfirmationMailsDue(knex: Knex): Promise<void> {
-  if (await knex.schema.hasTable('confirmation_mails_due')) return;
-  await knex.schema.createTable('confirmation_mails_due', (t) => {
+  await createTableOnce(knex, 'confirmation_mails_due', (t) => {
     t.integer('subscriber_id').unsigned().primary().references('id').inTable('subscribers').onDelete('CASCADE');
     t.integer('organization_id').unsigned().notNullable();
     // When the sweep may queue it (again): a while after it was queued, so a job still waiting is left alone.

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dialectOfKnex, withoutSqliteForeignKeys } from '@switchboard/core';
+import { alterTableOnce, createTableOnce, dialectOfKnex, withoutSqliteForeignKeys } from '@switchboard/core';
 
 const COLUMNS = ['messages_opened', 'messages_clicked', 'last_engaged_day'] as const;
 
@@ -23,7 +23,7 @@ export async function up(knex: Knex): Promise<void> {
     );
   }
   if (left.length)
-    await withoutSqliteForeignKeys(knex, () => knex.schema.alterTable('subscribers', (t) => t.dropColumns(...left)));
+    await withoutSqliteForeignKeys(knex, () => alterTableOnce(knex, 'subscribers', (t) => t.dropColumns(...left)));
 }
 
 /** Which of the moved columns `subscribers` still has. */
@@ -41,7 +41,7 @@ export async function down(knex: Knex): Promise<void> {
   const missing = COLUMNS.filter((column) => !left.includes(column));
   if (missing.length)
     await withoutSqliteForeignKeys(knex, () =>
-      knex.schema.alterTable('subscribers', (t) => {
+      alterTableOnce(knex, 'subscribers', (t) => {
         if (missing.includes('messages_opened')) t.integer('messages_opened').unsigned().notNullable().defaultTo(0);
         if (missing.includes('messages_clicked')) t.integer('messages_clicked').unsigned().notNullable().defaultTo(0);
         if (missing.includes('last_engaged_day')) t.string('last_engaged_day', 10).nullable();
@@ -62,8 +62,7 @@ export async function down(knex: Knex): Promise<void> {
 
 /** The table alone (upgrade tests give it to a schema of an older version, which today's code writes). */
 export async function createSubscriberEngagement(knex: Knex): Promise<void> {
-  if (await knex.schema.hasTable('subscriber_engagement')) return;
-  await knex.schema.createTable('subscriber_engagement', (t) => {
+  await createTableOnce(knex, 'subscriber_engagement', (t) => {
     t.integer('subscriber_id').unsigned().primary();
     t.integer('messages_opened').unsigned().notNullable().defaultTo(0);
     t.integer('messages_clicked').unsigned().notNullable().defaultTo(0);

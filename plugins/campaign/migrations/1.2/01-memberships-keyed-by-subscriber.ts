@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { alterTableOnce, hasIndex } from '@switchboard/core';
 
 /**
  * Memberships keep two index trees instead of three. The primary key becomes (subscriber_id,
@@ -13,6 +14,8 @@ const MEMBER_ORDER_INDEX = 'list_subscribers_list_status_idx';
 
 export async function up(knex: Knex): Promise<void> {
   if (knex.client.config.client === 'mysql2') {
+    // One ALTER, so all of it or none: done by a run killed before it recorded itself.
+    if (await hasIndex(knex, 'list_subscribers', MEMBER_ORDER_INDEX)) return;
     await knex.raw(
       `ALTER TABLE list_subscribers DROP PRIMARY KEY, ADD PRIMARY KEY (subscriber_id, list_id),
          DROP INDEX list_subscribers_member_unique, DROP INDEX list_subscribers_subscriber_idx,
@@ -20,12 +23,12 @@ export async function up(knex: Knex): Promise<void> {
     );
     return;
   }
-  await knex.schema.alterTable('list_subscribers', (t) => {
+  await alterTableOnce(knex, 'list_subscribers', (t) => {
     t.dropUnique(['list_id', 'subscriber_id'], 'list_subscribers_member_unique');
     t.dropIndex(['subscriber_id'], 'list_subscribers_subscriber_idx');
     t.dropPrimary('list_subscribers_pk');
   });
-  await knex.schema.alterTable('list_subscribers', (t) => {
+  await alterTableOnce(knex, 'list_subscribers', (t) => {
     t.primary(['subscriber_id', 'list_id'], { constraintName: 'list_subscribers_pk' });
     t.index(['list_id', 'subscriber_status', 'subscriber_id'], MEMBER_ORDER_INDEX);
   });
@@ -33,6 +36,7 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   if (knex.client.config.client === 'mysql2') {
+    if (!(await hasIndex(knex, 'list_subscribers', MEMBER_ORDER_INDEX))) return;
     await knex.raw(
       `ALTER TABLE list_subscribers DROP PRIMARY KEY, ADD PRIMARY KEY (list_id, subscriber_status, subscriber_id),
          DROP INDEX ${MEMBER_ORDER_INDEX}, ADD UNIQUE INDEX list_subscribers_member_unique (list_id, subscriber_id),
@@ -40,11 +44,11 @@ export async function down(knex: Knex): Promise<void> {
     );
     return;
   }
-  await knex.schema.alterTable('list_subscribers', (t) => {
+  await alterTableOnce(knex, 'list_subscribers', (t) => {
     t.dropIndex(['list_id', 'subscriber_status', 'subscriber_id'], MEMBER_ORDER_INDEX);
     t.dropPrimary('list_subscribers_pk');
   });
-  await knex.schema.alterTable('list_subscribers', (t) => {
+  await alterTableOnce(knex, 'list_subscribers', (t) => {
     t.primary(['list_id', 'subscriber_status', 'subscriber_id'], { constraintName: 'list_subscribers_pk' });
     t.unique(['list_id', 'subscriber_id'], { indexName: 'list_subscribers_member_unique' });
     t.index(['subscriber_id'], 'list_subscribers_subscriber_idx');

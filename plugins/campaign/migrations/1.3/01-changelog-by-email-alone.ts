@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { alterTableOnce } from '@switchboard/core';
 
 /**
  * A changelog subscription may name no webhook url: `webhook_url` becomes nullable. Such a row keeps
@@ -6,7 +7,7 @@ import type { Knex } from 'knex';
  * subscription per email without a url.
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('changelog_subscriptions', (t) => t.string('webhook_url', 512).nullable().alter());
+  await alterTableOnce(knex, 'changelog_subscriptions', (t) => t.string('webhook_url', 512).nullable().alter());
   // Rows a rollback gave an empty url (see down) are subscriptions by email alone again.
   await knex('changelog_subscriptions').where({ webhook_url: '' }).update({ webhook_url: null });
 }
@@ -14,5 +15,5 @@ export async function up(knex: Knex): Promise<void> {
 /** Earlier versions require a url: a subscription by email alone keeps its row, with an empty url. */
 export async function down(knex: Knex): Promise<void> {
   await knex('changelog_subscriptions').whereNull('webhook_url').update({ webhook_url: '' });
-  await knex.schema.alterTable('changelog_subscriptions', (t) => t.string('webhook_url', 512).notNullable().alter());
+  await alterTableOnce(knex, 'changelog_subscriptions', (t) => t.string('webhook_url', 512).notNullable().alter());
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '@switchboard/core';
 import { appendGramRows, GRAM_TABLE } from '../../src/audience/search/gram-rows';
 
 const BACKFILL_CHUNK = 2000;
@@ -21,7 +22,7 @@ export async function down(knex: Knex): Promise<void> {
 
 export async function createGramTable(knex: Knex): Promise<void> {
   const mysql = knex.client.config.client === 'mysql2';
-  await knex.schema.createTable(GRAM_TABLE, (t) => {
+  await createTableOnce(knex, GRAM_TABLE, (t) => {
     t.integer('organization_id').unsigned().notNullable();
     t.string('subscriber_status', 16).notNullable();
     t.smallint('bucket').unsigned().notNullable();

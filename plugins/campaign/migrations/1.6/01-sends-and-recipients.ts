@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { withoutSqliteForeignKeys } from '@switchboard/core';
+import { alterTableOnce, createTableOnce, withoutSqliteForeignKeys } from '@switchboard/core';
 
 /**
  * Sending (docs/architecture.md, Sending): a send is one delivery of a message to lists (a message's
@@ -10,7 +10,7 @@ import { withoutSqliteForeignKeys } from '@switchboard/core';
 export async function up(knex: Knex): Promise<void> {
   // MySQL does not roll DDL back: a run that stopped halfway left tables to make again.
   await down(knex);
-  await knex.schema.createTable('message_sends', (t) => {
+  await createTableOnce(knex, 'message_sends', (t) => {
     t.increments('id').primary();
     t.integer('organization_id').unsigned().notNullable().references('id').inTable('organizations').onDelete('CASCADE');
     t.integer('message_id').unsigned().notNullable().references('id').inTable('messages').onDelete('CASCADE');
@@ -33,7 +33,7 @@ export async function up(knex: Knex): Promise<void> {
     // What the watchdog asks every few seconds: sends to start or to keep going.
     t.index(['status', 'scheduled_at'], 'message_sends_status_idx');
   });
-  await knex.schema.createTable('send_recipients', (t) => {
+  await createTableOnce(knex, 'send_recipients', (t) => {
     t.integer('send_id').unsigned().notNullable().references('id').inTable('message_sends').onDelete('CASCADE');
     t.integer('subscriber_id').unsigned().notNullable();
     // queued, sending (claimed by a worker since claimed_at), sent, failed, skipped
@@ -52,11 +52,11 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['send_id', 'state', 'subscriber_id'], 'send_recipients_state_idx');
   });
   // The lists a schedule's runs send to (JSON ids); null: those of the message's latest send.
-  await knex.schema.alterTable('message_schedules', (t) => {
+  await alterTableOnce(knex, 'message_schedules', (t) => {
     t.text('list_ids').nullable();
   });
   // Open and click tracking, off unless a message asks for it.
-  await knex.schema.alterTable('messages', (t) => {
+  await alterTableOnce(knex, 'messages', (t) => {
     t.boolean('track_opens').notNullable().defaultTo(false);
     t.boolean('track_clicks').notNullable().defaultTo(false);
   });
@@ -71,12 +71,12 @@ export const config = { transaction: false };
 export async function down(knex: Knex): Promise<void> {
   await withoutSqliteForeignKeys(knex, async () => {
     if (await knex.schema.hasColumn('messages', 'track_opens'))
-      await knex.schema.alterTable('messages', (t) => {
+      await alterTableOnce(knex, 'messages', (t) => {
         t.dropColumn('track_opens');
         t.dropColumn('track_clicks');
       });
     if (await knex.schema.hasColumn('message_schedules', 'list_ids'))
-      await knex.schema.alterTable('message_schedules', (t) => t.dropColumn('list_ids'));
+      await alterTableOnce(knex, 'message_schedules', (t) => t.dropColumn('list_ids'));
     await knex.schema.dropTableIfExists('send_recipients');
     await knex.schema.dropTableIfExists('message_sends');
   });

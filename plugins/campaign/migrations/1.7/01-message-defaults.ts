@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '@switchboard/core';
 
 /**
  * An organization's defaults for new messages: whether they track opens and clicks unless they say
@@ -7,7 +8,7 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   // MySQL does not roll DDL back: a run that stopped halfway left a table to make again.
   await knex.schema.dropTableIfExists('message_defaults');
-  await knex.schema.createTable('message_defaults', (t) => {
+  await createTableOnce(knex, 'message_defaults', (t) => {
     t.integer('organization_id').unsigned().primary().references('id').inTable('organizations').onDelete('CASCADE');
     t.boolean('track_opens').notNullable().defaultTo(false);
     t.boolean('track_clicks').notNullable().defaultTo(false);

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '@switchboard/core';
 
 const REFILL_CHUNK = 2000;
 const WORD = /[\p{L}\p{N}]+/gu;
@@ -16,7 +17,7 @@ export async function up(knex: Knex): Promise<void> {
 /** The table as 1.1 left it (no foreign key, no index on subscriber_id), refilled with 1.0's words. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('subscriber_tokens');
-  await knex.schema.createTable('subscriber_tokens', (t) => {
+  await createTableOnce(knex, 'subscriber_tokens', (t) => {
     t.integer('organization_id').unsigned().notNullable();
     t.integer('subscriber_id').unsigned().notNullable();
     t.string('kind', 1).notNullable();

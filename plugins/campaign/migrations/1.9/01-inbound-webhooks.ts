@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '@switchboard/core';
 
 /**
  * Inbound provider webhooks: each organization's endpoints (provider, name, sealed secret) and the events
@@ -13,7 +14,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('message_event_rollups');
   await knex.schema.dropTableIfExists('inbound_events');
   await knex.schema.dropTableIfExists('inbound_webhooks');
-  await knex.schema.createTable('inbound_webhooks', (t) => {
+  await createTableOnce(knex, 'inbound_webhooks', (t) => {
     t.increments('id');
     t.integer('organization_id').unsigned().notNullable().references('id').inTable('organizations').onDelete('CASCADE');
     t.string('provider', 32).notNullable();
@@ -28,7 +29,7 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['organization_id', 'provider'], 'inbound_webhooks_org_provider_idx');
   });
   // No foreign keys: events arrive by thousands a second, and their rows outlive a deleted endpoint.
-  await knex.schema.createTable('inbound_events', (t) => {
+  await createTableOnce(knex, 'inbound_events', (t) => {
     t.bigIncrements('id');
     t.integer('organization_id').unsigned().notNullable();
     t.integer('webhook_endpoint_id').unsigned().nullable();
@@ -48,7 +49,7 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['message_id', 'event_type'], 'inbound_events_message_idx');
   });
   // A message's events per hour and per day, kept as events are recorded: its timeline reads these.
-  await knex.schema.createTable('message_event_rollups', (t) => {
+  await createTableOnce(knex, 'message_event_rollups', (t) => {
     t.integer('message_id').unsigned().notNullable().references('id').inTable('messages').onDelete('CASCADE');
     // h: an hour, d: a day (UTC)
     t.string('period', 1).notNullable();

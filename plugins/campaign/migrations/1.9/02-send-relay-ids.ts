@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '@switchboard/core';
 
 /**
  * The id a relay gave each mail it accepted (the "queued as" of its SMTP answer): provider events that
@@ -7,7 +8,7 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('send_relay_ids');
-  await knex.schema.createTable('send_relay_ids', (t) => {
+  await createTableOnce(knex, 'send_relay_ids', (t) => {
     t.integer('organization_id').unsigned().notNullable();
     t.string('relay_id', 191).notNullable();
     t.integer('send_id').unsigned().notNullable().references('id').inTable('message_sends').onDelete('CASCADE');

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createTableOnce } from '@switchboard/core';
 
 /**
  * Server monitor 1.0, the original schema: servers of organizations, their status log, and one
@@ -8,7 +9,7 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   // MySQL does not roll DDL back: a run that stopped halfway left tables to make again.
   await down(knex);
-  await knex.schema.createTable('monitor_servers', (t) => {
+  await createTableOnce(knex, 'monitor_servers', (t) => {
     t.increments('id');
     t.integer('organization_id').unsigned().notNullable().references('id').inTable('organizations').onDelete('CASCADE');
     t.string('title', 191).notNullable();
@@ -21,7 +22,7 @@ export async function up(knex: Knex): Promise<void> {
     t.datetime('updated_at', { precision: 3 }).notNullable();
     t.index(['organization_id', 'id'], 'monitor_servers_org_idx');
   });
-  await knex.schema.createTable('monitor_logs', (t) => {
+  await createTableOnce(knex, 'monitor_logs', (t) => {
     t.bigIncrements('id');
     t.integer('server_id').unsigned().notNullable().references('id').inTable('monitor_servers').onDelete('CASCADE');
     t.string('original_status', 32).nullable();
@@ -30,7 +31,7 @@ export async function up(knex: Knex): Promise<void> {
     t.datetime('created_at', { precision: 3 }).notNullable();
     t.index(['server_id', 'created_at'], 'monitor_logs_server_idx');
   });
-  await knex.schema.createTable('monitor_notification_settings', (t) => {
+  await createTableOnce(knex, 'monitor_notification_settings', (t) => {
     t.integer('organization_id')
       .unsigned()
       .notNullable()

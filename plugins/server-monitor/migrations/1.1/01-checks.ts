@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { withoutSqliteForeignKeys } from '@switchboard/core';
+import { alterTableOnce, createTableOnce, withoutSqliteForeignKeys } from '@switchboard/core';
 
 const SERVER_COLUMNS = [
   'is_up',
@@ -21,7 +21,7 @@ const SERVER_COLUMNS = [
  */
 export async function up(knex: Knex): Promise<void> {
   await down(knex);
-  await knex.schema.alterTable('monitor_servers', (t) => {
+  await alterTableOnce(knex, 'monitor_servers', (t) => {
     t.boolean('is_up').nullable();
     t.integer('response_ms').unsigned().nullable();
     t.datetime('failing_since', { precision: 3 }).nullable();
@@ -33,10 +33,10 @@ export async function up(knex: Knex): Promise<void> {
     t.boolean('uptime_stale').notNullable().defaultTo(true);
     t.datetime('uptime_at', { precision: 3 }).nullable();
   });
-  await knex.schema.alterTable('monitor_servers', (t) => {
+  await alterTableOnce(knex, 'monitor_servers', (t) => {
     t.index(['uptime_stale', 'id'], 'monitor_servers_stale_idx');
   });
-  await knex.schema.createTable('monitor_check_results', (t) => {
+  await createTableOnce(knex, 'monitor_check_results', (t) => {
     t.bigIncrements('id');
     t.integer('server_id').unsigned().notNullable().references('id').inTable('monitor_servers').onDelete('CASCADE');
     t.datetime('checked_at', { precision: 3 }).notNullable();
@@ -46,7 +46,7 @@ export async function up(knex: Knex): Promise<void> {
     t.string('error', 255).nullable();
     t.index(['server_id', 'checked_at'], 'monitor_results_server_idx');
   });
-  await knex.schema.createTable('monitor_heartbeats', (t) => {
+  await createTableOnce(knex, 'monitor_heartbeats', (t) => {
     t.increments('id');
     t.integer('server_id').unsigned().notNullable().references('id').inTable('monitor_servers').onDelete('CASCADE');
     t.string('token', 64).notNullable().unique({ indexName: 'monitor_heartbeats_token_unique' });
@@ -62,7 +62,7 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['server_id'], 'monitor_heartbeats_server_idx');
     t.index(['state', 'due_at'], 'monitor_heartbeats_due_idx');
   });
-  await knex.schema.createTable('monitor_certificates', (t) => {
+  await createTableOnce(knex, 'monitor_certificates', (t) => {
     t.integer('server_id')
       .unsigned()
       .notNullable()
@@ -78,7 +78,7 @@ export async function up(knex: Knex): Promise<void> {
     t.string('alerted', 8).nullable();
     t.datetime('checked_at', { precision: 3 }).notNullable();
   });
-  await knex.schema.createTable('monitor_alerts', (t) => {
+  await createTableOnce(knex, 'monitor_alerts', (t) => {
     t.bigIncrements('id');
     t.integer('organization_id').unsigned().notNullable().references('id').inTable('organizations').onDelete('CASCADE');
     t.integer('server_id').unsigned().nullable();
@@ -97,14 +97,14 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['state', 'id'], 'monitor_alerts_state_idx');
   });
   // A minute's measured SLA compliance per tier: worker status, its recent breaches and the dashboard chart.
-  await knex.schema.createTable('monitor_sla_samples', (t) => {
+  await createTableOnce(knex, 'monitor_sla_samples', (t) => {
     t.datetime('sampled_at', { precision: 3 }).notNullable();
     t.string('tier', 8).notNullable();
     t.integer('checked').unsigned().notNullable();
     t.integer('total').unsigned().notNullable();
     t.primary(['sampled_at', 'tier']);
   });
-  await knex.schema.alterTable('monitor_notification_settings', (t) => {
+  await alterTableOnce(knex, 'monitor_notification_settings', (t) => {
     t.integer('ssl_expiry_days').unsigned().notNullable().defaultTo(14);
   });
 }
@@ -113,7 +113,6 @@ export async function up(knex: Knex): Promise<void> {
 export const config = { transaction: false };
 
 export async function down(knex: Knex): Promise<void> {
-  const sqlite = knex.client.config.client === 'better-sqlite3';
   await withoutSqliteForeignKeys(knex, async () => {
     await knex.schema.dropTableIfExists('monitor_sla_samples');
     await knex.schema.dropTableIfExists('monitor_alerts');
@@ -121,11 +120,11 @@ export async function down(knex: Knex): Promise<void> {
     await knex.schema.dropTableIfExists('monitor_heartbeats');
     await knex.schema.dropTableIfExists('monitor_check_results');
     if (await knex.schema.hasColumn('monitor_notification_settings', 'ssl_expiry_days'))
-      await knex.schema.alterTable('monitor_notification_settings', (t) => t.dropColumn('ssl_expiry_days'));
+      await alterTableOnce(knex, 'monitor_notification_settings', (t) => t.dropColumn('ssl_expiry_days'));
     if (await knex.schema.hasColumn('monitor_servers', 'uptime_stale')) {
-      if (!sqlite) await knex.schema.alterTable('monitor_servers', (t) => t.dropIndex([], 'monitor_servers_stale_idx'));
-      await knex.schema.alterTable('monitor_servers', (t) => {
-        if (sqlite) t.dropIndex([], 'monitor_servers_stale_idx');
+      // Missing where a run of up was killed before it added the index.
+      await alterTableOnce(knex, 'monitor_servers', (t) => t.dropIndex([], 'monitor_servers_stale_idx'));
+      await alterTableOnce(knex, 'monitor_servers', (t) => {
         for (const column of SERVER_COLUMNS) t.dropColumn(column);
       });
     }

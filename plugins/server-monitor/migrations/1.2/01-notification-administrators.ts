@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { alterTableOnce } from '@switchboard/core';
 
 interface Administrator {
   user_id: number;
@@ -25,11 +26,15 @@ const lower = (value: unknown) => String(value).trim().toLowerCase();
  */
 export async function up(knex: Knex): Promise<void> {
   if (!(await knex.schema.hasColumn('monitor_notification_settings', 'administrators')))
-    await knex.schema.alterTable('monitor_notification_settings', (t) => {
+    await alterTableOnce(knex, 'monitor_notification_settings', (t) => {
       t.text('administrators').nullable();
       t.text('other_emails').nullable();
     });
-  const settings = await knex('monitor_notification_settings').select('organization_id', 'emails', 'sms_enabled');
+  // Gone once a run killed before it recorded itself had dropped it: what it converted had committed with that drop.
+  const converted = !(await knex.schema.hasColumn('monitor_notification_settings', 'emails'));
+  const settings = converted
+    ? []
+    : await knex('monitor_notification_settings').select('organization_id', 'emails', 'sms_enabled');
   for (const s of settings) {
     const listed = new Set(parseList(s.emails).map(lower));
     const admins = await knex('users')
@@ -49,7 +54,7 @@ export async function up(knex: Knex): Promise<void> {
         other_emails: JSON.stringify([...listed].filter((e) => !adminEmails.has(e))),
       });
   }
-  await knex.schema.alterTable('monitor_notification_settings', (t) => {
+  await alterTableOnce(knex, 'monitor_notification_settings', (t) => {
     t.dropColumn('emails');
     t.dropColumn('sms_enabled');
   });
@@ -57,7 +62,7 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   if (!(await knex.schema.hasColumn('monitor_notification_settings', 'emails')))
-    await knex.schema.alterTable('monitor_notification_settings', (t) => {
+    await alterTableOnce(knex, 'monitor_notification_settings', (t) => {
       t.text('emails').nullable();
       t.boolean('sms_enabled').notNullable().defaultTo(false);
     });
@@ -77,7 +82,7 @@ export async function down(knex: Knex): Promise<void> {
         sms_enabled: administrators.some((a) => a.sms_enabled),
       });
   }
-  await knex.schema.alterTable('monitor_notification_settings', (t) => {
+  await alterTableOnce(knex, 'monitor_notification_settings', (t) => {
     t.dropColumn('administrators');
     t.dropColumn('other_emails');
   });

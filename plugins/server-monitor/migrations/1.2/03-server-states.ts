@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { withoutSqliteForeignKeys } from '@switchboard/core';
+import { alterTableOnce, withoutSqliteForeignKeys } from '@switchboard/core';
 
 /**
  * A server's state for people and lists (issue 25): `pending` (never checked), `up`, `down` or `paused`
@@ -18,12 +18,12 @@ export const config = { transaction: false };
 
 export async function down(knex: Knex): Promise<void> {
   if (!(await knex.schema.hasColumn('monitor_servers', 'state'))) return;
-  await knex.schema.alterTable('monitor_servers', (t) => {
+  await alterTableOnce(knex, 'monitor_servers', (t) => {
     t.dropIndex([], 'monitor_servers_state_idx');
     t.dropIndex([], 'monitor_servers_outage_idx');
   });
   await withoutSqliteForeignKeys(knex, () =>
-    knex.schema.alterTable('monitor_servers', (t) => {
+    alterTableOnce(knex, 'monitor_servers', (t) => {
       t.dropColumn('state');
       t.dropColumn('paused_at');
     }),
@@ -32,12 +32,11 @@ export async function down(knex: Knex): Promise<void> {
 
 /** The columns alone (upgrade tests give them to a schema of an older version, which today's code writes). */
 export async function addServerStates(knex: Knex): Promise<void> {
-  if (await knex.schema.hasColumn('monitor_servers', 'state')) return;
-  await knex.schema.alterTable('monitor_servers', (t) => {
+  await alterTableOnce(knex, 'monitor_servers', (t) => {
     t.string('state', 8).notNullable().defaultTo('pending');
     t.datetime('paused_at', { precision: 3 }).nullable();
   });
-  await knex.schema.alterTable('monitor_servers', (t) => {
+  await alterTableOnce(knex, 'monitor_servers', (t) => {
     t.index(['organization_id', 'state', 'id'], 'monitor_servers_state_idx');
     t.index(['state', 'failing_since'], 'monitor_servers_outage_idx');
   });

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type MigrationContext, withoutSqliteForeignKeys } from '@switchboard/core';
+import { alterTableOnce, type MigrationContext, withoutSqliteForeignKeys } from '@switchboard/core';
 
 const MASKED = '***';
 const PAGE = 1_000;
@@ -21,7 +21,7 @@ const urlOf = (text: string): URL | null => {
  */
 export async function up(knex: Knex, context: MigrationContext): Promise<void> {
   if (!(await knex.schema.hasColumn('monitor_servers', 'endpoint_secret')))
-    await knex.schema.alterTable('monitor_servers', (t) => {
+    await alterTableOnce(knex, 'monitor_servers', (t) => {
       t.text('endpoint_secret').nullable();
     });
   await pages(
@@ -53,7 +53,7 @@ export async function down(knex: Knex, context: MigrationContext): Promise<void>
     },
   );
   await withoutSqliteForeignKeys(knex, () =>
-    knex.schema.alterTable('monitor_servers', (t) => {
+    alterTableOnce(knex, 'monitor_servers', (t) => {
       t.dropColumn('endpoint_secret');
     }),
   );

@@ -1,0 +1,86 @@
+import type { Knex } from 'knex';
+import { dialectOfKnex } from '../dialect';
+
+/**
+ * Schema changes a migration can run again after a runner was killed part-way through it. On MySQL/MariaDB each
+ * statement commits on its own, and knex writes one change as several (a CREATE TABLE, then an ALTER TABLE per
+ * index and foreign key; a column's ALTER, then its index's), so a killed run leaves some of them done; on
+ * SQLite so does a migration outside a transaction. Each statement knex would run is run only if what it adds
+ * is not there yet, or what it drops still is; a statement of any other kind runs as it is.
+ */
+export async function createTableOnce(
+  knex: Knex,
+  table: string,
+  build: (t: Knex.CreateTableBuilder) => void,
+): Promise<void> {
+  if (!(await knex.schema.hasTable(table))) return knex.schema.createTable(table, build);
+  await runMissing(knex, knex.schema.createTable(table, build).toSQL().slice(1));
+}
+
+/** An ALTER TABLE, as createTableOnce. */
+export async function alterTableOnce(
+  knex: Knex,
+  table: string,
+  change: (t: Knex.AlterTableBuilder) => void,
+): Promise<void> {
+  const statements = knex.schema.alterTable(table, change).toSQL();
+  // SQLite drops and alters columns by copying the table, which knex runs itself (statementsProducer).
+  if (statements.some((s) => /^pragma\b/i.test(s.sql.trim()))) return knex.schema.alterTable(table, change);
+  await runMissing(knex, statements);
+}
+
+async function runMissing(knex: Knex, statements: Array<{ sql: string; bindings?: readonly unknown[] }>) {
+  for (const { sql, bindings } of statements) {
+    if (await done(knex, sql)) continue;
+    await knex.raw(sql, (bindings ?? []) as Knex.RawBinding[]);
+  }
+}
+
+// knex quotes every name it writes.
+const ID = '[`"](\\w+)[`"]';
+const ALTER = new RegExp(`^alter table ${ID} (.*)$`, 'is');
+const ADD_INDEX = new RegExp(`^add (?:index|unique|constraint) ${ID}`, 'i');
+const DROP_INDEX = new RegExp(`^drop (?:index|foreign key|constraint) ${ID}`, 'i');
+const ADD_COLUMNS = new RegExp(`(?:^|, )add (?:column )?${ID}`, 'gi');
+const DROP_COLUMNS = new RegExp(`(?:^|, )drop (?:column )?${ID}`, 'gi');
+const CREATE_INDEX = new RegExp(`^create (?:unique )?index ${ID} on ${ID}`, 'i');
+const DROP_SQLITE_INDEX = new RegExp(`^drop index ${ID}`, 'i');
+
+/** Whether what the statement changes is already so (false when it cannot tell: then it runs). */
+async function done(knex: Knex, sql: string): Promise<boolean> {
+  const created = CREATE_INDEX.exec(sql);
+  if (created) return hasIndex(knex, created[2], created[1]);
+  const droppedIndex = DROP_SQLITE_INDEX.exec(sql);
+  if (droppedIndex && dialectOfKnex(knex) === 'sqlite') return !(await hasSqliteIndex(knex, droppedIndex[1]));
+  const alter = ALTER.exec(sql);
+  if (!alter) return false;
+  const [, table, rest] = alter;
+  const added = ADD_INDEX.exec(rest);
+  if (added) return hasIndex(knex, table, added[1]);
+  const dropped = DROP_INDEX.exec(rest);
+  if (dropped) return !(await hasIndex(knex, table, dropped[1]));
+  // One ALTER TABLE adding or dropping columns is atomic: all of them are there, or none.
+  const adds = [...rest.matchAll(ADD_COLUMNS)].map((m) => m[1]);
+  if (adds.length && adds.length === rest.split(/, add /i).length) return knex.schema.hasColumn(table, adds[0]);
+  const drops = [...rest.matchAll(DROP_COLUMNS)].map((m) => m[1]);
+  if (drops.length && drops.length === rest.split(/, drop /i).length)
+    return !(await knex.schema.hasColumn(table, drops[0]));
+  return false;
+}
+
+/** Whether the table has an index, unique key or foreign key of that name (on SQLite: an index of that name). */
+export async function hasIndex(knex: Knex, table: string, name: string): Promise<boolean> {
+  if (dialectOfKnex(knex) === 'sqlite') return hasSqliteIndex(knex, name);
+  const [rows] = await knex.raw(
+    `select 1 from information_schema.statistics where table_schema = database() and table_name = ? and index_name = ?
+     union all
+     select 1 from information_schema.table_constraints where table_schema = database() and table_name = ? and constraint_name = ?`,
+    [table, name, table, name],
+  );
+  return (rows as unknown[]).length > 0;
+}
+
+async function hasSqliteIndex(knex: Knex, name: string): Promise<boolean> {
+  const rows = await knex('sqlite_master').where({ type: 'index', name }).select('name');
+  return rows.length > 0;
+}
