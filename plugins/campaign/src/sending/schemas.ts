@@ -69,6 +69,16 @@ export const sendSchema = {
     failed: { type: 'integer', description: 'recipients SMTP refused for good' },
     skipped: { type: 'integer', description: 'recipients who unsubscribed or bounced before their turn' },
     pause_reason: { type: ['string', 'null'] },
+    waiting_since: {
+      ...nullableTimestamp,
+      description:
+        'while the mail of an active send cannot be handed over (the SMTP relay out of reach, the outbox disk full): since when; null once mail passes again',
+    },
+    waiting_reason: {
+      type: ['string', 'null'],
+      description:
+        'the last error of handing mail over while waiting_since is set; its recipients stay queued, no try spent',
+    },
     started_at: nullableTimestamp,
     finished_at: nullableTimestamp,
   },

@@ -134,7 +134,14 @@ export class SendService {
     if (!paused) throw validationError('status', 'paused_only', `Message ${messageId} has no paused send to resume`);
     await this.knex('message_sends')
       .where({ id: paused.id, status: 'paused' })
-      .update({ status: 'active', pause_reason: null, updated_at: this.clock.now() });
+      // A wait for the relay starts again from the resume, if the relay is still away.
+      .update({
+        status: 'active',
+        pause_reason: null,
+        waiting_since: null,
+        waiting_reason: null,
+        updated_at: this.clock.now(),
+      });
     await this.enqueue(toInt(paused.id));
   }
 

@@ -344,6 +344,7 @@ export class SendStore {
             sent: trx.raw('sent + ?', [count('sent')]),
             failed: trx.raw('failed + ?', [count('failed')]),
             skipped: trx.raw('skipped + ?', [count('skipped')]),
+            ...waiting(trx, outcomes, now),
             updated_at: now,
           });
         if (count('failed')) await this.pauseIfFailing(trx, send.id, outcomes.find((o) => o.error)?.error ?? null);
@@ -457,6 +458,21 @@ export class SendStore {
   }
 }
 
+/**
+ * The send's waiting columns after a claim: set (kept since the first) when a mail could not be handed over,
+ * cleared when one reached SMTP (taken, refused or deferred), left alone when the claim tried none.
+ */
+function waiting(trx: Knex.Transaction, outcomes: Outcome[], now: Date) {
+  const notTried = outcomes.find((o) => o.notTried);
+  if (notTried)
+    return {
+      waiting_since: trx.raw('COALESCE(waiting_since, ?)', [now]),
+      waiting_reason: (notTried.error ?? 'mail cannot be handed over').slice(0, 255),
+    };
+  if (outcomes.some((o) => o.state === 'sent' || o.error)) return { waiting_since: null, waiting_reason: null };
+  return {};
+}
+
 /** The lists of a message's latest real send, or null when it was never sent. */
 export async function latestListIds(knex: Knex, messageId: number): Promise<number[] | null> {
   const row = await knex('message_sends')
@@ -466,6 +482,7 @@ export async function latestListIds(knex: Knex, messageId: number): Promise<numb
   return row ? parseJson<number[]>(row.list_ids, []) : null;
 }
 
+/** A send's answer; it shows a wait for the relay only while it is active (paused or cancelled, it waits for nobody). */
 export const toSend = (row: Record<string, unknown>, queued: number): Send => ({
   id: toInt(row.id),
   status: row.status as Send['status'],
@@ -478,6 +495,8 @@ export const toSend = (row: Record<string, unknown>, queued: number): Send => ({
   failed: toInt(row.failed),
   skipped: toInt(row.skipped),
   pause_reason: (row.pause_reason as string | null) ?? null,
+  waiting_since: row.status === 'active' ? toIso(row.waiting_since) : null,
+  waiting_reason: row.status === 'active' ? ((row.waiting_reason as string | null) ?? null) : null,
   started_at: toIso(row.started_at),
   finished_at: toIso(row.finished_at),
 });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { describeEachBackend } from '@switchboard/core/testing';
 import { campaignAtVersion } from '../../shared/tests/support';
+import { oldMessageRow } from '../../shared/tests/sending-support';
 
 describeEachBackend('campaign: upgrading to 1.6 (sending)', (backend) => {
   let at: Awaited<ReturnType<typeof campaignAtVersion>> | undefined;
@@ -12,16 +13,7 @@ describeEachBackend('campaign: upgrading to 1.6 (sending)', (backend) => {
     const knex = engine.knex;
     const now = new Date();
     // Rows as 1.5 wrote them (today's code writes the 1.6 columns).
-    const [messageId] = await knex('messages').insert({
-      organization_id: tenant.organizationId,
-      name: 'Old',
-      subject: 'Old news',
-      content_text: 'Hello',
-      from_email: 'old@acme.test',
-      status: 'draft',
-      created_at: now,
-      updated_at: now,
-    });
+    const messageId = await oldMessageRow(knex, tenant.organizationId);
     await knex('message_schedules').insert({
       organization_id: tenant.organizationId,
       message_id: messageId,
@@ -42,7 +34,7 @@ describeEachBackend('campaign: upgrading to 1.6 (sending)', (backend) => {
     expect(message).to.include({ subject: 'Old news', track_opens: false, track_clicks: false, delivery: null });
     const schedules = (await api.get('/schedules').expect(200)).body.data;
     expect(schedules.map((s: { list_ids: unknown; message_id: number }) => [s.message_id, s.list_ids])).to.deep.equal([
-      [Number(messageId), null],
+      [messageId, null],
     ]);
     const list = (await api.post('/lists', { name: 'L', code: 'l' }).expect(201)).body.data.id;
     await api.post(`/messages/${messageId}/send`, { list_ids: [list], test_mode: true }).expect(200);

@@ -464,6 +464,7 @@ describeEachBackend('campaign: a relay out of reach', (backend) => {
     const rows = () =>
       f.engine.knex('send_recipients').where({ send_id: sendId }).select('state', 'attempts', 'error', 'claimed_at');
     const watchdog = campaignContainer(f.engine).resolve(SendWatchdog);
+    let waitingSince: string | undefined;
     // More rounds than MAX_ATTEMPTS: a refused connection spends no try, so nobody fails.
     for (let round = 1; round <= 7; round++) {
       const since = new Date(Date.now() + later - 1000);
@@ -476,7 +477,13 @@ describeEachBackend('campaign: a relay out of reach', (backend) => {
         expect(r.attempts, `round ${round}`).to.equal(0);
         expect(r.error).to.match(/ECONNREFUSED/);
       }
-      expect(await deliveryOf(f, id)).to.include({ status: 'active', failed: 0, queued: 3 });
+      const delivery = await deliveryOf(f, id);
+      expect(delivery).to.include({ status: 'active', failed: 0, queued: 3 });
+      // The send says why it does not move, and since when: the first round's time, kept.
+      expect(delivery.waiting_reason).to.match(/ECONNREFUSED/);
+      expect(delivery.waiting_since).to.be.a('string');
+      waitingSince ??= delivery.waiting_since as string;
+      expect(delivery.waiting_since, `round ${round}`).to.equal(waitingSince);
       later += 2 * 60_000;
     }
     sink = await smtpSink({ port });
@@ -484,7 +491,13 @@ describeEachBackend('campaign: a relay out of reach', (backend) => {
       await watchdog.tick(new Date(Date.now() + later));
       return (await deliveryOf(f, id)).status === 'sent';
     }, 15_000);
-    expect(await deliveryOf(f, id)).to.include({ sent: 3, failed: 0, queued: 0 });
+    expect(await deliveryOf(f, id)).to.include({
+      sent: 3,
+      failed: 0,
+      queued: 0,
+      waiting_since: null,
+      waiting_reason: null,
+    });
     for (const local of ['a', 'b', 'c']) expect(sink.to(`${local}@relay.example`)).to.have.length(1);
   });
 });
@@ -493,6 +506,7 @@ describeEachBackend('campaign: a relay refusing our login', (backend) => {
   let f: CampaignFixture;
   let relay: SMTPServer;
   let port: number;
+  let later = 0;
   before(async () => {
     relay = new SMTPServer({
       logger: false,
@@ -503,15 +517,19 @@ describeEachBackend('campaign: a relay refusing our login', (backend) => {
     port = await new Promise<number>((resolve) =>
       relay.listen(0, '127.0.0.1', () => resolve((relay.server.address() as net.AddressInfo).port)),
     );
-    f = await campaignFixture(backend(), { SMTP_URL: `smtp://ops:wrong@127.0.0.1:${port}` });
+    f = await campaignFixture(
+      backend(),
+      { SMTP_URL: `smtp://ops:wrong@127.0.0.1:${port}` },
+      { now: () => new Date(Date.now() + later) },
+    );
     f.engine.startWorkers();
   });
   after(async () => {
     await f?.close();
-    await new Promise<void>((resolve) => relay?.close(() => resolve()));
+    if (relay?.server.listening) await new Promise<void>((resolve) => relay.close(() => resolve()));
   });
 
-  it('pauses the send saying why, its recipients queued with no try spent, none failed', async function () {
+  it('pauses the send saying why, its recipients queued with no try spent, none failed; resumed, waits for the relay from then on', async function () {
     // One claim through the queue: ~1 s here, 30 s allowed.
     this.timeout(30_000);
     const list = (await f.api().post('/lists', { name: 'A', code: 'a' }).expect(201)).body.data.id;
@@ -532,6 +550,26 @@ describeEachBackend('campaign: a relay refusing our login', (backend) => {
       { attempts: 0, state: 'queued' },
       { attempts: 0, state: 'queued' },
     ]);
+    // Paused, it waits for someone, not for the relay: the pause reason says why, no wait is shown.
+    expect(message.delivery).to.include({ waiting_since: null, waiting_reason: null });
+
+    // Resumed with the relay gone: the send waits for it from the resume on, not from before the pause.
+    const firstWait = (await f.engine.knex('message_sends').where({ id: sendId }).first('waiting_since')).waiting_since;
+    expect(firstWait).to.not.equal(null);
+    await new Promise<void>((resolve) => relay.close(() => resolve()));
+    const resumedAt = Date.now() + later;
+    await f.api().post(`/messages/${id}/resume`).expect(200);
+    // Its recipients wait a minute before the next try.
+    later += 2 * 60_000;
+    const watchdog = campaignContainer(f.engine).resolve(SendWatchdog);
+    await waitFor(async () => {
+      await watchdog.tick(new Date(Date.now() + later));
+      return (await deliveryOf(f, id)).waiting_since !== null;
+    }, 15_000);
+    const waiting = await deliveryOf(f, id);
+    expect(waiting).to.include({ status: 'active', queued: 2, failed: 0 });
+    expect(waiting.waiting_reason).to.match(/ECONNREFUSED/);
+    expect(Date.parse(waiting.waiting_since)).to.be.at.least(resumedAt - 5);
   });
 });
 

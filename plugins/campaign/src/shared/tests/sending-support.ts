@@ -1,5 +1,22 @@
+import type { Knex } from 'knex';
 import type { SmtpSink } from '@switchboard/core/testing';
 import type { CampaignFixture } from './support';
+
+/** A message row as an older version wrote it (upgrade tests: today's API would write today's columns); its id. */
+export async function oldMessageRow(knex: Knex, organizationId: number, status = 'draft'): Promise<number> {
+  const now = new Date();
+  const [id] = await knex('messages').insert({
+    organization_id: organizationId,
+    name: 'Old',
+    subject: 'Old news',
+    content_text: 'Hello',
+    from_email: 'old@acme.test',
+    status,
+    created_at: now,
+    updated_at: now,
+  });
+  return Number(id);
+}
 
 /** The mails of message `id` the sink got (by its X-Campaign-Message-Id header). */
 export const mailsOf = (sink: SmtpSink, id: number) =>
