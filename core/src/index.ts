@@ -32,7 +32,14 @@ export { GroupCommit } from './db/group-commit';
 export type { GroupCommitOptions } from './db/group-commit';
 export { schemaFingerprint, checkSchemaSnapshot, listTables } from './db/schema-fingerprint';
 export { withoutSqliteForeignKeys } from './db/sqlite-table-copies';
-export { Migrator, loadMigrationFiles, alterTableOnce, createTableOnce, hasIndex } from './db/migrations';
+export {
+  Migrator,
+  loadMigrationFiles,
+  alterTableOnce,
+  createTableOnce,
+  dropColumnsOnce,
+  hasIndex,
+} from './db/migrations';
 export type { MigrationContext, MigrationNamespace, NamespaceStatus } from './db/migrations';
 export * from './http/errors';
 export * from './http/envelope';

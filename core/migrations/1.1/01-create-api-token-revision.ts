@@ -11,7 +11,8 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('id').unsigned().notNullable().primary();
     t.bigInteger('revision').unsigned().notNullable();
   });
-  await knex('api_token_revision').insert({ id: 1, revision: 0 });
+  // Kept where a run that was not recorded made it: revocations may have raised it since.
+  await knex('api_token_revision').insert({ id: 1, revision: 0 }).onConflict('id').ignore();
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -41,9 +41,25 @@ describeEachBackend('campaign: upgrading a 1.14 database to 1.15 (subscriber eng
       { ...lastEngaged, day: daysAgo(1), value: 1 },
     ]);
 
+    // The newest subscriber deleted before the upgrade: its id is never handed out again (SQLite's copy of
+    // `subscribers` restarted the sequence from the highest id left; the columns now drop in place).
+    await api
+      .post('/subscribers/batch', { subscribers: [{ email: 'eve@old.test' }], skip_confirmation: true })
+      .expect(200);
+    const eve = Number(
+      await knex('subscribers')
+        .max({ id: 'id' })
+        .first()
+        .then((r) => r?.id),
+    );
+    await knex('subscribers').where({ id: eve }).delete();
+
     const applied = await engine.migrator().latest({ plugin: 'campaign', to: '1.15' });
     expect(applied).to.deep.equal([{ plugin: 'campaign', applied: ['1.15/01-subscriber-engagement'] }]);
     for (const column of COLUMNS) expect(await knex.schema.hasColumn('subscribers', column)).to.equal(false);
+    const fay = (await api.post('/subscribers', { email: 'fay@new.test' }).expect(201)).body.data.id as number;
+    expect(fay).to.be.greaterThan(eve);
+    await api.delete(`/subscribers/${fay}`).expect(200);
 
     const counters = async (id: number) => {
       const { messages_opened, messages_clicked } = (await api.get(`/subscribers/${id}`).expect(200)).body.data;

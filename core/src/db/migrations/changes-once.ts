@@ -29,6 +29,20 @@ export async function alterTableOnce(
   await runMissing(knex, statements);
 }
 
+/**
+ * Drops the columns the table still has. SQLite drops each in place (ALTER TABLE ... DROP COLUMN, SQLite
+ * 3.35+): knex's way copies the table, which restarts its AUTOINCREMENT sequence from the highest id left,
+ * and a run killed after the copy but before core's withoutSqliteForeignKeys put the sequence back would hand
+ * deleted rows' ids out again (session 32's review). In place needs columns no index, key or constraint names.
+ */
+export async function dropColumnsOnce(knex: Knex, table: string, columns: string[]): Promise<void> {
+  const left: string[] = [];
+  for (const column of columns) if (await knex.schema.hasColumn(table, column)) left.push(column);
+  if (!left.length) return;
+  if (dialectOfKnex(knex) !== 'sqlite') return alterTableOnce(knex, table, (t) => t.dropColumns(...left));
+  for (const column of left) await knex.raw('ALTER TABLE ?? DROP COLUMN ??', [table, column]);
+}
+
 async function runMissing(knex: Knex, statements: Array<{ sql: string; bindings?: readonly unknown[] }>) {
   for (const { sql, bindings } of statements) {
     if (await done(knex, sql)) continue;

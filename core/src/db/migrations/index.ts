@@ -4,4 +4,4 @@ export { loadMigrationFiles } from './migration-files';
 export type { MigrationFile } from './migration-files';
 export { compareVersions, trackingTable } from './namespace';
 export type { MigrationNamespace } from './namespace';
-export { alterTableOnce, createTableOnce, hasIndex } from './changes-once';
+export { alterTableOnce, createTableOnce, dropColumnsOnce, hasIndex } from './changes-once';

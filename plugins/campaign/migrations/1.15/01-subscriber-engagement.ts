@@ -1,5 +1,11 @@
 import type { Knex } from 'knex';
-import { alterTableOnce, createTableOnce, dialectOfKnex, withoutSqliteForeignKeys } from '@switchboard/core';
+import {
+  alterTableOnce,
+  createTableOnce,
+  dialectOfKnex,
+  dropColumnsOnce,
+  withoutSqliteForeignKeys,
+} from '@switchboard/core';
 
 const COLUMNS = ['messages_opened', 'messages_clicked', 'last_engaged_day'] as const;
 
@@ -22,8 +28,7 @@ export async function up(knex: Knex): Promise<void> {
         'where `messages_opened` > 0 or `messages_clicked` > 0 or `last_engaged_day` is not null',
     );
   }
-  if (left.length)
-    await withoutSqliteForeignKeys(knex, () => alterTableOnce(knex, 'subscribers', (t) => t.dropColumns(...left)));
+  await dropColumnsOnce(knex, 'subscribers', left);
 }
 
 /** Which of the moved columns `subscribers` still has. */
@@ -33,7 +38,10 @@ async function columnsOfSubscribers(knex: Knex): Promise<string[]> {
   return left;
 }
 
-/** Not in one transaction: SQLite drops a column by copying `subscribers` (core withoutSqliteForeignKeys). */
+/**
+ * Not in one transaction (as it always ran; its steps look before they act): SQLite drops the columns in place
+ * (core dropColumnsOnce; until session 32 by copying `subscribers`, whose id sequence a kill could lose).
+ */
 export const config = { transaction: false };
 
 export async function down(knex: Knex): Promise<void> {

@@ -13,9 +13,10 @@ import { alterTableOnce, hasIndex } from '@switchboard/core';
 const MEMBER_ORDER_INDEX = 'list_subscribers_list_status_idx';
 
 export async function up(knex: Knex): Promise<void> {
+  // Made last: the migration ran whole before (a run killed before knex recorded it). On MySQL the one ALTER
+  // below is all or nothing; SQLite's runs in one transaction.
+  if (await hasIndex(knex, 'list_subscribers', MEMBER_ORDER_INDEX)) return;
   if (knex.client.config.client === 'mysql2') {
-    // One ALTER, so all of it or none: done by a run killed before it recorded itself.
-    if (await hasIndex(knex, 'list_subscribers', MEMBER_ORDER_INDEX)) return;
     await knex.raw(
       `ALTER TABLE list_subscribers DROP PRIMARY KEY, ADD PRIMARY KEY (subscriber_id, list_id),
          DROP INDEX list_subscribers_member_unique, DROP INDEX list_subscribers_subscriber_idx,
