@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { alterTableOnce } from '@switchboard/core';
+import { alterTableOnce, dropColumnsOnce } from '@switchboard/core';
 
 /**
  * Changelog subscriptions by e-mail are confirmed by their address first (issue 24): `confirmed_at`. The
@@ -18,7 +18,8 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   if (!(await knex.schema.hasColumn('changelog_subscriptions', 'confirmed_at'))) return;
   await knex('changelog_subscriptions').whereNull('confirmed_at').delete();
-  await alterTableOnce(knex, 'changelog_subscriptions', (t) => t.dropColumn('confirmed_at'));
+  // In place on SQLite: a copy of the table in this transaction would delete every notice (their foreign key).
+  await dropColumnsOnce(knex, 'changelog_subscriptions', ['confirmed_at']);
 }
 
 /** The column alone (upgrade tests give it to a schema of an older version, which today's code writes). */

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { alterTableOnce } from '@switchboard/core';
+import { alterTableOnce, dropColumnsOnce } from '@switchboard/core';
 
 /**
  * When a changelog subscription's address was last asked to confirm (issue 24): subscribing again asks at
@@ -10,8 +10,8 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  if (await knex.schema.hasColumn('changelog_subscriptions', 'asked_at'))
-    await alterTableOnce(knex, 'changelog_subscriptions', (t) => t.dropColumn('asked_at'));
+  // In place on SQLite: a copy of the table in this transaction would delete every notice (their foreign key).
+  await dropColumnsOnce(knex, 'changelog_subscriptions', ['asked_at']);
 }
 
 /** The column alone (upgrade tests give it to a schema of an older version, which today's code writes). */
