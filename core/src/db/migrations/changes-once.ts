@@ -46,15 +46,20 @@ export async function dropColumnsOnce(knex: Knex, table: string, columns: string
 async function runMissing(knex: Knex, statements: Array<{ sql: string; bindings?: readonly unknown[] }>) {
   for (const { sql, bindings } of statements) {
     if (await done(knex, sql)) continue;
-    await knex.raw(sql, (bindings ?? []) as Knex.RawBinding[]);
+    // Without bindings, as knex's schema runner sends it: a `?` in a literal (a default) stays text.
+    await (bindings?.length ? knex.raw(sql, bindings as Knex.RawBinding[]) : knex.raw(sql));
   }
 }
 
 // knex quotes every name it writes.
 const ID = '[`"](\\w+)[`"]';
 const ALTER = new RegExp(`^alter table ${ID} (.*)$`, 'is');
-const ADD_INDEX = new RegExp(`^add (?:index|unique|constraint) ${ID}`, 'i');
-const DROP_INDEX = new RegExp(`^drop (?:index|foreign key|constraint) ${ID}`, 'i');
+const ADD_INDEX = new RegExp(`^add (?:index|unique) ${ID}`, 'i');
+const ADD_FOREIGN_KEY = new RegExp(`^add constraint ${ID} foreign key`, 'i');
+const ADD_CONSTRAINT = new RegExp(`^add constraint ${ID}`, 'i');
+const DROP_INDEX = new RegExp(`^drop index ${ID}`, 'i');
+const DROP_FOREIGN_KEY = new RegExp(`^drop foreign key ${ID}`, 'i');
+const DROP_CONSTRAINT = new RegExp(`^drop constraint ${ID}`, 'i');
 const ADD_COLUMNS = new RegExp(`(?:^|, )add (?:column )?${ID}`, 'gi');
 const DROP_COLUMNS = new RegExp(`(?:^|, )drop (?:column )?${ID}`, 'gi');
 const CREATE_INDEX = new RegExp(`^create (?:unique )?index ${ID} on ${ID}`, 'i');
@@ -69,10 +74,19 @@ async function done(knex: Knex, sql: string): Promise<boolean> {
   const alter = ALTER.exec(sql);
   if (!alter) return false;
   const [, table, rest] = alter;
-  const added = ADD_INDEX.exec(rest);
-  if (added) return hasIndex(knex, table, added[1]);
-  const dropped = DROP_INDEX.exec(rest);
-  if (dropped) return !(await hasIndex(knex, table, dropped[1]));
+  // MySQL keeps the index it made for a foreign key after the key is dropped, under the key's name: an index
+  // and a foreign key are looked up each as what they are.
+  const match = (re: RegExp) => re.exec(rest)?.[1];
+  let name: string | undefined;
+  if ((name = match(ADD_INDEX))) return hasIndex(knex, table, name);
+  if ((name = match(DROP_INDEX))) return !(await hasIndex(knex, table, name));
+  // Named constraints are MySQL's (SQLite's foreign keys are part of the table, changed by copying it).
+  if (dialectOfKnex(knex) === 'mysql') {
+    if ((name = match(ADD_FOREIGN_KEY))) return hasConstraint(knex, table, name, 'FOREIGN KEY');
+    if ((name = match(ADD_CONSTRAINT))) return hasConstraint(knex, table, name);
+    if ((name = match(DROP_FOREIGN_KEY))) return !(await hasConstraint(knex, table, name, 'FOREIGN KEY'));
+    if ((name = match(DROP_CONSTRAINT))) return !(await hasConstraint(knex, table, name));
+  }
   // One ALTER TABLE adding or dropping columns is atomic: all of them are there, or none.
   const adds = [...rest.matchAll(ADD_COLUMNS)].map((m) => m[1]);
   if (adds.length && adds.length === rest.split(/, add /i).length) return knex.schema.hasColumn(table, adds[0]);
@@ -82,14 +96,22 @@ async function done(knex: Knex, sql: string): Promise<boolean> {
   return false;
 }
 
-/** Whether the table has an index, unique key or foreign key of that name (on SQLite: an index of that name). */
+/** Whether the table has an index or unique key of that name (on SQLite: an index of that name). */
 export async function hasIndex(knex: Knex, table: string, name: string): Promise<boolean> {
   if (dialectOfKnex(knex) === 'sqlite') return hasSqliteIndex(knex, name);
   const [rows] = await knex.raw(
-    `select 1 from information_schema.statistics where table_schema = database() and table_name = ? and index_name = ?
-     union all
-     select 1 from information_schema.table_constraints where table_schema = database() and table_name = ? and constraint_name = ?`,
-    [table, name, table, name],
+    'select 1 from information_schema.statistics where table_schema = database() and table_name = ? and index_name = ?',
+    [table, name],
+  );
+  return (rows as unknown[]).length > 0;
+}
+
+/** MySQL: whether the table has a constraint of that name (of that type). */
+async function hasConstraint(knex: Knex, table: string, name: string, type?: string): Promise<boolean> {
+  const [rows] = await knex.raw(
+    'select 1 from information_schema.table_constraints where table_schema = database() and table_name = ? ' +
+      `and constraint_name = ?${type ? ' and constraint_type = ?' : ''}`,
+    type ? [table, name, type] : [table, name],
   );
   return (rows as unknown[]).length > 0;
 }

@@ -87,6 +87,8 @@ export interface Outcome {
    * outbox's disk full; core `isHandoverUnavailable`), so it waits for them, not for the recipient.
    */
   notTried?: boolean;
+  /** The mail reached SMTP: taken, refused or deferred (a test send's mail reaches nothing). */
+  reached?: boolean;
   /** Not handed over because the relay refused our login: the send pauses until an operator fixes it. */
   needsOperator?: boolean;
 }
@@ -460,7 +462,8 @@ export class SendStore {
 
 /**
  * The send's waiting columns after a claim: set (kept since the first) when a mail could not be handed over,
- * cleared when one reached SMTP (taken, refused or deferred), left alone when the claim tried none.
+ * else cleared when one reached SMTP (taken, refused or deferred), left alone when none did (all skipped, or
+ * none could be composed).
  */
 function waiting(trx: Knex.Transaction, outcomes: Outcome[], now: Date) {
   const notTried = outcomes.find((o) => o.notTried);
@@ -469,7 +472,7 @@ function waiting(trx: Knex.Transaction, outcomes: Outcome[], now: Date) {
       waiting_since: trx.raw('COALESCE(waiting_since, ?)', [now]),
       waiting_reason: (notTried.error ?? 'mail cannot be handed over').slice(0, 255),
     };
-  if (outcomes.some((o) => o.state === 'sent' || o.error)) return { waiting_since: null, waiting_reason: null };
+  if (outcomes.some((o) => o.reached)) return { waiting_since: null, waiting_reason: null };
   return {};
 }
 

@@ -205,7 +205,7 @@ export class SendWorker {
       if (send.test_mode) return { id, state: 'sent', mailId };
       try {
         const { relayId } = await this.mailer.send(mail);
-        return { id, state: 'sent', mailId, email: recipient.email, ...(relayId ? { relayId } : {}) };
+        return { id, state: 'sent', mailId, email: recipient.email, reached: true, ...(relayId ? { relayId } : {}) };
       } catch (err) {
         const error = String((err as Error).message ?? err).slice(0, 250);
         // Not handed over at all (relay out of reach, outbox disk full): queued again, no try spent.
@@ -218,7 +218,7 @@ export class SendWorker {
             ...(isRelayLoginRefused(err) && { needsOperator: true }),
           };
         // A refusal for good fails the recipient; anything else is tried again later (the watchdog).
-        return { id, state: isPermanentMailError(err) ? 'failed' : 'queued', error };
+        return { id, state: isPermanentMailError(err) ? 'failed' : 'queued', error, reached: true };
       }
     } catch (err) {
       // This recipient's mail cannot be made: it fails, the others go on.
