@@ -269,20 +269,23 @@ export class AlertService {
   }
 
   /**
-   * An UP's DOWN alert to the same recipient and channel, as far as its sending goes: 'pending' while
+   * A recovery's outage alert to the same recipient and channel, as far as its sending goes: 'pending' while
    * it is still being tried (an "UP again" sent first would be followed by a late "DOWN", read as a new
    * outage), 'failed' when every try failed (the recipient never heard of the outage: its recovery lapses);
-   * null otherwise, and for alerts that are no server's UP.
+   * null otherwise, and for alerts that are no recovery. A heartbeat's alerts name its server alone, and a
+   * server may have several heartbeats: "back" waits for the server's latest "missing" (to that recipient,
+   * told in the order raised) but never lapses for it, which may be another heartbeat's.
    */
   private async outageAlertOf(alert: Record<string, unknown>): Promise<'pending' | 'failed' | null> {
-    // A server's own outage only: a server may have several heartbeats, whose alerts name the server alone.
-    if (alert.kind !== 'server-up' || alert.server_id === null) return null;
+    const outage = RECOVERY_OF[alert.kind as AlertKind];
+    if (!outage || alert.server_id === null) return null;
     const row = await this.knex('monitor_alerts')
-      .where({ server_id: alert.server_id, kind: 'server-down', channel: alert.channel, recipient: alert.recipient })
+      .where({ server_id: alert.server_id, kind: outage, channel: alert.channel, recipient: alert.recipient })
       .andWhere('id', '<', toInt(alert.id))
       .orderBy('id', 'desc')
       .first('state');
-    return row?.state === 'pending' || row?.state === 'failed' ? row.state : null;
+    if (row?.state === 'pending') return 'pending';
+    return row?.state === 'failed' && alert.kind === 'server-up' ? 'failed' : null;
   }
 
   /** Whether an unheard alert's problem is still there (a recovery told late tells nothing: it lapses). */

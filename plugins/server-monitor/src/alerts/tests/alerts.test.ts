@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
-import { AlertService, MAX_ATTEMPTS } from '../alert-service';
+import { AlertKind, AlertService, MAX_ATTEMPTS } from '../alert-service';
 import {
   addServer,
   monitorFixture,
@@ -170,30 +170,35 @@ describeEachBackend('server-monitor: alerts', (backend) => {
     await waitFor(async () => (await rows({ id: ids[0] }))[0].state === 'sent', 10_000);
     expect((await sink.to('fred@acme.test')[0].parse()).subject).to.equal('Lost');
   });
-  it('sends a recovery only after its outage alert: an UP raised while the DOWN is still tried waits, and lapses if the DOWN fails', async () => {
+  /** An organization whose one administrator is alerted by SMS, a server, and its alerts raised and tried one at a time. */
+  async function outageAndRecovery(phone: string, title: string, subjects: Partial<Record<AlertKind, string>>) {
     const org = await organization(f.engine, { plan: 'free' });
-    const gus = await user(f.engine, org, { email: 'gus@acme.test', phone: '+15550106' });
+    const admin = await user(f.engine, org, { email: `${title.toLowerCase()}@acme.test`, phone });
     await notificationSetting(f.engine, org, {
-      administrators: [{ user_id: gus, email_enabled: false, sms_enabled: true }],
+      administrators: [{ user_id: admin, email_enabled: false, sms_enabled: true }],
     });
-    const server = await addServer(f.engine, org, `${farm.url}/status/500`, { title: 'Shop' });
-    const raise = (kind: 'server-down' | 'server-up') =>
-      alerts()
-        .raise(f.engine.knex, org, {
-          kind,
-          serverId: server,
-          subject: kind === 'server-down' ? 'DOWN: Shop' : 'UP: Shop',
-          text: '',
-        })
-        .then(([id]) => id);
-    const tryOnce = (id: number) =>
-      alerts()
-        .send(id)
-        .then(
-          () => null,
-          (err: Error) => err.message,
-        );
-    const texts = () => sms.to('+15550106').map((r) => `${r.status} ${r.form.Body.split('\n')[0]}`);
+    const server = await addServer(f.engine, org, `${farm.url}/status/500`, { title });
+    return {
+      raise: (kind: AlertKind) =>
+        alerts()
+          .raise(f.engine.knex, org, { kind, serverId: server, subject: subjects[kind] ?? kind, text: '' })
+          .then(([id]) => id),
+      tryOnce: (id: number) =>
+        alerts()
+          .send(id)
+          .then(
+            () => null,
+            (err: Error) => err.message,
+          ),
+      texts: () => sms.to(phone).map((r) => `${r.status} ${r.form.Body.split('\n')[0]}`),
+    };
+  }
+
+  it('sends a recovery only after its outage alert: an UP raised while the DOWN is still tried waits, and lapses if the DOWN fails', async () => {
+    const { raise, tryOnce, texts } = await outageAndRecovery('+15550106', 'Shop', {
+      'server-down': 'DOWN: Shop',
+      'server-up': 'UP: Shop',
+    });
 
     // The relay fails the DOWN's first try; the server is back before its next one.
     sms.failNext(1, 503);
@@ -219,5 +224,37 @@ describeEachBackend('server-monitor: alerts', (backend) => {
     expect(await tryOnce(up2)).to.equal(null);
     expect((await rows({ id: up2 }))[0].state).to.equal('lapsed');
     expect(texts().slice(3)).to.deep.equal(Array(MAX_ATTEMPTS).fill('503 DOWN: Shop'));
+  });
+
+  it("sends a heartbeat's back only after its missing: waits while the missing is tried, and is sent, not lapsed, once it failed", async () => {
+    const { raise, tryOnce, texts } = await outageAndRecovery('+15550107', 'Cron', {
+      'heartbeat-missing': 'Heartbeat missing: Cron',
+      'heartbeat-back': 'Heartbeat back: Cron',
+    });
+
+    sms.failNext(1, 503);
+    const missing = await raise('heartbeat-missing');
+    expect(await tryOnce(missing)).to.equal('SMS API answered 503');
+    const back = await raise('heartbeat-back');
+    expect(await tryOnce(back)).to.equal('waits for the outage alert to this recipient to be sent first');
+    expect(Number((await rows({ id: back }))[0].attempts), 'waiting is no try').to.equal(0);
+    expect(await tryOnce(missing)).to.equal(null);
+    expect(await tryOnce(back)).to.equal(null);
+    expect(texts()).to.deep.equal([
+      '503 Heartbeat missing: Cron',
+      '201 Heartbeat missing: Cron',
+      '201 Heartbeat back: Cron',
+    ]);
+
+    // A server may have several heartbeats, and the alerts name the server alone: the "missing" that failed
+    // for good may be another heartbeat's, so the "back" still goes.
+    sms.failNext(MAX_ATTEMPTS, 503);
+    const missing2 = await raise('heartbeat-missing');
+    expect(await tryOnce(missing2)).to.equal('SMS API answered 503');
+    const back2 = await raise('heartbeat-back');
+    for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) await tryOnce(missing2);
+    expect((await rows({ id: missing2 }))[0].state).to.equal('failed');
+    expect(await tryOnce(back2)).to.equal(null);
+    expect((await rows({ id: back2 }))[0].state).to.equal('sent');
   });
 });
