@@ -55,21 +55,19 @@ async function runMissing(knex: Knex, statements: Array<{ sql: string; bindings?
 const ID = '[`"](\\w+)[`"]';
 const ALTER = new RegExp(`^alter table ${ID} (.*)$`, 'is');
 const ADD_INDEX = new RegExp(`^add (?:index|unique) ${ID}`, 'i');
-const ADD_FOREIGN_KEY = new RegExp(`^add constraint ${ID} foreign key`, 'i');
-const ADD_CONSTRAINT = new RegExp(`^add constraint ${ID}`, 'i');
+// SQLite's DROP INDEX is a statement of its own, MySQL's a part of an ALTER TABLE.
 const DROP_INDEX = new RegExp(`^drop index ${ID}`, 'i');
-const DROP_FOREIGN_KEY = new RegExp(`^drop foreign key ${ID}`, 'i');
-const DROP_CONSTRAINT = new RegExp(`^drop constraint ${ID}`, 'i');
+const ADD_CONSTRAINT = new RegExp(`^add constraint ${ID}( foreign key)?`, 'i');
+const DROP_CONSTRAINT = new RegExp(`^drop (foreign key|constraint) ${ID}`, 'i');
 const ADD_COLUMNS = new RegExp(`(?:^|, )add (?:column )?${ID}`, 'gi');
 const DROP_COLUMNS = new RegExp(`(?:^|, )drop (?:column )?${ID}`, 'gi');
 const CREATE_INDEX = new RegExp(`^create (?:unique )?index ${ID} on ${ID}`, 'i');
-const DROP_SQLITE_INDEX = new RegExp(`^drop index ${ID}`, 'i');
 
 /** Whether what the statement changes is already so (false when it cannot tell: then it runs). */
 async function done(knex: Knex, sql: string): Promise<boolean> {
   const created = CREATE_INDEX.exec(sql);
   if (created) return hasIndex(knex, created[2], created[1]);
-  const droppedIndex = DROP_SQLITE_INDEX.exec(sql);
+  const droppedIndex = DROP_INDEX.exec(sql);
   if (droppedIndex && dialectOfKnex(knex) === 'sqlite') return !(await hasSqliteIndex(knex, droppedIndex[1]));
   const alter = ALTER.exec(sql);
   if (!alter) return false;
@@ -82,10 +80,11 @@ async function done(knex: Knex, sql: string): Promise<boolean> {
   if ((name = match(DROP_INDEX))) return !(await hasIndex(knex, table, name));
   // Named constraints are MySQL's (SQLite's foreign keys are part of the table, changed by copying it).
   if (dialectOfKnex(knex) === 'mysql') {
-    if ((name = match(ADD_FOREIGN_KEY))) return hasConstraint(knex, table, name, 'FOREIGN KEY');
-    if ((name = match(ADD_CONSTRAINT))) return hasConstraint(knex, table, name);
-    if ((name = match(DROP_FOREIGN_KEY))) return !(await hasConstraint(knex, table, name, 'FOREIGN KEY'));
-    if ((name = match(DROP_CONSTRAINT))) return !(await hasConstraint(knex, table, name));
+    const added = ADD_CONSTRAINT.exec(rest);
+    if (added) return hasConstraint(knex, table, added[1], added[2] ? 'FOREIGN KEY' : undefined);
+    const dropped = DROP_CONSTRAINT.exec(rest);
+    if (dropped)
+      return !(await hasConstraint(knex, table, dropped[2], /foreign/i.test(dropped[1]) ? 'FOREIGN KEY' : undefined));
   }
   // One ALTER TABLE adding or dropping columns is atomic: all of them are there, or none.
   const adds = [...rest.matchAll(ADD_COLUMNS)].map((m) => m[1]);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { alterTableOnce, withoutSqliteForeignKeys } from '@switchboard/core';
+import { alterTableOnce, dropColumnsOnce } from '@switchboard/core';
 
 /**
  * Why an active send is not moving (docs/decisions.md, Sending, "Outcomes"): while its mail cannot be
@@ -10,15 +10,9 @@ export async function up(knex: Knex): Promise<void> {
   await addSendWaiting(knex);
 }
 
-/** Not in one transaction: dropping a column of `message_sends` copies it in SQLite (withoutSqliteForeignKeys). */
-export const config = { transaction: false };
-
 export async function down(knex: Knex): Promise<void> {
-  await withoutSqliteForeignKeys(knex, async () => {
-    for (const column of ['waiting_since', 'waiting_reason'])
-      if (await knex.schema.hasColumn('message_sends', column))
-        await alterTableOnce(knex, 'message_sends', (t) => t.dropColumn(column));
-  });
+  // In place on SQLite (no index names them): a copy of `message_sends` would need foreign keys off.
+  await dropColumnsOnce(knex, 'message_sends', ['waiting_since', 'waiting_reason']);
 }
 
 /** The columns alone (upgrade tests give them to a schema of an older version, which today's code writes). */
