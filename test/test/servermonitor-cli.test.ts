@@ -237,6 +237,7 @@ describeEachBackend('server-monitor from the command line', (backend) => {
       '1.2/04-sealed-endpoint-credentials',
       '1.2/05-hashed-heartbeat-tokens',
       '1.2/06-sealed-endpoint-query-secrets',
+      '1.2/07-alert-heartbeats',
     ];
     expect(rollback.rolledBack).to.deep.equal([{ plugin: 'server-monitor', reverted: [...at12].reverse() }]);
     const at11 = await runCli(['migrate:status'], env());

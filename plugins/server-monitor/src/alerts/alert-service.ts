@@ -1,7 +1,18 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { AppConfig, Clock, insertedId, JobQueues, Mailer, SERVICES, toDate, toInt, toIso } from '@switchboard/core';
+import {
+  AppConfig,
+  Clock,
+  insertedId,
+  JobQueues,
+  Mailer,
+  SERVICES,
+  toDate,
+  toInt,
+  toIso,
+  toNullableInt,
+} from '@switchboard/core';
 import { ALERT_JOB } from './jobs';
 import { Recipient, recipientsOf } from './recipients';
 import { SMS_SENDER, SmsSender } from './sms';
@@ -13,6 +24,8 @@ export type AlertKind =
 export interface Alert {
   kind: AlertKind;
   serverId: number | null;
+  /** The heartbeat a heartbeat's alert is about (its server may have several). */
+  heartbeatId?: number;
   subject: string;
   text: string;
 }
@@ -28,6 +41,7 @@ interface UnheardAlert {
   id: number;
   organization_id: unknown;
   server_id: unknown;
+  heartbeat_id: unknown;
   kind: string;
   subject: unknown;
   body: unknown;
@@ -72,7 +86,7 @@ export class AlertService {
     // In the change's transaction: on SQLite its connection is the only one, and it sees the change.
     const recipients = await recipientsOf(trx, this.directory, organizationId);
     const recovered = RECOVERY_OF[alert.kind];
-    if (recovered && alert.serverId !== null && !(await this.outageWasHeard(trx, alert.serverId, recovered))) return [];
+    if (recovered && alert.serverId !== null && !(await this.outageWasHeard(trx, alert, recovered))) return [];
     if (!recipients.length) {
       if (alert.kind !== 'test') await this.keepUnheard(trx, organizationId, alert);
       return [];
@@ -91,6 +105,7 @@ export class AlertService {
       const inserted = await trx('monitor_alerts').insert({
         organization_id: organizationId,
         server_id: alert.serverId,
+        heartbeat_id: alert.heartbeatId ?? null,
         kind: alert.kind,
         channel: r.channel,
         recipient: r.address.slice(0, 191),
@@ -109,6 +124,7 @@ export class AlertService {
     await trx('monitor_alerts').insert({
       organization_id: organizationId,
       server_id: alert.serverId,
+      heartbeat_id: alert.heartbeatId ?? null,
       kind: alert.kind,
       channel: 'none',
       recipient: '',
@@ -139,17 +155,18 @@ export class AlertService {
    * recipient, raised at one time) is sent, told or still being tried; not when each is unheard, lapsed or
    * failed (every try failed: an "UP again" would be the first anyone hears of it).
    */
-  private async outageWasHeard(trx: Knex | Knex.Transaction, serverId: number, kind: AlertKind): Promise<boolean> {
-    // The latest rows by id (as before: the scan stops there), those raised with the newest.
-    const latest: Array<{ state: unknown; created_at: unknown }> = await trx('monitor_alerts')
-      .where({ server_id: serverId, kind })
+  private async outageWasHeard(trx: Knex | Knex.Transaction, alert: Alert, kind: AlertKind): Promise<boolean> {
+    const outage = () =>
+      ofSameOutage(trx('monitor_alerts').where({ server_id: alert.serverId, kind }), alert.heartbeatId);
+    // The latest rows by id, those raised with the newest.
+    const latest: Array<{ state: unknown; created_at: unknown }> = await outage()
       .orderBy('id', 'desc')
       .limit(LATEST_ROWS)
       .select('state', 'created_at');
     const at = latest.length ? String(toIso(latest[0].created_at)) : null;
     const states = latest.filter((r) => String(toIso(r.created_at)) === at).map((r) => r.state);
     if (!states.length || states.some((state) => !['unheard', 'lapsed', 'failed'].includes(String(state)))) return true;
-    await trx('monitor_alerts').where({ server_id: serverId, kind, state: 'unheard' }).update({ state: 'lapsed' });
+    await outage().where({ state: 'unheard' }).update({ state: 'lapsed' });
     return false;
   }
 
@@ -173,7 +190,7 @@ export class AlertService {
           .andWhere('id', '>', after)
           .orderBy('id')
           .limit(500)
-          .select('id', 'organization_id', 'server_id', 'kind', 'subject', 'body', 'created_at');
+          .select('id', 'organization_id', 'server_id', 'heartbeat_id', 'kind', 'subject', 'body', 'created_at');
         if (!unheard.length) break;
         after = toInt(unheard[unheard.length - 1].id);
         for (const row of unheard) told += (await this.tellOne(row, recipients)) ? 1 : 0;
@@ -195,6 +212,7 @@ export class AlertService {
       const alert = {
         kind: row.kind as AlertKind,
         serverId: row.server_id === null ? null : toInt(row.server_id),
+        heartbeatId: toNullableInt(row.heartbeat_id) ?? undefined,
         subject: String(row.subject),
         text: `${String(row.body)}\n\n(Raised at ${since}, when the organization had no one to alert; it still lasts.)`,
       };
@@ -272,20 +290,31 @@ export class AlertService {
    * A recovery's outage alert to the same recipient and channel, as far as its sending goes: 'pending' while
    * it is still being tried (an "UP again" sent first would be followed by a late "DOWN", read as a new
    * outage), 'failed' when every try failed (the recipient never heard of the outage: its recovery lapses);
-   * null otherwise, and for alerts that are no recovery. A heartbeat's alerts name its server alone, and a
-   * server may have several heartbeats: "back" waits for the server's latest "missing" (to that recipient,
-   * told in the order raised) but never lapses for it, which may be another heartbeat's.
+   * null otherwise, and for alerts that are no recovery. A heartbeat's "back" goes after its own heartbeat's
+   * "missing"; one raised before server monitor 1.2/07 names the server alone: the "back" waits for it but
+   * never lapses for it, as it may be another heartbeat's.
    */
   private async outageAlertOf(alert: Record<string, unknown>): Promise<'pending' | 'failed' | null> {
     const outage = RECOVERY_OF[alert.kind as AlertKind];
     if (!outage || alert.server_id === null) return null;
-    const row = await this.knex('monitor_alerts')
-      .where({ server_id: alert.server_id, kind: outage, channel: alert.channel, recipient: alert.recipient })
+    const heartbeatId = toNullableInt(alert.heartbeat_id) ?? undefined;
+    const row = await ofSameOutage(
+      this.knex('monitor_alerts').where({
+        server_id: alert.server_id,
+        kind: outage,
+        channel: alert.channel,
+        recipient: alert.recipient,
+      }),
+      heartbeatId,
+    )
       .andWhere('id', '<', toInt(alert.id))
       .orderBy('id', 'desc')
-      .first('state');
+      .first('state', 'heartbeat_id');
     if (row?.state === 'pending') return 'pending';
-    return row?.state === 'failed' && alert.kind === 'server-up' ? 'failed' : null;
+    if (row?.state !== 'failed') return null;
+    return alert.kind === 'server-up' || (heartbeatId !== undefined && toNullableInt(row.heartbeat_id) === heartbeatId)
+      ? 'failed'
+      : null;
   }
 
   /** Whether an unheard alert's problem is still there (a recovery told late tells nothing: it lapses). */
@@ -301,7 +330,10 @@ export class AlertService {
       case 'server-down':
         return Boolean(await this.knex('monitor_servers').where({ id: server_id, state: 'down' }).first('id'));
       case 'heartbeat-missing':
-        return found('monitor_heartbeats', { state: 'down' });
+        return found('monitor_heartbeats', {
+          state: 'down',
+          ...(alert.heartbeat_id === null ? {} : { id: alert.heartbeat_id }),
+        });
       case 'ssl-expiring':
         return found('monitor_certificates', { alerted: 'soon' });
       case 'ssl-expired':
@@ -322,4 +354,13 @@ export class AlertService {
     await this.queue(ids.map(toInt));
     return ids.length;
   }
+}
+
+/**
+ * Alerts of the same outage as a heartbeat's: that heartbeat's, and those raised before server monitor
+ * 1.2/07, which name the server alone. A server's own alerts name no heartbeat.
+ */
+function ofSameOutage(query: Knex.QueryBuilder, heartbeatId: number | undefined): Knex.QueryBuilder {
+  if (heartbeatId === undefined) return query;
+  return query.where((q) => q.where('heartbeat_id', heartbeatId).orWhereNull('heartbeat_id'));
 }

@@ -108,8 +108,9 @@ export class HeartbeatService {
       return this.alerts.raise(trx, toInt(beat.organization_id), {
         kind: 'heartbeat-back',
         serverId: toInt(beat.server_id),
+        heartbeatId: toInt(beat.id),
         subject: `Heartbeat back: ${String(beat.title)}`,
-        text: `The heartbeat of ${String(beat.title)} pinged again at ${now.toISOString()}.`,
+        text: `Heartbeat ${toInt(beat.id)} of ${String(beat.title)} pinged again at ${now.toISOString()}.`,
       });
     });
     await this.alerts.queue(alertIds);
@@ -179,8 +180,9 @@ export class HeartbeatService {
           return this.alerts.raise(trx, toInt(beat.organization_id), {
             kind: 'heartbeat-missing',
             serverId: toInt(beat.server_id),
+            heartbeatId: toInt(beat.id),
             subject: `Heartbeat missing: ${String(beat.title)}`,
-            text: `The heartbeat of ${String(beat.title)} expects a ping every ${toInt(beat.interval_seconds)} s; the last one came ${last}.`,
+            text: `Heartbeat ${toInt(beat.id)} of ${String(beat.title)} expects a ping every ${toInt(beat.interval_seconds)} s; the last one came ${last}.`,
           });
         });
         await this.alerts.queue(alertIds);

@@ -77,7 +77,7 @@ function problems(onCall: OnCall, now: Date): string {
       `<section id="heartbeats"><h2>Missing heartbeats (${heartbeats.total})</h2><ol class="problems-list">${heartbeats.missing
         .map(
           (h) =>
-            `<li class="down"><span class="word">MISSING</span> <strong>${esc(h.title)}</strong> for ${age(h.due_at, now)}<br><span class="meta">due ${when(h.due_at)} · ${esc(h.organization)}</span></li>`,
+            `<li class="down"><span class="word">MISSING</span> <strong>${esc(h.title)}</strong> for ${age(h.due_at, now)}<br><span class="meta">heartbeat ${h.heartbeat_id} · due ${when(h.due_at)} · ${esc(h.organization)}</span></li>`,
         )
         .join('')}</ol>${more(heartbeats.missing.length, heartbeats.total)}</section>`,
     );

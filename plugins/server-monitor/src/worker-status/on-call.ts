@@ -28,7 +28,13 @@ export interface OnCall {
   down: { total: number; servers: DownServer[] };
   heartbeats: {
     total: number;
-    missing: Array<{ server_id: number; title: string; organization: string; due_at: string | null }>;
+    missing: Array<{
+      server_id: number;
+      heartbeat_id: number;
+      title: string;
+      organization: string;
+      due_at: string | null;
+    }>;
   };
   certificates: {
     total: number;
@@ -127,11 +133,12 @@ export class OnCallReader {
     const rows: Array<Record<string, unknown>> = await missing
       .orderBy('h.due_at')
       .limit(SHOWN)
-      .select('s.id', 's.title', 'o.name', 'h.due_at');
+      .select('s.id', 'h.id as heartbeat_id', 's.title', 'o.name', 'h.due_at');
     return {
       total: toInt(n),
       missing: rows.map((r) => ({
         server_id: toInt(r.id),
+        heartbeat_id: toInt(r.heartbeat_id),
         title: String(r.title),
         organization: String(r.name),
         due_at: toIso(r.due_at),

@@ -179,9 +179,9 @@ describeEachBackend('server-monitor: alerts', (backend) => {
     });
     const server = await addServer(f.engine, org, `${farm.url}/status/500`, { title });
     return {
-      raise: (kind: AlertKind) =>
+      raise: (kind: AlertKind, heartbeatId?: number) =>
         alerts()
-          .raise(f.engine.knex, org, { kind, serverId: server, subject: subjects[kind] ?? kind, text: '' })
+          .raise(f.engine.knex, org, { kind, serverId: server, heartbeatId, subject: subjects[kind] ?? kind, text: '' })
           .then(([id]) => id),
       tryOnce: (id: number) =>
         alerts()
@@ -226,16 +226,17 @@ describeEachBackend('server-monitor: alerts', (backend) => {
     expect(texts().slice(3)).to.deep.equal(Array(MAX_ATTEMPTS).fill('503 DOWN: Shop'));
   });
 
-  it("sends a heartbeat's back only after its missing: waits while the missing is tried, and is sent, not lapsed, once it failed", async () => {
+  it("sends a heartbeat's back only after its own missing: waits while it is tried, lapses once it failed", async () => {
     const { raise, tryOnce, texts } = await outageAndRecovery('+15550107', 'Cron', {
       'heartbeat-missing': 'Heartbeat missing: Cron',
       'heartbeat-back': 'Heartbeat back: Cron',
     });
+    const [nightly, hourly] = [901, 902];
 
     sms.failNext(1, 503);
-    const missing = await raise('heartbeat-missing');
+    const missing = await raise('heartbeat-missing', nightly);
     expect(await tryOnce(missing)).to.equal('SMS API answered 503');
-    const back = await raise('heartbeat-back');
+    const back = await raise('heartbeat-back', nightly);
     expect(await tryOnce(back)).to.equal('waits for the outage alert to this recipient to be sent first');
     expect(Number((await rows({ id: back }))[0].attempts), 'waiting is no try').to.equal(0);
     expect(await tryOnce(missing)).to.equal(null);
@@ -246,15 +247,43 @@ describeEachBackend('server-monitor: alerts', (backend) => {
       '201 Heartbeat back: Cron',
     ]);
 
-    // A server may have several heartbeats, and the alerts name the server alone: the "missing" that failed
-    // for good may be another heartbeat's, so the "back" still goes.
+    // Another heartbeat's "missing", still being tried, holds this one's "back" back no more.
+    const nightlyMissing = await raise('heartbeat-missing', nightly);
+    expect(await tryOnce(nightlyMissing)).to.equal(null);
+    sms.failNext(1, 503);
+    const hourlyMissing = await raise('heartbeat-missing', hourly);
+    expect(await tryOnce(hourlyMissing)).to.equal('SMS API answered 503');
+    const nightlyBack = await raise('heartbeat-back', nightly);
+    expect(await tryOnce(nightlyBack)).to.equal(null);
+    expect((await rows({ id: nightlyBack }))[0].state).to.equal('sent');
+
+    // The hourly job's "missing" fails for good: its "back" would be the first anyone hears of it.
+    const hourlyBack = await raise('heartbeat-back', hourly);
+    expect(hourlyBack, 'its missing is still being tried: heard').to.be.a('number');
+    sms.failNext(MAX_ATTEMPTS - 1, 503);
+    for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) await tryOnce(hourlyMissing);
+    expect((await rows({ id: hourlyMissing }))[0].state).to.equal('failed');
+    expect(await tryOnce(hourlyBack)).to.equal(null);
+    expect((await rows({ id: hourlyBack }))[0].state).to.equal('lapsed');
+    expect(texts().slice(3)).to.deep.equal([
+      '201 Heartbeat missing: Cron',
+      '503 Heartbeat missing: Cron',
+      '201 Heartbeat back: Cron',
+      ...Array(MAX_ATTEMPTS - 1).fill('503 Heartbeat missing: Cron'),
+    ]);
+  });
+
+  it("lets a heartbeat's back wait for a missing raised before 1.2/07 (naming the server alone), never lapsing for it", async () => {
+    const { raise, tryOnce } = await outageAndRecovery('+15550108', 'Backup', {});
     sms.failNext(MAX_ATTEMPTS, 503);
-    const missing2 = await raise('heartbeat-missing');
-    expect(await tryOnce(missing2)).to.equal('SMS API answered 503');
-    const back2 = await raise('heartbeat-back');
-    for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) await tryOnce(missing2);
-    expect((await rows({ id: missing2 }))[0].state).to.equal('failed');
-    expect(await tryOnce(back2)).to.equal(null);
-    expect((await rows({ id: back2 }))[0].state).to.equal('sent');
+    const missing = await raise('heartbeat-missing');
+    expect(await tryOnce(missing)).to.equal('SMS API answered 503');
+    const back = await raise('heartbeat-back', 903);
+    expect(await tryOnce(back)).to.equal('waits for the outage alert to this recipient to be sent first');
+    for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) await tryOnce(missing);
+    expect((await rows({ id: missing }))[0].state).to.equal('failed');
+    // It may have been another heartbeat's: the "back" still goes.
+    expect(await tryOnce(back)).to.equal(null);
+    expect((await rows({ id: back }))[0].state).to.equal('sent');
   });
 });

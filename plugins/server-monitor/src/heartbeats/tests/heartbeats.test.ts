@@ -3,7 +3,8 @@ import { hashToken } from '@switchboard/core';
 import request from 'supertest';
 import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { HeartbeatService } from '../service';
-import { addServer, monitorFixture, MonitorFixture, organization } from '../../shared/tests/support';
+import { AlertService } from '../../alerts';
+import { addServer, monitorFixture, MonitorFixture, organization, user } from '../../shared/tests/support';
 
 describeEachBackend('server-monitor: heartbeats', (backend) => {
   let f: MonitorFixture;
@@ -66,5 +67,41 @@ describeEachBackend('server-monitor: heartbeats', (backend) => {
     clock.advance(400_000);
     expect((await f.call('/check/heartbeats').expect(200)).body).to.include({ missing: 2, healthy: 0 });
     await waitFor(() => sink.to('beats@acme.test').length === 4, 10_000);
+  });
+
+  it("keeps each of a server's heartbeats' alerts to itself: one's back lapses none of the other's missing", async () => {
+    // No one to tell yet: both "missing" alerts are kept unheard.
+    const org = await organization(f.engine, { plan: 'free' });
+    const jobs = await addServer(f.engine, org, 'https://jobs.test/', { title: 'Jobs' });
+    const nightly = await heartbeats().create(jobs, 60);
+    const hourly = await heartbeats().create(jobs, 60);
+    clock.advance(121_000);
+    await f.call('/check/heartbeats').expect(200);
+    const alerts = () =>
+      f.engine
+        .knex('monitor_alerts')
+        .where({ server_id: jobs })
+        .orderBy('id')
+        .select('kind', 'heartbeat_id', 'state', 'body');
+    expect((await alerts()).map((a) => [a.kind, a.heartbeat_id, a.state])).to.deep.equal([
+      ['heartbeat-missing', nightly.id, 'unheard'],
+      ['heartbeat-missing', hourly.id, 'unheard'],
+    ]);
+    expect((await alerts())[0].body).to.match(new RegExp(`^Heartbeat ${nightly.id} of Jobs expects a ping every 60 s`));
+
+    // The hourly job pings again: its own "missing" lapses; the nightly one is still missing.
+    await request(f.server).get(`/api/servermonitor/ping/${hourly.token}`).expect(200);
+    expect((await alerts()).map((a) => [a.heartbeat_id, a.state])).to.deep.equal([
+      [nightly.id, 'unheard'],
+      [hourly.id, 'lapsed'],
+    ]);
+
+    // An administrator appears: the nightly job's outage, which lasts, is told to them.
+    await user(f.engine, org, { email: 'jobs@acme.test' });
+    await f.engine.contexts.get('server-monitor')!.container.resolve(AlertService).tellUnheard();
+    await waitFor(() => sink.to('jobs@acme.test').length === 1, 10_000);
+    const told = await sink.to('jobs@acme.test')[0].parse();
+    expect(told.subject).to.equal('Heartbeat missing: Jobs');
+    expect(told.text).to.match(new RegExp(`^Heartbeat ${nightly.id} of Jobs expects`));
   });
 });

@@ -122,6 +122,19 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
       updated_at: now,
     });
 
+    // Its alert, still being tried: 1.2/07 keeps it, naming no heartbeat; its rollback keeps it too.
+    const [missing] = await knex('monitor_alerts').insert({
+      organization_id: org,
+      server_id: server,
+      kind: 'heartbeat-missing',
+      channel: 'email',
+      recipient: 'ada@old.test',
+      subject: 'Heartbeat missing: Web',
+      body: 'The heartbeat of Web expects a ping every 300 s; the last one came never.',
+      state: 'pending',
+      created_at: now,
+    });
+
     // Its last check failed (1.1 keeps is_up): 1.2 shows it down.
     await knex('monitor_servers').where({ id: server }).update({ is_up: false });
     await engine.migrator().latest({ plugin: 'server-monitor', to: '1.2' });
@@ -159,6 +172,11 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
     ]);
     // The token is kept as its digest: the ping URL handed out before still pings (a ping looks its digest up).
     expect((await knex('monitor_heartbeats').where({ id: beat }).first('token')).token).to.equal(hashToken(oldToken));
+    expect(await knex('monitor_alerts').where({ id: missing }).first('kind', 'state', 'heartbeat_id')).to.deep.equal({
+      kind: 'heartbeat-missing',
+      state: 'pending',
+      heartbeat_id: null,
+    });
 
     await engine.migrator().rollback({ plugin: 'server-monitor', to: '1.1' });
     const back = await knex('monitor_notification_settings').where({ organization_id: org }).first();
@@ -177,6 +195,8 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
       ),
     ).to.deep.equal([withToken, tokenOnly]);
     expect(reopened).to.not.have.property('endpoint_secret');
+    const alert11 = await knex('monitor_alerts').where({ id: missing }).first();
+    expect(alert11).to.include({ kind: 'heartbeat-missing', state: 'pending' }).and.not.have.property('heartbeat_id');
 
     await engine.migrator().rollback({ plugin: 'server-monitor', to: '1.0' });
     expect(await knex.schema.hasTable('monitor_check_results')).to.equal(false);

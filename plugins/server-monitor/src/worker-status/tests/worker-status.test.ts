@@ -104,7 +104,7 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
       state: 'up',
       is_up: true,
     });
-    await f.engine.knex('monitor_heartbeats').insert({
+    const [nightly] = await f.engine.knex('monitor_heartbeats').insert({
       server_id: cron,
       token: 'dashboard-test-token',
       interval_seconds: 3600,
@@ -189,7 +189,10 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
       expect(unheard).to.have.length(2);
       expect(unheard[0]).to.contain('DOWN: Dead port (not delivered: connect ECONNREFUSED)');
       expect(unheard[1]).to.contain('DOWN: Dead port');
-      expect(await page.locator('#heartbeats li').innerText()).to.match(/MISSING Nightly cron for 40 min/);
+      // Which of the server's heartbeats, by the id its alerts name.
+      expect(await page.locator('#heartbeats li').innerText()).to.match(
+        new RegExp(`MISSING Nightly cron for 40 min\\s+heartbeat ${Number(nightly)} · due `),
+      );
       expect(await page.locator('#certificates li').innerText()).to.match(/EXPIRING Nightly cron/);
       const pro = await page.locator('#plans tr', { hasText: 'pro' }).allInnerTexts();
       // pro: up, down, paused (the first test's servers are pro and pending too).
