@@ -111,7 +111,8 @@ describe('npm start on a fresh machine (embedded default)', () => {
       await waitFor(() => output.includes('Switchboard is serving'), 30_000);
       const reason = 'Metrics are not served with APP_ENV=production until METRICS_TOKEN or METRICS_ALLOW is set';
       expect(output).to.contain(`Metrics:      not served (${reason})`);
-      expect(output).to.contain(`"msg":"${reason}: /metrics answers 403"`);
+      // The log line and the banner go to stdout by different writers: the log's may come second.
+      await waitFor(() => output.includes(`"msg":"${reason}: /metrics answers 403"`), 10_000);
       const refused = await request(`http://127.0.0.1:${port}`).get('/metrics').expect(403);
       expect(refused.body.error).to.include({ code: 'AUTH_INSUFFICIENT_PERMISSIONS', message: reason });
     } finally {
