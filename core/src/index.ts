@@ -39,6 +39,8 @@ export {
   createTableOnce,
   dropColumnsOnce,
   hasIndex,
+  SchemaBehindError,
+  SchemaGate,
 } from './db/migrations';
 export type { MigrationContext, MigrationNamespace, NamespaceStatus } from './db/migrations';
 export * from './http/errors';

@@ -68,6 +68,28 @@ describe('scheduler', () => {
     expect(await a.tick(at('10:04:00'))).to.deep.equal([]);
   });
 
+  it('steps down while the database lacks migrations of its release, leading again once it has them', async () => {
+    const locks = createLocks({ prefix: 'x' });
+    const runs: string[] = [];
+    let migrated = true;
+    const newer = scheduler({ locks, schemaReady: async () => migrated });
+    const older = scheduler({ locks });
+    newer.register(task('new', '* * * * *', runs));
+    older.register(task('old', '* * * * *', runs));
+    await newer.tick(at('10:00:30'));
+    await older.tick(at('10:00:30'));
+    expect(await newer.tick(at('10:01:00'))).to.deep.equal(['new']);
+    // Rolled back: the newer release's scheduler runs nothing and lets the lock go at its next tick.
+    migrated = false;
+    expect(await newer.tick(at('10:02:00'))).to.deep.equal([]);
+    expect(await older.tick(at('10:02:00'))).to.deep.equal(['old']);
+    migrated = true;
+    expect(await newer.tick(at('10:03:00'))).to.deep.equal([]);
+    await older.stop();
+    expect(await newer.tick(at('10:04:00'))).to.deep.equal(['new']);
+    expect(runs).to.deep.equal(['new@10:01:00', 'old@10:02:00', 'new@10:04:00']);
+  });
+
   it('takes over once a leader that died lets its lock lapse', async () => {
     const locks = createLocks({ prefix: 'x' });
     const runs: string[] = [];

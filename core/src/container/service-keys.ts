@@ -13,6 +13,8 @@ export const SERVICES = {
   SecretBox: 'SecretBox',
   /** Checks tenants' URLs and carries requests made for them, away from private networks (OutboundGuard). */
   OutboundGuard: 'OutboundGuard',
+  /** Holds work while the database lacks migrations of this release (SchemaGate). */
+  SchemaGate: 'SchemaGate',
   /** The resources the enabled plugins declare (string[]). */
   Resources: 'Resources',
 } as const;

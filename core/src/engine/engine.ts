@@ -15,10 +15,11 @@ import { ShutdownGate } from '../http/shutdown-gate';
 import type { Metrics } from '../http/metrics';
 import { ApiTokenService } from '../auth/api-tokens';
 import { knownResources } from '../auth/permissions';
-import { Migrator } from '../db/migrations';
+import { Migrator, SchemaGate } from '../db/migrations';
 import type { MigrationNamespace } from '../db/migrations';
 import { Scheduler } from '../scheduler';
 import type { JobQueues } from '../queue/types';
+import { gatedQueues } from '../queue/gated-queues';
 import type { Locks } from '../locks/types';
 import { DatabaseLocks } from '../locks/database-locks';
 import { RepeatedWarning } from '../repeated-warning';
@@ -96,6 +97,9 @@ export class Engine {
     const engine = new Engine(config, root, plugins, contexts, registry);
     try {
       const logger = root.resolve<Logger>(SERVICES.Logger);
+      root.register(SERVICES.SchemaGate, {
+        useValue: new SchemaGate(() => engine.migrator().missing(), logger.child({ component: 'schema' })),
+      });
       const provided = new ProvidedServices();
       for (const { plugin, options: pluginOptions } of plugins) {
         const ctx: PluginContext = {
@@ -131,6 +135,10 @@ export class Engine {
 
   get knex(): Knex {
     return this.container.resolve<Knex>(SERVICES.Knex);
+  }
+
+  get schemaGate(): SchemaGate {
+    return this.container.resolve<SchemaGate>(SERVICES.SchemaGate);
   }
 
   migrationNamespaces(): MigrationNamespace[] {
@@ -220,7 +228,8 @@ export class Engine {
   startWorkers(): void {
     if (this.workersStarted) return;
     this.workersStarted = true;
-    const queues = this.container.resolve<JobQueues>(SERVICES.Queues);
+    // A job waits while the database lacks migrations of this release (docs/decisions.md, "Work waits for its schema").
+    const queues = gatedQueues(this.container.resolve<JobQueues>(SERVICES.Queues), this.schemaGate);
     for (const { plugin } of this.plugins) plugin.jobs?.(queues, this.contexts.get(plugin.id)!);
   }
 
@@ -233,6 +242,7 @@ export class Engine {
       ...(this.config.redisUrl ? {} : { leaderLocks: this.databaseLocks() }),
       logger: this.logger.child({ component: 'scheduler' }),
       clock: this.container.resolve<Clock>(SERVICES.Clock),
+      schemaReady: () => this.schemaGate.isOpen(),
     });
     for (const { plugin } of this.plugins) {
       for (const task of plugin.recurring?.(this.contexts.get(plugin.id)!) ?? []) this.scheduler.register(task);
@@ -286,6 +296,8 @@ export class Engine {
     const timeout = this.config.shutdownTimeoutMs;
     const deadline = Date.now() + timeout;
     this.shutdownGate.close();
+    // Work held for a migration that has not come ends now, not at the shutdown timeout.
+    this.schemaGate.close();
     if (this.server) await closeServer(this.server, timeout);
     if (!(await this.shutdownGate.drained(Math.max(0, deadline - Date.now())))) {
       this.logger.warn({ timeoutMs: timeout }, 'requests still running at the shutdown timeout; closing pools anyway');

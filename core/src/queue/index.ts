@@ -5,6 +5,8 @@ import { loadOnFirstUse } from '../load-on-first-use';
 const beeQueueDriver = loadOnFirstUse(() => require('./bee-queue') as typeof import('./bee-queue'));
 
 export * from './types';
+export { gatedQueues } from './gated-queues';
+export type { JobGate } from './gated-queues';
 
 export interface JobQueuesOptions {
   /** bee-queue on this Redis when set, else the in-process driver. */

@@ -32,6 +32,8 @@ export interface SchedulerOptions {
   clock?: Clock;
   /** How long a dead leader blocks the others (default 30 s); renewed on every tick. */
   leaderTtlMs?: number;
+  /** Whether the database has this release's migrations (SchemaGate): while not, this scheduler does not lead. */
+  schemaReady?: () => Promise<boolean>;
 }
 
 /**
@@ -55,6 +57,7 @@ export class Scheduler {
   private readonly logger: SchedulerOptions['logger'];
   private readonly clock: Clock;
   private readonly leaderTtlMs: number;
+  private readonly schemaReady: () => Promise<boolean>;
   private previous?: Date;
   private leader: LockHandle | null = null;
   /** Said once while another scheduler is the active one. */
@@ -70,6 +73,7 @@ export class Scheduler {
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
     this.leaderTtlMs = options.leaderTtlMs ?? 30_000;
+    this.schemaReady = options.schemaReady ?? (async () => true);
   }
 
   register(task: ScheduledTask): void {
@@ -198,6 +202,16 @@ export class Scheduler {
   }
 
   private async renewLeadership(): Promise<boolean> {
+    if (!(await this.schemaReady())) {
+      // Its tasks would write what the schema lacks: a scheduler of the release the database has leads.
+      const leader = this.leader;
+      this.leader = null;
+      if (leader) {
+        this.logger.warn('scheduler steps down: the database lacks migrations of this release');
+        await leader.release().catch(() => undefined);
+      }
+      return false;
+    }
     if (this.leader) {
       if (await this.leader.extend(this.leaderTtlMs)) return true;
       this.logger.warn('scheduler lost its leader lock');

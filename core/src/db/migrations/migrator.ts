@@ -140,6 +140,11 @@ export class Migrator {
     return out;
   }
 
+  /** This release's migrations the database lacks, as `namespace:name` (SchemaGate). */
+  async missing(): Promise<string[]> {
+    return (await this.status()).flatMap((s) => s.pending.map((name) => `${s.plugin}:${name}`));
+  }
+
   /**
    * Refuses to run migrations of a namespace whose database holds migrations this release has no file for
    * (knex said "the migration directory is corrupt"): a newer release migrated it, and only that release

@@ -10,6 +10,7 @@ import {
   RepeatedWarning,
   Mailer,
   parseJson,
+  SchemaGate,
   SERVICES,
   toInt,
   whileDatabaseAway,
@@ -81,6 +82,7 @@ export class SendWorker {
     @inject(TrackingLinks) private readonly tracking: TrackingLinks,
     @inject(ProviderAdapters) private readonly providers: ProviderAdapters,
     @inject(SERVICES.Logger) private readonly logger: Logger,
+    @inject(SERVICES.SchemaGate) private readonly schema: SchemaGate,
   ) {
     this.mailDomain = mailIdDomain(config.publicUrl);
   }
@@ -98,6 +100,8 @@ export class SendWorker {
     }
     const { composer, message } = built;
     for (;;) {
+      // A schema rolled back under this worker: its record would fail after the mail went out.
+      await this.schema.open();
       if ((await this.store.get(send.id))?.status !== 'active') return;
       const claim = await this.store.claim(send.id, job.from, job.to);
       if (!claim) break;

@@ -1,6 +1,17 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, Locks, OutboundGuard, SecretBox, SERVICES, toBool, toDate, toInt, toText } from '@switchboard/core';
+import {
+  Clock,
+  Locks,
+  OutboundGuard,
+  SchemaGate,
+  SecretBox,
+  SERVICES,
+  toBool,
+  toDate,
+  toInt,
+  toText,
+} from '@switchboard/core';
 import { keyOfSecret } from '../shared/standard-webhooks';
 import { postSigned, PostOutcome } from '../shared/webhook-poster';
 import { WEBHOOK_OPTIONS, WebhookOptions } from './options';
@@ -44,6 +55,7 @@ export class WebhookDispatcher {
     @inject(WEBHOOK_OPTIONS) private readonly options: WebhookOptions,
     @inject(WebhookOutcomes) private readonly outcomes: WebhookOutcomes,
     @inject(WebhookWake) private readonly wake: WebhookWake,
+    @inject(SERVICES.SchemaGate) private readonly schema: SchemaGate,
   ) {}
 
   /** Whether a delivery is due now. */
@@ -135,6 +147,8 @@ export class WebhookDispatcher {
             await written();
           }
           writeEnded();
+          // A schema rolled back under this worker: what its tries end in could not be written.
+          await this.schema.open();
           await this.takeFairly(places);
           startWaiting();
         }
