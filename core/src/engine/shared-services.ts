@@ -6,6 +6,7 @@ import type { AppConfig } from '../config/types';
 import { SERVICES } from '../container/service-keys';
 import { Clock, systemClock } from '../clock';
 import { createKnex } from '../db/knex';
+import { waitForFirstAnswer } from '../db/first-answer';
 import { createLogger } from '../logger';
 import { createJobQueues } from '../queue';
 import { createLocks } from '../locks';
@@ -41,6 +42,14 @@ export async function createRootContainer(
   const secretBox = new SecretBox(loadAppKey(config));
   const outboundGuard = new OutboundGuard(config);
   const logger = overrides.logger ?? createLogger(config.logLevel);
+  const knex = createKnex(config.databaseUrl, {
+    log: { warn: (m) => logger.warn(m), error: (m) => logger.error(m) },
+  });
+  // Before anything uses it: a database not up yet is waited for, a wrong URL is said so.
+  await waitForFirstAnswer(knex, config.databaseUrl, logger).catch(async (err: unknown) => {
+    await knex.destroy();
+    throw err;
+  });
   let redis: RedisClientType | null = null;
   if (config.redisUrl) {
     redis = redisModule().createClient({ url: config.redisUrl }) as RedisClientType;
@@ -51,8 +60,9 @@ export async function createRootContainer(
       redis.connect(),
       REDIS_CONNECT_MS,
       `Redis at REDIS_URL does not answer within ${REDIS_CONNECT_MS / 1000} s: start it, or unset REDIS_URL for the embedded default`,
-    ).catch((err: unknown) => {
+    ).catch(async (err: unknown) => {
       client.destroy();
+      await knex.destroy();
       throw err;
     });
   }
@@ -60,9 +70,7 @@ export async function createRootContainer(
   root.register(SERVICES.Config, { useValue: config });
   root.register(SERVICES.Logger, { useValue: logger });
   root.register(SERVICES.Clock, { useValue: overrides.clock ?? systemClock });
-  root.register(SERVICES.Knex, {
-    useValue: createKnex(config.databaseUrl, { log: { warn: (m) => logger.warn(m), error: (m) => logger.error(m) } }),
-  });
+  root.register(SERVICES.Knex, { useValue: knex });
   // tsyringe does not accept null as a value, so the absent client comes from a factory.
   root.register(SERVICES.Redis, { useFactory: () => redis });
   root.register(SERVICES.Queues, { useValue: queues });
