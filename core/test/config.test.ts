@@ -87,6 +87,11 @@ describe('configuration', () => {
     );
     expect(() => loadConfig({ env: { RATE_LIMIT_SCALE: '0' }, file: false })).to.throw(ConfigError, 'RATE_LIMIT_SCALE');
     expect(() => loadConfig({ env: {}, file: tmp('{ nope') })).to.throw(ConfigError, 'not valid JSON');
+    // A longer wait than a timer can hold would cut connections at once (session 33).
+    expect(() => loadConfig({ env: {}, file: tmp('{"http": {"shutdownTimeoutMs": 3000000000}}') })).to.throw(
+      ConfigError,
+      '/http/shutdownTimeoutMs must be <= 3600000',
+    );
     expect(() => loadConfig({ env: {}, file: tmp('{"http": {"bodyLimit": 5}}') })).to.throw(
       ConfigError,
       '/http/bodyLimit',

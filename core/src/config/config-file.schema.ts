@@ -72,7 +72,8 @@ export const configFileSchema = {
         bodyLimit: { type: 'string', pattern: '^[0-9]+(b|kb|mb)$' },
         trustedProxies: { type: 'array', items: { type: 'string' } },
         tokenCacheSeconds: { type: 'integer', minimum: 0 },
-        shutdownTimeoutMs: { type: 'integer', minimum: 0 },
+        // A timer's longest wait is 2^31 - 1 ms: past it Node fires at once (and warns TimeoutOverflowWarning).
+        shutdownTimeoutMs: { type: 'integer', minimum: 0, maximum: 3_600_000 },
       },
     },
   },
