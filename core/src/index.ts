@@ -39,7 +39,6 @@ export {
   createTableOnce,
   dropColumnsOnce,
   hasIndex,
-  SchemaBehindError,
   SchemaGate,
 } from './db/migrations';
 export type { MigrationContext, MigrationNamespace, NamespaceStatus } from './db/migrations';

@@ -296,7 +296,7 @@ export class Engine {
     const timeout = this.config.shutdownTimeoutMs;
     const deadline = Date.now() + timeout;
     this.shutdownGate.close();
-    // Work held for a migration that has not come ends now, not at the shutdown timeout.
+    // Work held for a migration that has not come stays held: the queues' close gives up on it below.
     this.schemaGate.close();
     if (this.server) await closeServer(this.server, timeout);
     if (!(await this.shutdownGate.drained(Math.max(0, deadline - Date.now())))) {

@@ -4,5 +4,5 @@ export { loadMigrationFiles } from './migration-files';
 export type { MigrationFile } from './migration-files';
 export { compareVersions, trackingTable } from './namespace';
 export type { MigrationNamespace } from './namespace';
-export { SchemaBehindError, SchemaGate } from './schema-gate';
+export { SchemaGate } from './schema-gate';
 export { alterTableOnce, createTableOnce, dropColumnsOnce, hasIndex } from './changes-once';

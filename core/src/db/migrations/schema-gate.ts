@@ -5,14 +5,6 @@ const READ_EVERY_MS = 5_000;
 /** While work is held, it is said at most this often. */
 const SAY_EVERY_MS = 60_000;
 
-/** Thrown to held work when the process stops before the database has this release's migrations. */
-export class SchemaBehindError extends Error {
-  constructor(missing: string[]) {
-    super(`not run: the database lacks migrations of this release (${missing.join(', ')}); run migrate`);
-    this.name = 'SchemaBehindError';
-  }
-}
-
 /**
  * Holds the work of a process whose release has migrations the database lacks: a worker started before
  * `migrate`, or one left running while the schema was rolled back under it. Such work would mail, call a
@@ -43,19 +35,20 @@ export class SchemaGate {
 
   /**
    * Resolves once the database has every migration of this release: at once while it has (no query
-   * within 5 s of the last), else when a reading finds them, every 5 s. Held work rejects with
-   * SchemaBehindError once the process stops.
+   * within 5 s of the last), else when a reading finds them, every 5 s. Once the process stops, held work
+   * stays held for good: it neither runs nor fails, its queue's close gives up on it, and bee-queue hands
+   * the job to another worker once it stalls (a failure would spend its retries, or lose it).
    */
   async open(): Promise<void> {
     for (;;) {
       const missing = await this.read();
       if (!missing.length) return;
-      if (this.closed) throw new SchemaBehindError(missing);
+      if (this.closed) return new Promise<void>(() => undefined);
       await this.sleep();
     }
   }
 
-  /** Ends every wait (the process stops). */
+  /** The process stops: no more readings (its pools close), and held work stays held. */
   close(): void {
     this.closed = true;
     for (const wake of this.sleepers) wake();
@@ -63,7 +56,7 @@ export class SchemaGate {
   }
 
   private read(): Promise<string[]> {
-    if (performance.now() - this.readAt < this.readEveryMs) return Promise.resolve(this.missing);
+    if (this.closed || performance.now() - this.readAt < this.readEveryMs) return Promise.resolve(this.missing);
     this.reading ??= this.pendingMigrations()
       .catch(() => [])
       .then((missing) => {

@@ -137,9 +137,12 @@ export class WebhookDispatcher {
     try {
       for (;;) {
         if (failed.write) throw failed.write.error;
+        // A schema rolled back under this worker: no more is taken, and the run ends with its tries, letting
+        // the lock go (the next run's job waits for the schema before it takes the lock: SchemaGate).
+        const current = await this.schema.isOpen();
         // Claim more once a place's worth of the claimed-ahead room is free (a statement per many tries);
         // write what tries ended in once half the places have ended (and with each claim).
-        if (kept.held() && (!places.held || places.room() >= this.options.concurrency)) {
+        if (kept.held() && current && (!places.held || places.room() >= this.options.concurrency)) {
           // What a killed worker sent and had not written is sent again: a claim waits while a places'
           // worth is unwritten, so that stays below (CLAIMED_PER_PLACE + 1) x places (decisions.md).
           while (finished.length + beingWritten >= this.options.concurrency) {
@@ -147,12 +150,12 @@ export class WebhookDispatcher {
             await written();
           }
           writeEnded();
-          // A schema rolled back under this worker: what its tries end in could not be written.
-          await this.schema.open();
           await this.takeFairly(places);
           startWaiting();
         }
         if (finished.length >= this.options.concurrency / 2) writeEnded();
+        // Claimed and not started yet: their claims lapse and a run on the schema they need tries them.
+        if (!current) places.dropWaiting();
         if (!kept.held()) {
           // Another run may have the lock by now: what it writes is not known here.
           places.dropWaiting();
