@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { alterTableOnce, createTableOnce, withoutSqliteForeignKeys } from '@switchboard/core';
+import { alterTableOnce, createTableOnce, dropColumnsOnce, withoutSqliteForeignKeys } from '@switchboard/core';
 
 /**
  * Sending (docs/architecture.md, Sending): a send is one delivery of a message to lists (a message's
@@ -63,20 +63,17 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 /**
- * Not in one transaction: SQLite drops a column by copying its table, and dropping the old `messages`
- * would cascade to every schedule unless foreign keys are off, which SQLite ignores inside a transaction.
+ * Not in one transaction: the rollback drops tables with SQLite's foreign keys off, which SQLite ignores
+ * inside a transaction (it dropped columns by copying `messages`, which cascaded to every schedule, until
+ * session 33 dropped them in place).
  */
 export const config = { transaction: false };
 
 export async function down(knex: Knex): Promise<void> {
   await withoutSqliteForeignKeys(knex, async () => {
-    if (await knex.schema.hasColumn('messages', 'track_opens'))
-      await alterTableOnce(knex, 'messages', (t) => {
-        t.dropColumn('track_opens');
-        t.dropColumn('track_clicks');
-      });
-    if (await knex.schema.hasColumn('message_schedules', 'list_ids'))
-      await alterTableOnce(knex, 'message_schedules', (t) => t.dropColumn('list_ids'));
+    // In place on SQLite: a copy killed part-way would hand deleted messages' ids out again.
+    await dropColumnsOnce(knex, 'messages', ['track_opens', 'track_clicks']);
+    await dropColumnsOnce(knex, 'message_schedules', ['list_ids']);
     await knex.schema.dropTableIfExists('send_recipients');
     await knex.schema.dropTableIfExists('message_sends');
   });

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { alterTableOnce, createTableOnce, withoutSqliteForeignKeys } from '@switchboard/core';
+import { alterTableOnce, createTableOnce, dropColumnsOnce, withoutSqliteForeignKeys } from '@switchboard/core';
 
 const SERVER_COLUMNS = [
   'is_up',
@@ -119,14 +119,12 @@ export async function down(knex: Knex): Promise<void> {
     await knex.schema.dropTableIfExists('monitor_certificates');
     await knex.schema.dropTableIfExists('monitor_heartbeats');
     await knex.schema.dropTableIfExists('monitor_check_results');
-    if (await knex.schema.hasColumn('monitor_notification_settings', 'ssl_expiry_days'))
-      await alterTableOnce(knex, 'monitor_notification_settings', (t) => t.dropColumn('ssl_expiry_days'));
+    // In place on SQLite: a copy killed part-way (this runs again first thing in `up`) loses the id sequence.
+    await dropColumnsOnce(knex, 'monitor_notification_settings', ['ssl_expiry_days']);
     if (await knex.schema.hasColumn('monitor_servers', 'uptime_stale')) {
       // Missing where a run of up was killed before it added the index.
       await alterTableOnce(knex, 'monitor_servers', (t) => t.dropIndex([], 'monitor_servers_stale_idx'));
-      await alterTableOnce(knex, 'monitor_servers', (t) => {
-        for (const column of SERVER_COLUMNS) t.dropColumn(column);
-      });
+      await dropColumnsOnce(knex, 'monitor_servers', SERVER_COLUMNS);
     }
   });
 }
