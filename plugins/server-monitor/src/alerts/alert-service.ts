@@ -15,6 +15,7 @@ import {
 } from '@switchboard/core';
 import { ALERT_JOB } from './jobs';
 import { Recipient, recipientsOf } from './recipients';
+import { defaultAlertSender } from './sender-address';
 import { SMS_SENDER, SmsSender } from './sms';
 import { USERS_DIRECTORY, UsersDirectory } from '../shared/users-directory';
 
@@ -266,7 +267,7 @@ export class AlertService {
         await this.sms.send(alert.recipient, `${alert.subject}\n${alert.body}`.slice(0, 640));
       else
         await this.mailer.send({
-          from: this.config.env.MONITOR_ALERT_FROM ?? `monitor@${new URL(this.config.publicUrl).hostname}`,
+          from: this.config.env.MONITOR_ALERT_FROM ?? defaultAlertSender(this.config.publicUrl),
           to: alert.recipient,
           subject: alert.subject,
           text: alert.body,

@@ -12,7 +12,7 @@ export const monitorEnvSchema = {
     MONITOR_ALERT_FROM: {
       type: 'string',
       pattern: EMAIL_PATTERN,
-      description: "sender address of alert mails (default monitor@<PUBLIC_URL's host>)",
+      description: "sender address of alert mails (default monitor@<PUBLIC_URL's host>, an IP address as [192.0.2.1])",
     },
     MONITOR_ALLOWED_RANGES: {
       type: 'string',

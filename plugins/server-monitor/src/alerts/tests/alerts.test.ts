@@ -76,7 +76,10 @@ describeEachBackend('server-monitor: alerts', (backend) => {
     ]);
 
     expect(sink.to('ada@acme.test')).to.have.length(1);
-    expect((await sink.to('ada@acme.test')[0].parse()).subject).to.equal('DOWN: Billing');
+    const mail = await sink.to('ada@acme.test')[0].parse();
+    expect(mail.subject).to.equal('DOWN: Billing');
+    // PUBLIC_URL's host is an IP address here: the sender names it as an address literal.
+    expect(mail.from?.value[0].address).to.equal('monitor@[127.0.0.1]');
     expect(sms.requests).to.have.length(1);
     const [text] = sms.requests;
     expect(text).to.include({
