@@ -100,7 +100,7 @@ describe('npm start on a fresh machine (embedded default)', () => {
       APP_ENV: 'production',
       APP_KEY: crypto.randomBytes(32).toString('base64'),
       SERVER_MONITOR_API_KEY: crypto.randomBytes(24).toString('hex'),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      PUBLIC_URL: 'https://mail.acme.example',
       LOG_LEVEL: 'warn',
     };
     for (const name of ['DATABASE_URL', 'REDIS_URL', 'PLUGINS', 'METRICS_TOKEN', 'METRICS_ALLOW']) env[name] = '';
@@ -109,6 +109,12 @@ describe('npm start on a fresh machine (embedded default)', () => {
     child.stdout!.on('data', (chunk) => (output += chunk));
     try {
       await waitFor(() => output.includes('Switchboard is serving'), 30_000);
+      // Behind a balancer each API process says where it listens itself, then the URL the world uses.
+      expect(output).to.match(
+        new RegExp(
+          `Switchboard is serving [a-z, -]+ on http://127\\.0\\.0\\.1:${port} \\(public URL https://mail\\.acme\\.example\\)\\n`,
+        ),
+      );
       const reason = 'Metrics are not served with APP_ENV=production until METRICS_TOKEN or METRICS_ALLOW is set';
       expect(output).to.contain(`Metrics:      not served (${reason})`);
       // The log line and the banner go to stdout by different writers: the log's may come second.

@@ -32,9 +32,15 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
         engine.logger.info({ host, port, plugins: engine.plugins.map((p) => p.plugin.id) }, 'listening');
         const metricsClosed = metricsClosedReason(engine.config);
         if (metricsClosed) engine.logger.warn(`${metricsClosed}: /metrics answers 403`);
+        const listening = engine.httpServer?.address();
+        const localUrl =
+          listening && typeof listening === 'object'
+            ? `http://${host.includes(':') ? `[${host}]` : host}:${listening.port}`
+            : publicUrl;
         process.stdout.write(
           startBanner(
             publicUrl,
+            localUrl,
             engine.plugins.map((p) => p.plugin.id),
             metricsClosed,
           ),
@@ -93,9 +99,11 @@ function withRedis(config: AppConfig, command: string, withEngine: WithEngine): 
   );
 }
 
-function startBanner(url: string, plugins: string[], metricsClosed: string | null): string {
+/** Where this process listens comes first: several API processes behind one PUBLIC_URL each say their own. */
+function startBanner(url: string, localUrl: string, plugins: string[], metricsClosed: string | null): string {
+  const served = localUrl === url ? url : `${localUrl} (public URL ${url})`;
   return [
-    `Switchboard is serving ${plugins.join(', ') || 'no plugins'} on ${url}`,
+    `Switchboard is serving ${plugins.join(', ') || 'no plugins'} on ${served}`,
     `  API docs:     ${url}/api/docs`,
     `  Metrics:      ${metricsClosed ? `not served (${metricsClosed})` : `${url}/metrics`}`,
     '  First token:  npx switchboard org:create --name "My company"',
