@@ -2,8 +2,12 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { describeEachBackend, createTestEngine, createTenant } from '../src/testing';
 import { Engine, SERVICES } from '../src';
+import { createJobQueues, defineJob } from '../src/queue';
 import type { JobQueues } from '../src/queue/types';
 import { probePlugin } from './support/probe-plugin';
+
+/** A queue a loaded module defines, as a plugin's jobs do. */
+const ELSEWHERE = defineJob<Record<string, never>>('metrics-defined-elsewhere');
 
 describeEachBackend('health, readiness and metrics', (backend) => {
   let engine: Engine;
@@ -34,6 +38,26 @@ describeEachBackend('health, readiness and metrics', (backend) => {
     );
     expect(text).to.contain('switchboard_http_request_duration_seconds_bucket');
     expect(text).to.match(/switchboard_queue_jobs\{queue="metrics-probe",state="delayed"\} 1/);
+  });
+
+  it('reports the depth of every queue the plugins define, also one this process never opened', async () => {
+    const queues = engine.container.resolve<JobQueues>(SERVICES.Queues);
+    expect(queues.names()).to.not.include(ELSEWHERE.queue);
+    // Another process (a worker) queues a job; this one (an API process) only reports on the queue.
+    const worker = backend().redisUrl
+      ? createJobQueues({ redisUrl: backend().redisUrl, prefix: engine.config.redisPrefix })
+      : null;
+    try {
+      await worker?.get(ELSEWHERE).add({}, { delayMs: 60_000 });
+      const text = (await request(engine.http().callback()).get('/metrics').expect(200)).text;
+      // In process, a queue never opened here holds nothing; on Redis its keys are read.
+      expect(text).to.match(
+        new RegExp(`switchboard_queue_jobs\\{queue="${ELSEWHERE.queue}",state="delayed"\\} ${worker ? 1 : 0}\\n`),
+      );
+      expect(queues.names(), 'read without opening it').to.not.include(ELSEWHERE.queue);
+    } finally {
+      await worker?.closeAll();
+    }
   });
 
   it('answers /ready with 503 once the database is gone', async () => {

@@ -66,7 +66,7 @@ export async function createRootContainer(
       throw err;
     });
   }
-  const queues = createJobQueues({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger });
+  const queues = createJobQueues({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger, reader: redis });
   root.register(SERVICES.Config, { useValue: config });
   root.register(SERVICES.Logger, { useValue: logger });
   root.register(SERVICES.Clock, { useValue: overrides.clock ?? systemClock });

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { definedQueueNames } from '../queue/types';
 import type { JobQueues } from '../queue/types';
 
 /** One registry per engine, so several engines in one test process do not collide. */
@@ -27,16 +28,11 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         this.reset();
-        // All at once: Redis away, each gives up after 2 s, and their gauges are left out; the rest is served.
-        const names = queues.names();
-        const all = await Promise.all(
-          names.map((name) =>
-            queues
-              .get(name)
-              .counts()
-              .catch(() => null),
-          ),
-        );
+        // Every queue the enabled plugins define, whether this process opened it or not (an API process
+        // opens only those it adds to). All at once: Redis away, each gives up after 2 s, and their gauges
+        // are left out; the rest is served.
+        const names = [...new Set([...definedQueueNames(), ...queues.names()])].sort();
+        const all = await Promise.all(names.map((name) => queues.countsOf(name).catch(() => null)));
         names.forEach((name, i) => {
           for (const [state, n] of Object.entries(all[i] ?? {})) this.set({ queue: name, state }, n);
         });

@@ -1,4 +1,5 @@
 import BeeQueue from 'bee-queue';
+import type { RedisClientType } from 'redis';
 import { assertJobId } from './types';
 import { QueueRegistry } from './queue-registry';
 import { loadOnFirstUse } from '../load-on-first-use';
@@ -18,6 +19,8 @@ export interface BeeQueueSettings {
   /** A job whose worker stopped renewing its lease this long ago is given to another worker. */
   stallIntervalMs: number;
   logger?: QueueLogger;
+  /** The process's own Redis client: counts of queues it has not opened are read on it (not opening them). */
+  reader?: RedisClientType | null;
 }
 
 const COUNTS_WITHIN_MS = 2_000;
@@ -188,6 +191,24 @@ export class BeeJobQueue<T = unknown> implements JobQueue<T> {
 
 export class BeeJobQueues extends QueueRegistry<BeeJobQueue<any>> {
   constructor(settings: BeeQueueSettings) {
-    super((name) => new BeeJobQueue(name, settings));
+    const reader = settings.reader;
+    super(
+      (name) => new BeeJobQueue(name, settings),
+      reader ? (name) => keyCounts(reader, settings.prefix, name) : undefined,
+    );
   }
+}
+
+/**
+ * A queue's jobs by state read from its keys, as bee-queue's checkHealth reads them: opening the queue in a
+ * process that only reports on it (an API process's /metrics) would open its worker connections.
+ */
+async function keyCounts(reader: RedisClientType, prefix: string, name: string): Promise<QueueCounts> {
+  const key = (part: string) => `${prefix}:bq:${name}:${part}`;
+  const [waiting, active, delayed, failed] = await withinDeadline(
+    reader.multi().lLen(key('waiting')).lLen(key('active')).zCard(key('delayed')).sCard(key('failed')).exec(),
+    COUNTS_WITHIN_MS,
+    `queue ${name}: Redis did not answer within ${COUNTS_WITHIN_MS / 1000} s`,
+  );
+  return { waiting: Number(waiting), active: Number(active), delayed: Number(delayed), failed: Number(failed) };
 }

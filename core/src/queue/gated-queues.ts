@@ -26,5 +26,10 @@ export function gatedQueues(queues: JobQueues, gate: JobGate): JobQueues {
   function get(nameOrDefinition: string | JobDefinition<unknown>): JobQueue<unknown> {
     return gated(queues.get(nameOrDefinition as string));
   }
-  return { get, names: () => queues.names(), closeAll: (timeoutMs) => queues.closeAll(timeoutMs) };
+  return {
+    get,
+    names: () => queues.names(),
+    countsOf: (name) => queues.countsOf(name),
+    closeAll: (timeoutMs) => queues.closeAll(timeoutMs),
+  };
 }

@@ -1,4 +1,5 @@
 import { MemoryJobQueues } from './memory-queue';
+import type { RedisClientType } from 'redis';
 import type { JobQueues, QueueLogger } from './types';
 import { loadOnFirstUse } from '../load-on-first-use';
 
@@ -16,6 +17,8 @@ export interface JobQueuesOptions {
   /** How long a job may go without its worker's heartbeat before another worker runs it (default 5000). */
   stallIntervalMs?: number;
   logger?: QueueLogger;
+  /** The process's Redis client, for the counts of queues it has not opened (bee-queue driver). */
+  reader?: RedisClientType | null;
 }
 
 export function createJobQueues(options: JobQueuesOptions): JobQueues {
@@ -26,5 +29,6 @@ export function createJobQueues(options: JobQueuesOptions): JobQueues {
     prefix: options.prefix,
     stallIntervalMs: options.stallIntervalMs ?? 5000,
     logger: options.logger,
+    reader: options.reader,
   });
 }

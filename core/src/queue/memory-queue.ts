@@ -120,6 +120,10 @@ function asStored<T>(data: T): T {
 
 export class MemoryJobQueues extends QueueRegistry<MemoryQueue<any>> {
   constructor(logger?: QueueLogger) {
-    super((name) => new MemoryQueue(name, logger));
+    // In process: a queue never opened here holds no job.
+    super(
+      (name) => new MemoryQueue(name, logger),
+      async () => ({ waiting: 0, active: 0, delayed: 0, failed: 0 }),
+    );
   }
 }

@@ -64,12 +64,22 @@ export interface JobDefinition<T> {
   readonly data?: T;
 }
 
-export const defineJob = <T>(queue: string): JobDefinition<T> => ({ queue });
+const defined = new Set<string>();
+
+export const defineJob = <T>(queue: string): JobDefinition<T> => {
+  defined.add(queue);
+  return { queue };
+};
+
+/** Every queue a loaded module defined: the enabled plugins' queues, whether this process opened them or not. */
+export const definedQueueNames = (): string[] => [...defined];
 
 export interface JobQueues {
   get<T>(definition: JobDefinition<T>): JobQueue<T>;
   /** By name, untyped: for code that handles every queue alike (metrics, tests). */
   get(name: string): JobQueue<unknown>;
   names(): string[];
+  /** A queue's jobs by state without opening it in this process (an API process's metrics scrape). */
+  countsOf(name: string): Promise<QueueCounts>;
   closeAll(timeoutMs?: number): Promise<void>;
 }
