@@ -5,6 +5,13 @@ import type { OnCall } from './on-call';
 import { headlineOf } from './headline';
 import { durationSince } from '../shared/durations';
 
+/** Why an alert in "Alerts nobody heard" is there, after its organization's name. */
+const UNHEARD_BECAUSE = {
+  unheard: ' has no administrator to alert',
+  failed: ': every try to deliver it failed',
+  retrying: ': its tries are failing, more to come',
+} as const;
+
 const WIDTH = 600;
 const HEIGHT = 200;
 const COLORS: Record<Tier, string> = { premium: '#1f6feb', free: '#d97706' };
@@ -68,7 +75,7 @@ function problems(onCall: OnCall, now: Date): string {
       `<section id="unheard"><h2>Alerts nobody heard (${unheard.total})</h2><ol class="problems-list">${unheard.alerts
         .map(
           (a) =>
-            `<li class="warn"><span class="word">UNHEARD</span> ${esc(a.subject)}<br><span class="meta">${esc(a.organization)} has no administrator to alert · since ${when(a.since)}</span></li>`,
+            `<li class="warn"><span class="word">${a.status.toUpperCase()}</span> ${esc(a.subject)}<br><span class="meta">${esc(a.organization)}${UNHEARD_BECAUSE[a.status]} · since ${when(a.since)}</span></li>`,
         )
         .join('')}</ol>${more(unheard.alerts.length, unheard.total)}</section>`,
     );

@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { Clock, SERVICES, toInt, toIso } from '@switchboard/core';
+import { MAX_ATTEMPTS } from '../alerts';
 import { SERVER_STATES, ServerState, serversOfActiveOrganizations } from '../shared/active-servers';
 
 /** Rows each list of the page shows at most (the counts say how many there are). */
@@ -46,7 +47,16 @@ export interface OnCall {
       error: string | null;
     }>;
   };
-  unheard: { total: number; alerts: Array<{ subject: string; organization: string; since: string | null }> };
+  unheard: {
+    total: number;
+    alerts: Array<{
+      /** unheard: no one to tell; failed: every try failed; retrying: tries failed so far, more to come. */
+      status: 'unheard' | 'failed' | 'retrying';
+      subject: string;
+      organization: string;
+      since: string | null;
+    }>;
+  };
 }
 
 const PLANS = ['enterprise', 'pro', 'basic', 'free'];
@@ -182,27 +192,60 @@ export class OnCallReader {
       .orderBy('a.id', 'desc')
       .limit(SHOWN)
       .select('a.subject', 'o.name', 'a.created_at');
-    const failedRows: Array<Record<string, unknown>> = await this.knex('monitor_alerts as a')
-      .join('organizations as o', 'o.id', 'a.organization_id')
-      .where('a.state', 'failed')
-      .andWhere('a.created_at', '>', new Date(this.clock.now().getTime() - FAILED_SHOWN_MS))
+    const failed = await this.notDelivered(
+      'failed',
+      (q) =>
+        q
+          .where('a.state', 'failed')
+          .andWhere('a.created_at', '>', new Date(this.clock.now().getTime() - FAILED_SHOWN_MS)),
+      (r) => `not delivered: ${String(r.error ?? 'unknown error')}`,
+    );
+    // Still being tried after a failed try: the relay or SMS API has been failing it (tries over ~42 minutes).
+    const trying = await this.notDelivered(
+      'retrying',
+      (q) => q.where('a.state', 'pending').andWhere('a.attempts', '>', 0),
+      (r) =>
+        `not delivered yet, ${toInt(r.attempts)} of ${MAX_ATTEMPTS} tries failed: ${String(r.error ?? 'unknown error')}`,
+    );
+    const alerts = [
+      ...trying.values(),
+      ...failed.values(),
+      ...rows.map((r) => ({
+        status: 'unheard' as const,
+        subject: String(r.subject),
+        organization: String(r.name),
+        since: toIso(r.created_at),
+      })),
+    ];
+    return { total: toInt(n) + trying.size + failed.size, alerts: alerts.slice(0, SHOWN) };
+  }
+
+  /**
+   * Alerts of a state that did not reach their recipients, once per alert (its rows, one per recipient, were
+   * raised at one time), newest first, with what went wrong.
+   */
+  private async notDelivered(
+    status: 'failed' | 'retrying',
+    which: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
+    why: (row: Record<string, unknown>) => string,
+  ): Promise<Map<string, OnCall['unheard']['alerts'][number]>> {
+    const rows: Array<Record<string, unknown>> = await which(
+      this.knex('monitor_alerts as a').join('organizations as o', 'o.id', 'a.organization_id'),
+    )
       .orderBy('a.id', 'desc')
       .limit(SHOWN * 4)
-      .select('a.organization_id', 'a.subject', 'o.name', 'a.created_at', 'a.error');
-    const failed = new Map<string, OnCall['unheard']['alerts'][number]>();
-    for (const r of failedRows) {
+      .select('a.organization_id', 'a.subject', 'o.name', 'a.created_at', 'a.error', 'a.attempts');
+    const alerts = new Map<string, OnCall['unheard']['alerts'][number]>();
+    for (const r of rows) {
       const key = `${toInt(r.organization_id)}|${String(r.subject)}|${toIso(r.created_at)}`;
-      if (!failed.has(key))
-        failed.set(key, {
-          subject: `${String(r.subject)} (not delivered: ${String(r.error ?? 'unknown error')})`,
+      if (!alerts.has(key))
+        alerts.set(key, {
+          status,
+          subject: `${String(r.subject)} (${why(r)})`,
           organization: String(r.name),
           since: toIso(r.created_at),
         });
     }
-    const alerts = [
-      ...failed.values(),
-      ...rows.map((r) => ({ subject: String(r.subject), organization: String(r.name), since: toIso(r.created_at) })),
-    ];
-    return { total: toInt(n) + failed.size, alerts: alerts.slice(0, SHOWN) };
+    return alerts;
   }
 }

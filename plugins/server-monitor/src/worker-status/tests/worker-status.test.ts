@@ -146,13 +146,13 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
       error: 'connect ECONNREFUSED',
       created_at: at,
     });
-    await f.engine
-      .knex('monitor_alerts')
-      .insert([
-        failedAlert('a@shop.test', ago(3_600_000)),
-        failedAlert('b@shop.test', ago(3_600_000)),
-        failedAlert('a@shop.test', ago(2 * 86_400_000)),
-      ]);
+    await f.engine.knex('monitor_alerts').insert([
+      failedAlert('a@shop.test', ago(3_600_000)),
+      failedAlert('b@shop.test', ago(3_600_000)),
+      failedAlert('a@shop.test', ago(2 * 86_400_000)),
+      // Still being tried: its relay has failed 4 tries so far.
+      { ...failedAlert('c@shop.test', ago(600_000)), subject: 'DOWN: Shop API', state: 'pending', attempts: 4 },
+    ]);
 
     const url = (await f.call('/worker-status').expect(200)).body.dashboard_url.replace(
       'http://mon.test',
@@ -186,9 +186,15 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
           ),
       ).to.equal(red);
       const unheard = await page.locator('#unheard li').allInnerTexts();
-      expect(unheard).to.have.length(2);
-      expect(unheard[0]).to.contain('DOWN: Dead port (not delivered: connect ECONNREFUSED)');
-      expect(unheard[1]).to.contain('DOWN: Dead port');
+      expect(unheard).to.have.length(3);
+      // Each says why nobody heard it: tries failing so far, every try failed, no one to tell.
+      expect(unheard[0]).to.match(
+        /^RETRYING DOWN: Shop API \(not delivered yet, 4 of 10 tries failed: connect ECONNREFUSED\)\s+Org \d+: its tries are failing, more to come/,
+      );
+      expect(unheard[1]).to.match(
+        /^FAILED DOWN: Dead port \(not delivered: connect ECONNREFUSED\)\s+Org \d+: every try to deliver it failed/,
+      );
+      expect(unheard[2]).to.match(/^UNHEARD DOWN: Dead port\s+Org \d+ has no administrator to alert/);
       // Which of the server's heartbeats, by the id its alerts name.
       expect(await page.locator('#heartbeats li').innerText()).to.match(
         new RegExp(`MISSING Nightly cron for 40 min\\s+heartbeat ${Number(nightly)} · due `),
