@@ -9,6 +9,7 @@ import {
   parseJson,
   SERVICES,
   toBool,
+  toDate,
   toInt,
   toIso,
   transactionWithRetry,
@@ -451,6 +452,28 @@ export class SendStore {
       .where({ send_id: sendId, state: 'sending' })
       .andWhere('claimed_at', '<', before)
       .update({ state: 'queued', claim: null, claimed_at: null });
+  }
+
+  /**
+   * Recipients claimed by a worker that has not renewed its claim since `before` (killed, or cut off from
+   * the database): how many, and the oldest renewal; null when there are none.
+   */
+  async silentClaims(sendId: number, before: Date): Promise<{ count: number; since: Date } | null> {
+    const [row]: Array<{ n: unknown; since: unknown }> = await this.knex('send_recipients')
+      .where({ send_id: sendId, state: 'sending' })
+      .andWhere('claimed_at', '<', before)
+      .select(this.knex.raw('count(*) as n'), this.knex.raw('min(claimed_at) as since'));
+    const count = toInt(row?.n ?? 0);
+    const since = toDate(row?.since);
+    return count && since ? { count, since } : null;
+  }
+
+  /** The send says why it waits, unless it already waits for something (its relay, say). */
+  async markWaiting(sendId: number, since: Date, reason: string): Promise<void> {
+    await this.knex('message_sends')
+      .where({ id: sendId, status: 'active' })
+      .whereNull('waiting_since')
+      .update({ waiting_since: since, waiting_reason: reason.slice(0, 255) });
   }
 
   /** The latest send of a message, as GET /messages/{id} shows it (`delivery`). */

@@ -10,6 +10,8 @@ import { ScheduleRuns } from './schedule-runs';
 export const CLAIM_LEASE_MS = 120_000;
 /** An active send that recorded nothing for this long has lost its jobs (a flushed Redis, a restart). */
 export const STALL_MS = 30_000;
+/** A live worker renews its claim every 30 s: one not renewed for two of those has stopped. */
+const SILENT_CLAIM_MS = 65_000;
 
 /**
  * Keeps sends going from the database alone, every few seconds on the scheduler: fires due schedules,
@@ -25,6 +27,21 @@ export class SendWatchdog {
     @inject(ScheduleRuns) private readonly schedules: ScheduleRuns,
     @inject(SERVICES.Logger) private readonly logger: Logger,
   ) {}
+
+  /**
+   * Mail a stopped worker had claimed waits for its lease to end, with the send showing nothing moving
+   * (`queued` unchanged, mail SMTP took before the kill not counted): the send says so until mail passes.
+   */
+  private async sayWhySilentClaimsWait(sendId: number, now: Date): Promise<void> {
+    const silent = await this.store.silentClaims(sendId, new Date(now.getTime() - SILENT_CLAIM_MS));
+    if (!silent) return;
+    const again = new Date(silent.since.getTime() + CLAIM_LEASE_MS).toISOString();
+    await this.store.markWaiting(
+      sendId,
+      now,
+      `${silent.count} recipients claimed by a worker that stopped renewing its claim at ${silent.since.toISOString()}: sent again once the claim lapses, at ${again} (those whose mail SMTP had taken get it twice)`,
+    );
+  }
 
   async tick(now: Date): Promise<void> {
     await this.schedules.fireDue(now);
@@ -56,6 +73,7 @@ export class SendWatchdog {
         const released = await this.store.releaseStaleClaims(id, new Date(now.getTime() - CLAIM_LEASE_MS));
         const stalled = (toDate(row.updated_at)?.getTime() ?? 0) < now.getTime() - STALL_MS;
         if (released || stalled) await this.sends.enqueue(id);
+        await this.sayWhySilentClaimsWait(id, now);
       });
     }
   }
