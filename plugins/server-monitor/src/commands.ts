@@ -122,6 +122,11 @@ export function monitorCommands(program: Command, context: Context): void {
         `needed: ${c.required_checks_per_second} checks/s; measured (last 10 min): ${c.measured_checks_per_second} checks/s`,
         `average check: ${c.average_response_ms ?? 'no checks yet'} ms; one worker: ${c.checks_per_second_per_worker ?? '?'} checks/s`,
         `workers needed: ${c.workers_needed ?? 'unknown until checks ran'}; SLAs ${c.meets_sla ? 'met' : 'NOT met'}`,
+        ...(!c.meets_sla && c.servers_added_in_window
+          ? [
+              `(${c.servers_added_in_window} servers were added in the last 10 minutes: their checks are not all measured yet; run this again in 10 minutes)`,
+            ]
+          : []),
       ].join('\n');
       printResult(o.json, c, human);
     });

@@ -36,4 +36,18 @@ describeEachBackend('server-monitor: check-capacity', (backend) => {
       meets_sla: true,
     });
   });
+
+  it('says how many servers were added within the measured window, whose checks it has not all seen', async () => {
+    const container = f.engine.contexts.get('server-monitor')!.container;
+    const before = (await container.resolve(CapacityService).measure()).servers_added_in_window;
+    const pro = await organization(f.engine, { plan: 'pro' });
+    await addServer(f.engine, pro, 'https://new.capacity.test/', {
+      created_at: new Date(clock.now().getTime() - 60_000),
+    });
+    await addServer(f.engine, pro, 'https://old.capacity.test/', {
+      created_at: new Date(clock.now().getTime() - 3_600_000),
+    });
+    const capacity = await container.resolve(CapacityService).measure();
+    expect(capacity.servers_added_in_window - before, 'the new one, not the old').to.equal(1);
+  });
 });
