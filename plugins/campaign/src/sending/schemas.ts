@@ -72,12 +72,12 @@ export const sendSchema = {
     waiting_since: {
       ...nullableTimestamp,
       description:
-        'while the mail of an active send cannot be handed over (the SMTP relay out of reach, the outbox disk full): since when; null once mail passes again',
+        'while the mail of an active send cannot be handed over (the SMTP relay out of reach, the outbox disk full), or waits for the claim of a worker that stopped: since when; null once mail passes again',
     },
     waiting_reason: {
       type: ['string', 'null'],
       description:
-        'the last error of handing mail over while waiting_since is set; its recipients stay queued, no try spent',
+        'why it waits: the last error of handing mail over (its recipients stay queued, no try spent), or the recipients a stopped worker had claimed and when they are sent again',
     },
     started_at: nullableTimestamp,
     finished_at: nullableTimestamp,

@@ -121,10 +121,8 @@ export async function down(knex: Knex): Promise<void> {
     await knex.schema.dropTableIfExists('monitor_check_results');
     // In place on SQLite: a copy killed part-way (this runs again first thing in `up`) loses the id sequence.
     await dropColumnsOnce(knex, 'monitor_notification_settings', ['ssl_expiry_days']);
-    if (await knex.schema.hasColumn('monitor_servers', 'uptime_stale')) {
-      // Missing where a run of up was killed before it added the index.
-      await alterTableOnce(knex, 'monitor_servers', (t) => t.dropIndex([], 'monitor_servers_stale_idx'));
-      await dropColumnsOnce(knex, 'monitor_servers', SERVER_COLUMNS);
-    }
+    // Each only while there (a run of up killed before the index, a rollback killed between columns).
+    await alterTableOnce(knex, 'monitor_servers', (t) => t.dropIndex([], 'monitor_servers_stale_idx'));
+    await dropColumnsOnce(knex, 'monitor_servers', SERVER_COLUMNS);
   });
 }

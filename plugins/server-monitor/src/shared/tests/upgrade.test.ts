@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { type Engine, hashToken, SecretBox, SERVICES } from '@switchboard/core';
+import { alterTableOnce, dropColumnsOnce, type Engine, hashToken, SecretBox, SERVICES } from '@switchboard/core';
 import { createTestEngine, describeEachBackend } from '@switchboard/core/testing';
 import usersProjects from '@switchboard/plugin-users-projects';
 import monitor from '../../index';
@@ -198,8 +198,21 @@ describeEachBackend('server-monitor: upgrading 1.0 -> 1.1 -> 1.2', (backend) => 
     const alert11 = await knex('monitor_alerts').where({ id: missing }).first();
     expect(alert11).to.include({ kind: 'heartbeat-missing', state: 'pending' }).and.not.have.property('heartbeat_id');
 
+    // 1.1's rollback killed between two of its columns (after uptime_stale, before uptime_at), then run again.
+    await alterTableOnce(knex, 'monitor_servers', (t) => t.dropIndex([], 'monitor_servers_stale_idx'));
+    await dropColumnsOnce(knex, 'monitor_servers', [
+      'is_up',
+      'response_ms',
+      'failing_since',
+      'down_alerted',
+      'uptime_24h',
+      'uptime_7d',
+      'uptime_30d',
+      'uptime_stale',
+    ]);
     await engine.migrator().rollback({ plugin: 'server-monitor', to: '1.0' });
     expect(await knex.schema.hasTable('monitor_check_results')).to.equal(false);
+    expect(await knex.schema.hasColumn('monitor_servers', 'uptime_at'), 'the column left').to.equal(false);
     expect(await knex('monitor_servers').where({ id: server }).first()).to.include({ title: 'Web', notes: 'imported' });
     expect(await knex('monitor_logs').count({ n: '*' })).to.deep.equal([{ n: 3 }]);
     expect(await knex('users').count({ n: '*' })).to.deep.equal([{ n: 3 }]);
