@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { alterTableOnce, createTableOnce, dropColumnsOnce, withoutSqliteForeignKeys } from '@switchboard/core';
 
-const SERVER_COLUMNS = [
+/** The columns 1.1 adds to `monitor_servers`, in the order its rollback drops them. */
+export const SERVER_COLUMNS = [
   'is_up',
   'response_ms',
   'failing_since',
