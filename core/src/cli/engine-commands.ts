@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Engine } from '../engine/engine';
 import type { AppConfig } from '../config/types';
+import { listenUrl } from '../config/load-config';
 import { printResult } from './output';
 import { recordServedUrl, servedUrlRecorded } from '../config/served-url';
 import { runUntilSignal } from './run-until-signal';
@@ -33,10 +34,7 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
         const metricsClosed = metricsClosedReason(engine.config);
         if (metricsClosed) engine.logger.warn(`${metricsClosed}: /metrics answers 403`);
         const listening = engine.httpServer?.address();
-        const localUrl =
-          listening && typeof listening === 'object'
-            ? `http://${host.includes(':') ? `[${host}]` : host}:${listening.port}`
-            : publicUrl;
+        const localUrl = listening && typeof listening === 'object' ? listenUrl(host, listening.port) : publicUrl;
         process.stdout.write(
           startBanner(
             publicUrl,

@@ -5,6 +5,10 @@ import { ConfigFile, configFileSchema } from './config-file.schema';
 import { settingsAjv } from './settings-ajv';
 import { DEFAULT_OUTBOX_KEEP } from '../mail/outbox';
 
+/** The URL of a listen address: an IPv6 one is bracketed. */
+export const listenUrl = (host: string, port: number): string =>
+  `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
@@ -97,8 +101,7 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError(`PORT must be a port number, got "${env.PORT}"`);
   const dataDir = path.resolve(env.DATA_DIR ?? 'data');
-  // An IPv6 listen address is bracketed in a URL.
-  const hostUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const hostUrl = listenUrl(host, port);
   if (env.PUBLIC_URL === undefined && !URL.canParse(hostUrl))
     throw new ConfigError(`HOST must be a host name or IP address, got "${host}"`);
   const publicUrl = urlOf('PUBLIC_URL', env.PUBLIC_URL ?? hostUrl, ['http:', 'https:']);
