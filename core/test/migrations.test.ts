@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { createKnex } from '../src/db/knex';
 import { loadMigrationFiles, Migrator, MigrationNamespace } from '../src/db/migrations';
+import { ensureTrackingTables } from '../src/db/migrations/tracking-tables';
 import { checkSchemaSnapshot, schemaFingerprint } from '../src/db/schema-fingerprint';
 import { SecretBox } from '../src/secrets/secret-box';
 import { describeEachBackend, embeddedBackend, TestBackend } from '../src/testing/services';
@@ -333,6 +334,29 @@ describeEachBackend('migrations: concurrent runners', (backend) => {
     expect(warnings.filter((w) => /lock/i.test(w))).to.deep.equal([]);
     expect(await impatient.unlock('widgets')).to.deep.equal(['widgets']);
     expect(await waiting).to.deep.equal([{ plugin: 'widgets', applied: V1_10 }]);
+  });
+
+  it('unlock while a runner waits leaves one lock row, which the waiting runner then takes', async function () {
+    this.timeout(60_000);
+    const [knex, other] = [open(), open()];
+    const migrator = new Migrator(knex, [widgets]);
+    await migrator.rollback({ to: '1.2' });
+    const lockRows = () => knex('migrations_widgets_lock').select('is_locked').orderBy('index');
+    // A runner's check for its lock row against the command's clearing, many times over: knex's own clearing
+    // (delete, then insert) let the runner insert a row in between, and two rows were locked for good.
+    for (let round = 0; round < 150; round++) {
+      await knex('migrations_widgets_lock').update({ is_locked: 1 });
+      await Promise.all([migrator.unlock('widgets'), ensureTrackingTables(other, 'migrations_widgets')]);
+      expect(await lockRows(), `round ${round}`).to.deep.equal([{ is_locked: 0 }]);
+    }
+    // A second row, as that race (or an older release's unlock) left it: the runner cannot take the lock ...
+    await knex('migrations_widgets_lock').insert({ index: 7, is_locked: 0 });
+    const error = await rejection(new Migrator(knex, [widgets], { lockTimeoutMs: 300 }).latest());
+    expect(error.message).to.match(/stayed locked by another runner/);
+    // ... until the lock is cleared.
+    expect(await migrator.unlock('widgets')).to.deep.equal(['widgets']);
+    expect(await lockRows()).to.deep.equal([{ is_locked: 0 }]);
+    expect(await migrator.latest()).to.deep.equal([{ plugin: 'widgets', applied: V1_10 }]);
   });
 });
 

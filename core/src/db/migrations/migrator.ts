@@ -9,7 +9,7 @@ import {
   MigrationNamespace,
   trackingTable,
 } from './namespace';
-import { ensureTrackingTables } from './tracking-tables';
+import { clearMigrationLock, ensureTrackingTables } from './tracking-tables';
 
 export interface NamespaceStatus {
   plugin: string;
@@ -182,7 +182,7 @@ export class Migrator {
   async unlock(plugin?: string): Promise<string[]> {
     const cleared = [];
     for (const ns of this.select(plugin)) {
-      await this.knex.migrate.forceFreeMigrationsLock({ tableName: trackingTable(ns) });
+      await clearMigrationLock(this.knex, trackingTable(ns));
       cleared.push(ns.id);
     }
     return cleared;

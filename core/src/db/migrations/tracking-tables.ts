@@ -20,7 +20,23 @@ export async function ensureTrackingTables(knex: Knex, table: string): Promise<v
   });
   const [{ rows }] = await knex(lockTable).count({ rows: '*' });
   // The fixed key makes two runners' inserts collide rather than leave two lock rows.
-  if (Number(rows) === 0) await knex(lockTable).insert({ index: 1, is_locked: 0 }).onConflict('index').ignore();
+  if (Number(rows) === 0) await knex(lockTable).insert({ index: LOCK_ROW, is_locked: 0 }).onConflict('index').ignore();
+}
+
+/** The one lock row's key: knex reads the first row and takes the lock only where its UPDATE hits one row. */
+const LOCK_ROW = 1;
+
+/**
+ * Clears a stale migration lock, leaving exactly one row, unlocked. Not knex's forceFreeMigrationsLock: it
+ * deletes the row and inserts another, and a runner waiting meanwhile (ensureTrackingTables) that found the
+ * table empty in between inserted its own, after which every runner found two rows and waited in vain.
+ * Here the table is never empty, and a second row left by that race (or by knex's own) goes.
+ */
+export async function clearMigrationLock(knex: Knex, table: string): Promise<void> {
+  const lockTable = `${table}_lock`;
+  if (!(await knex.schema.hasTable(lockTable))) return;
+  await knex(lockTable).insert({ index: LOCK_ROW, is_locked: 0 }).onConflict('index').merge(['is_locked']);
+  await knex(lockTable).whereNot('index', LOCK_ROW).del();
 }
 
 // Not createTableIfNotExists: knex logs a deprecation warning for it on every call.
