@@ -37,6 +37,14 @@ const RECOVERY_OF: Partial<Record<AlertKind, AlertKind>> = {
   'heartbeat-back': 'heartbeat-missing',
 };
 
+/** The kinds told in the order raised, to each recipient and channel: a server's DOWN and UP, a heartbeat's. */
+const IN_ORDER_WITH: Partial<Record<AlertKind, AlertKind[]>> = {
+  'server-down': ['server-down', 'server-up'],
+  'server-up': ['server-down', 'server-up'],
+  'heartbeat-missing': ['heartbeat-missing', 'heartbeat-back'],
+  'heartbeat-back': ['heartbeat-missing', 'heartbeat-back'],
+};
+
 /** An alert kept with no one to tell, as `tellUnheard` reads it. */
 interface UnheardAlert {
   id: number;
@@ -251,14 +259,13 @@ export class AlertService {
   private async attempt(alertId: number): Promise<{ error: unknown; retry: boolean } | null> {
     const alert = await this.knex('monitor_alerts').where({ id: alertId, state: 'pending' }).first();
     if (!alert) return null;
-    const outage = await this.outageAlertOf(alert);
-    if (outage === 'pending') {
-      // Not a try: the recovery goes once its outage alert has (its own tries end within ~42 minutes).
-      const error = new Error('waits for the outage alert to this recipient to be sent first');
+    if (await this.earlierPending(alert)) {
+      // Not a try: it goes once the alert before it has (whose own tries end within ~42 minutes).
+      const error = new Error('waits for the alert raised before it to this recipient to be sent first');
       await this.knex('monitor_alerts').where({ id: alertId, state: 'pending' }).update({ error: error.message });
       return { error, retry: true };
     }
-    if (outage === 'failed') {
+    if ((await this.outageAlertOf(alert)) === 'failed') {
       await this.knex('monitor_alerts').where({ id: alertId, state: 'pending' }).update({ state: 'lapsed' });
       return null;
     }
@@ -288,30 +295,43 @@ export class AlertService {
   }
 
   /**
-   * A recovery's outage alert to the same recipient and channel, as far as its sending goes: 'pending' while
-   * it is still being tried (an "UP again" sent first would be followed by a late "DOWN", read as a new
-   * outage), 'failed' when every try failed (the recipient never heard of the outage: its recovery lapses);
-   * null otherwise, and for alerts that are no recovery. A heartbeat's "back" goes after its own heartbeat's
-   * "missing"; one raised before server monitor 1.2/07 names the server alone: the "back" waits for it but
-   * never lapses for it, as it may be another heartbeat's.
+   * Whether an alert of the same server (or heartbeat) raised before this one to the same recipient and
+   * channel is still being tried: a server's DOWN and UP, a heartbeat's "missing" and "back", go in the
+   * order raised. An "UP again" sent before its late DOWN read as a new outage (session 29); a DOWN sent
+   * before the UP of the outage before it left "UP again" as the last word on a server that was down
+   * (session 34). One raised before server monitor 1.2/07 names the server alone: a heartbeat's alert waits
+   * for it too.
    */
-  private async outageAlertOf(alert: Record<string, unknown>): Promise<'pending' | 'failed' | null> {
-    const outage = RECOVERY_OF[alert.kind as AlertKind];
-    if (!outage || alert.server_id === null) return null;
-    const heartbeatId = toNullableInt(alert.heartbeat_id) ?? undefined;
-    const row = await ofSameOutage(
+  private async earlierPending(alert: Record<string, unknown>): Promise<boolean> {
+    const kinds = IN_ORDER_WITH[alert.kind as AlertKind];
+    if (!kinds || alert.server_id === null) return false;
+    const row = await this.earlier(alert).whereIn('kind', kinds).andWhere({ state: 'pending' }).first('id');
+    return Boolean(row);
+  }
+
+  /** This alert's server's (or heartbeat's) alerts raised before it to the same recipient and channel. */
+  private earlier(alert: Record<string, unknown>): Knex.QueryBuilder {
+    return ofSameOutage(
       this.knex('monitor_alerts').where({
         server_id: alert.server_id,
-        kind: outage,
         channel: alert.channel,
         recipient: alert.recipient,
       }),
-      heartbeatId,
-    )
-      .andWhere('id', '<', toInt(alert.id))
-      .orderBy('id', 'desc')
-      .first('state', 'heartbeat_id');
-    if (row?.state === 'pending') return 'pending';
+      toNullableInt(alert.heartbeat_id) ?? undefined,
+    ).andWhere('id', '<', toInt(alert.id));
+  }
+
+  /**
+   * A recovery's outage alert to the same recipient and channel: 'failed' when every try failed (the
+   * recipient never heard of the outage: its recovery lapses); null otherwise, and for alerts that are no
+   * recovery. A heartbeat's "missing" raised before server monitor 1.2/07 names the server alone: a "back"
+   * never lapses for it, as it may be another heartbeat's.
+   */
+  private async outageAlertOf(alert: Record<string, unknown>): Promise<'failed' | null> {
+    const outage = RECOVERY_OF[alert.kind as AlertKind];
+    if (!outage || alert.server_id === null) return null;
+    const heartbeatId = toNullableInt(alert.heartbeat_id) ?? undefined;
+    const row = await this.earlier(alert).where({ kind: outage }).orderBy('id', 'desc').first('state', 'heartbeat_id');
     if (row?.state !== 'failed') return null;
     return alert.kind === 'server-up' || (heartbeatId !== undefined && toNullableInt(row.heartbeat_id) === heartbeatId)
       ? 'failed'

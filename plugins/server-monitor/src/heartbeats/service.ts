@@ -97,14 +97,32 @@ export class HeartbeatService {
     const now = this.clock.now();
     const beat = await this.knex('monitor_heartbeats as h')
       .join('monitor_servers as s', 's.id', 'h.server_id')
+      .join('organizations as o', 'o.id', 's.organization_id')
       .where('h.token', digest)
-      .first('h.id', 'h.state', 's.id as server_id', 's.organization_id', 's.title');
+      .first(
+        'h.id',
+        'h.state',
+        's.id as server_id',
+        's.organization_id',
+        's.title',
+        's.state as server_state',
+        'o.subscription_status',
+      );
     if (!beat) throw new AppError('RESOURCE_NOT_FOUND', 'Unknown heartbeat');
     const alertIds = await transactionWithRetry(this.knex, async (trx) => {
       const back = await trx('monitor_heartbeats')
         .where({ id: beat.id, state: 'down' })
         .update({ last_ping_at: now, state: 'up', due_at: this.dueAfter(trx, now), updated_at: now });
       if (!back) return [];
+      // A server left out of the checks (paused, or its organization's subscription not active) raises no
+      // alert, as its heartbeats go missing without one; its "missing" not told yet lapses: it ended.
+      if (beat.server_state === 'paused' || beat.subscription_status !== 'active') {
+        await trx('monitor_alerts')
+          .where({ heartbeat_id: beat.id, kind: 'heartbeat-missing' })
+          .whereIn('state', ['unheard', 'pending'])
+          .update({ state: 'lapsed' });
+        return [];
+      }
       return this.alerts.raise(trx, toInt(beat.organization_id), {
         kind: 'heartbeat-back',
         serverId: toInt(beat.server_id),

@@ -41,7 +41,7 @@ const MAX_LISTED = 1_000;
  * created (plan free, subscription active). Bad rows are counted with their line and skipped; a
  * duplicate is an endpoint the organization has already, in the database or earlier in the file
  * (compared as stored: the password masked). An endpoint's password is sealed (shared/endpoints.ts).
- * Rows are written 500 at a time.
+ * Rows are written 500 at a time, once the whole file was read as CSV.
  */
 @injectable()
 export class ServerImporter {
@@ -97,76 +97,58 @@ export class ServerImporter {
     const stat = fs.statSync(file, { throwIfNoEntry: false });
     if (!stat) throw new ImportFileError(`${file} does not exist`);
     if (!stat.isFile()) throw new ImportFileError(`${file} is not a file`);
-    const input = fs.createReadStream(file);
-    let bytes = 0;
-    input.on('data', (chunk) => {
-      bytes += chunk.length;
-      options.onProgress?.(bytes);
-    });
-    // The header as read, to check it also when no record follows.
-    let header: string[] | undefined;
-    const columns = (names: string[]) => (header = names);
-    const parser = input.pipe(
-      parse({ columns, info: true, skip_empty_lines: true, relax_column_count: true, trim: true, bom: true }),
-    );
+    // A file that is not CSV throughout changes nothing: read once to its end before any row is written
+    // (a line not CSV half way left the rows before it imported, with no counts; session 34).
+    if (!options.dryRun) for await (const record of csvRecords(file)) void record;
+    const records = csvRecords(file, options.onProgress);
     const checkHeader = (names: string[]) => {
       const missing = REQUIRED.filter((c) => !names.includes(c));
       if (missing.length) throw new ImportFileError(`The header row lacks the column(s) ${missing.join(', ')}`);
     };
     let checkedHeader = false;
-    try {
-      for await (const { record, info } of parser as AsyncIterable<{
-        record: Record<string, string>;
-        info: { lines: number };
-      }>) {
-        if (!checkedHeader) {
-          checkHeader(header ?? Object.keys(record));
-          checkedHeader = true;
-        }
-        const line = info.lines;
-        const title = record.title ?? '';
-        const endpoint = record.endpoint ?? '';
-        const problem = endpointProblem(endpoint, this.addresses);
-        const orgName = (record.organization_name ?? '').slice(0, 191);
-        if (!title) fail(line, 'title: missing');
-        else if (title.length > 191) fail(line, 'title: longer than 191 characters');
-        else if (problem) fail(line, `endpoint: ${problem}`);
-        else if (options.organizationId !== undefined && !fixed)
-          fail(line, `organization ${options.organizationId} (--organization) not found`);
-        else if (!fixed && !orgName) fail(line, 'organization_name: missing');
-        else if ((record.status ?? '').length > 32) fail(line, 'status: longer than 32 characters');
+    for await (const { record, line } of records) {
+      if (!checkedHeader) {
+        checkHeader(records.header() ?? Object.keys(record));
+        checkedHeader = true;
+      }
+      const title = record.title ?? '';
+      const endpoint = record.endpoint ?? '';
+      const problem = endpointProblem(endpoint, this.addresses);
+      const orgName = (record.organization_name ?? '').slice(0, 191);
+      if (!title) fail(line, 'title: missing');
+      else if (title.length > 191) fail(line, 'title: longer than 191 characters');
+      else if (problem) fail(line, `endpoint: ${problem}`);
+      else if (options.organizationId !== undefined && !fixed)
+        fail(line, `organization ${options.organizationId} (--organization) not found`);
+      else if (!fixed && !orgName) fail(line, 'organization_name: missing');
+      else if ((record.status ?? '').length > 32) fail(line, 'status: longer than 32 characters');
+      else {
+        const org = fixed ? fixed.id : await this.organizationOf(orgName, orgIds, result, options.dryRun);
+        const seen = await known(org);
+        const sealed = sealEndpoint(endpoint, this.secrets);
+        const url = requestedUrl(sealed, this.secrets)!;
+        if (seen.has(url)) fail(line, `duplicate: ${sealed.endpoint} is already a server of this organization`);
         else {
-          const org = fixed ? fixed.id : await this.organizationOf(orgName, orgIds, result, options.dryRun);
-          const seen = await known(org);
-          const sealed = sealEndpoint(endpoint, this.secrets);
-          const url = requestedUrl(sealed, this.secrets)!;
-          if (seen.has(url)) fail(line, `duplicate: ${sealed.endpoint} is already a server of this organization`);
-          else {
-            seen.add(url);
-            result.imported++;
-            const now = this.clock.now();
-            if (typeof org === 'number')
-              pending.push({
-                organization_id: org,
-                title,
-                ...sealed,
-                status: record.status || null,
-                notes: record.notes || null,
-                created_at: now,
-                updated_at: now,
-              });
-            if (pending.length >= INSERT_BATCH * 4) await flush();
-          }
+          seen.add(url);
+          result.imported++;
+          const now = this.clock.now();
+          if (typeof org === 'number')
+            pending.push({
+              organization_id: org,
+              title,
+              ...sealed,
+              status: record.status || null,
+              notes: record.notes || null,
+              created_at: now,
+              updated_at: now,
+            });
+          if (pending.length >= INSERT_BATCH * 4) await flush();
         }
       }
-    } catch (err) {
-      if (err instanceof ImportFileError) throw err;
-      const e = err as Error & { lines?: number; code?: string };
-      if (e.code?.startsWith('CSV_'))
-        throw new ImportFileError(`The file is not valid CSV (line ${e.lines}): ${e.message}`);
-      throw err;
     }
-    if (!checkedHeader && bytes === 0) throw new ImportFileError('The file is empty: a header row is required');
+    const header = records.header();
+    if (!checkedHeader && records.bytes() === 0)
+      throw new ImportFileError('The file is empty: a header row is required');
     // A header and no record: its columns are checked all the same.
     if (!checkedHeader && header) checkHeader(header);
     await flush();
@@ -190,4 +172,58 @@ export class ServerImporter {
     cache.set(name, id);
     return id ?? name;
   }
+}
+
+/** A CSV file's records with the line each ends on, its header as read, and the bytes read so far. */
+interface CsvRecords extends AsyncIterable<{ record: Record<string, string>; line: number }> {
+  /** The header row, known once read: also when no record follows it. */
+  header(): string[] | undefined;
+  bytes(): number;
+}
+
+/**
+ * The file's records. A quote inside a field not quoted is kept as written (a hand-edited `Big "blue" box`
+ * was a fatal error); rows of delimiters alone (a spreadsheet's trailing `,,`) are skipped like empty lines.
+ * Not CSV is an ImportFileError naming the line.
+ */
+function csvRecords(file: string, onProgress?: (bytes: number) => void): CsvRecords {
+  let header: string[] | undefined;
+  let bytes = 0;
+  return {
+    header: () => header,
+    bytes: () => bytes,
+    async *[Symbol.asyncIterator]() {
+      const input = fs.createReadStream(file);
+      input.on('data', (chunk) => {
+        bytes += chunk.length;
+        onProgress?.(bytes);
+      });
+      const parser = input.pipe(
+        parse({
+          columns: (names: string[]) => (header = names),
+          info: true,
+          skip_empty_lines: true,
+          skip_records_with_empty_values: true,
+          relax_column_count: true,
+          relax_quotes: true,
+          trim: true,
+          bom: true,
+        }),
+      );
+      try {
+        for await (const { record, info } of parser as AsyncIterable<{
+          record: Record<string, string>;
+          info: { lines: number };
+        }>)
+          yield { record, line: info.lines };
+      } catch (err) {
+        const e = err as Error & { lines?: number; code?: string };
+        if (e.code?.startsWith('CSV_'))
+          throw new ImportFileError(`The file is not valid CSV (line ${e.lines}): ${e.message}`);
+        throw err;
+      } finally {
+        input.destroy();
+      }
+    },
+  };
 }

@@ -225,12 +225,16 @@ export class ServersService {
 
   /**
    * With its check results, logs, heartbeats and certificate (the tables' cascades). Its alerts nobody
-   * heard lapse: its problems ended with it (alerts keep no foreign key: they are the record of what was told).
+   * heard, and those still being tried, lapse: its problems ended with it, and a DOWN told after it went
+   * would never be followed by an UP (alerts keep no foreign key: they are the record of what was told).
    */
   async remove(orgId: number, id: number): Promise<void> {
     await transactionWithRetry(this.knex, async (trx) => {
       await deleteOwnedRow(trx, 'monitor_servers', orgId, id, 'Server');
-      await trx('monitor_alerts').where({ server_id: id, state: 'unheard' }).update({ state: 'lapsed' });
+      await trx('monitor_alerts')
+        .where({ server_id: id })
+        .whereIn('state', ['unheard', 'pending'])
+        .update({ state: 'lapsed' });
     });
   }
 

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, defineJob, JobQueues, Locks, SERVICES, toInt, transactionWithRetry } from '@switchboard/core';
+import { Clock, defineJob, JobQueues, Locks, SERVICES, toDate, toInt, transactionWithRetry } from '@switchboard/core';
 import { AlertService } from '../alerts';
 import { activeServers } from '../shared/active-servers';
 import { exclusive } from '../shared/exclusive';
@@ -85,7 +85,7 @@ export class SslService {
         .andWhere('s.id', '>', last)
         .orderBy('s.id')
         .limit(PAGE)
-        .select('s.id', 's.organization_id', 's.title', 's.endpoint', 'n.ssl_expiry_days', 'c.alerted');
+        .select('s.id', 's.organization_id', 's.title', 's.endpoint', 'n.ssl_expiry_days', 'c.alerted', 'c.valid_to');
       if (!servers.length) return run;
       let next = 0;
       const done = new Set<number>();
@@ -124,7 +124,11 @@ export class SslService {
       server.ssl_expiry_days === null || server.ssl_expiry_days === undefined ? 14 : toInt(server.ssl_expiry_days);
     const level: Level =
       facts.validTo <= now ? 'expired' : facts.validTo.getTime() - now.getTime() <= days * DAY ? 'soon' : null;
-    const previous = (server.alerted as Level) ?? null;
+    // A certificate ending later than the one stored is a renewal: it starts over (one renewed after it expired
+    // kept 'expired', so it alerted neither when it neared its end nor when it expired; session 34).
+    const stored = toDate(server.valid_to);
+    const renewed = stored !== null && facts.validTo.getTime() > stored.getTime();
+    const previous = renewed ? null : ((server.alerted as Level) ?? null);
     const crossed = level !== null && level !== previous && !(previous === 'expired' && level === 'soon');
     const alertIds = await transactionWithRetry(this.knex, async (trx) => {
       await this.store(

@@ -27,8 +27,17 @@ export class UptimeService {
     @inject(SERVICES.Locks) private readonly locks: Locks,
   ) {}
 
-  /** `calculate`: the job for the servers marked as needing it; their count. */
+  /**
+   * `calculate`: the job for the servers marked as needing it; their count. A server no check marks (paused,
+   * or its organization's subscription not active) is marked once its figures are an hour old, until its
+   * windows hold no result: they stood at what they were when its checks stopped (session 34).
+   */
   async queueStale(): Promise<number> {
+    await this.knex('monitor_servers')
+      .where({ uptime_stale: false })
+      .andWhere('uptime_at', '<', new Date(this.clock.now().getTime() - HOUR))
+      .andWhere((q) => q.whereNotNull('uptime_24h').orWhereNotNull('uptime_7d').orWhereNotNull('uptime_30d'))
+      .update({ uptime_stale: true });
     const [{ n }] = await this.knex('monitor_servers').where({ uptime_stale: true }).count({ n: '*' });
     await this.queue();
     return Number(n);

@@ -14,6 +14,9 @@ import { smsStub, SmsStub } from '../../shared/tests/sms-stub';
 
 const SMS_PATH = '/2010-04-01/Accounts/AC0123/Messages.json';
 
+/** A try that waited for the alert raised before it (no try spent). */
+const WAITS = 'waits for the alert raised before it to this recipient to be sent first';
+
 describeEachBackend('server-monitor: alerts', (backend) => {
   let f: MonitorFixture;
   let farm: Farm;
@@ -209,7 +212,7 @@ describeEachBackend('server-monitor: alerts', (backend) => {
     expect(await tryOnce(down)).to.equal('SMS API answered 503');
     const up = await raise('server-up');
     expect(up, 'the DOWN is still being tried: the outage is heard').to.be.a('number');
-    expect(await tryOnce(up)).to.equal('waits for the outage alert to this recipient to be sent first');
+    expect(await tryOnce(up)).to.equal(WAITS);
     expect((await rows({ id: up }))[0]).to.include({ state: 'pending' });
     expect(Number((await rows({ id: up }))[0].attempts), 'waiting is no try').to.equal(0);
     expect(texts()).to.deep.equal(['503 DOWN: Shop']);
@@ -229,6 +232,28 @@ describeEachBackend('server-monitor: alerts', (backend) => {
     expect(texts().slice(3)).to.deep.equal(Array(MAX_ATTEMPTS).fill('503 DOWN: Shop'));
   });
 
+  it('sends a DOWN only after the UP raised before it: the last alert told is the state the server is in', async () => {
+    const { raise, tryOnce, texts } = await outageAndRecovery('+15550109', 'Flap', {
+      'server-down': 'DOWN: Flap',
+      'server-up': 'UP: Flap',
+    });
+    // Down, up, down again within two minutes, while the relay fails the first DOWN's first try.
+    sms.failNext(1, 503);
+    const down = await raise('server-down');
+    expect(await tryOnce(down)).to.equal('SMS API answered 503');
+    const up = await raise('server-up');
+    const down2 = await raise('server-down');
+    // Their retries come in any order: each waits for the one raised before it.
+    expect(await tryOnce(down2)).to.equal(WAITS);
+    expect(await tryOnce(up)).to.equal(WAITS);
+    expect(Number((await rows({ id: down2 }))[0].attempts), 'waiting is no try').to.equal(0);
+    expect(await tryOnce(down)).to.equal(null);
+    expect(await tryOnce(down2)).to.equal(WAITS);
+    expect(await tryOnce(up)).to.equal(null);
+    expect(await tryOnce(down2)).to.equal(null);
+    expect(texts()).to.deep.equal(['503 DOWN: Flap', '201 DOWN: Flap', '201 UP: Flap', '201 DOWN: Flap']);
+  });
+
   it("sends a heartbeat's back only after its own missing: waits while it is tried, lapses once it failed", async () => {
     const { raise, tryOnce, texts } = await outageAndRecovery('+15550107', 'Cron', {
       'heartbeat-missing': 'Heartbeat missing: Cron',
@@ -240,7 +265,7 @@ describeEachBackend('server-monitor: alerts', (backend) => {
     const missing = await raise('heartbeat-missing', nightly);
     expect(await tryOnce(missing)).to.equal('SMS API answered 503');
     const back = await raise('heartbeat-back', nightly);
-    expect(await tryOnce(back)).to.equal('waits for the outage alert to this recipient to be sent first');
+    expect(await tryOnce(back)).to.equal(WAITS);
     expect(Number((await rows({ id: back }))[0].attempts), 'waiting is no try').to.equal(0);
     expect(await tryOnce(missing)).to.equal(null);
     expect(await tryOnce(back)).to.equal(null);
@@ -282,7 +307,7 @@ describeEachBackend('server-monitor: alerts', (backend) => {
     const missing = await raise('heartbeat-missing');
     expect(await tryOnce(missing)).to.equal('SMS API answered 503');
     const back = await raise('heartbeat-back', 903);
-    expect(await tryOnce(back)).to.equal('waits for the outage alert to this recipient to be sent first');
+    expect(await tryOnce(back)).to.equal(WAITS);
     for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) await tryOnce(missing);
     expect((await rows({ id: missing }))[0].state).to.equal('failed');
     // It may have been another heartbeat's: the "back" still goes.

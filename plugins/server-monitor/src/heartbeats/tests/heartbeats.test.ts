@@ -104,4 +104,40 @@ describeEachBackend('server-monitor: heartbeats', (backend) => {
     expect(told.subject).to.equal('Heartbeat missing: Jobs');
     expect(told.text).to.match(new RegExp(`^Heartbeat ${nightly.id} of Jobs expects`));
   });
+
+  it('raises no alert for a ping of a paused server: its heartbeat is back, the missing not told yet lapses', async () => {
+    const org = await organization(f.engine, { plan: 'free', admin: 'paused@acme.test' });
+    const backup = await addServer(f.engine, org, 'https://paused-backup.test/', { title: 'Paused backup' });
+    const beat = await heartbeats().create(backup, 60);
+    clock.advance(121_000);
+    await f.call('/check/heartbeats').expect(200);
+    await waitFor(() => sink.to('paused@acme.test').length === 1, 10_000);
+    // Another outage whose "missing" is not sent yet (written, its job not run), then maintenance.
+    await request(f.server).get(`/api/servermonitor/ping/${beat.token}`).expect(200);
+    await waitFor(() => sink.to('paused@acme.test').length === 2, 10_000);
+    await f.engine.knex('monitor_heartbeats').where({ id: beat.id }).update({ state: 'down' });
+    await f.engine.knex('monitor_alerts').insert({
+      organization_id: org,
+      server_id: backup,
+      heartbeat_id: beat.id,
+      kind: 'heartbeat-missing',
+      channel: 'email',
+      recipient: 'paused@acme.test',
+      subject: 'Heartbeat missing: Paused backup',
+      body: '',
+      state: 'pending',
+      created_at: clock.now(),
+    });
+    await f.engine.knex('monitor_servers').where({ id: backup }).update({ state: 'paused' });
+
+    await request(f.server).get(`/api/servermonitor/ping/${beat.token}`).expect(200);
+    expect((await f.engine.knex('monitor_heartbeats').where({ id: beat.id }).first('state')).state).to.equal('up');
+    expect(
+      await f.engine.knex('monitor_alerts').where({ server_id: backup }).orderBy('id').pluck('state'),
+    ).to.deep.equal(['sent', 'sent', 'lapsed']);
+    expect(await subjects('paused@acme.test')).to.deep.equal([
+      'Heartbeat missing: Paused backup',
+      'Heartbeat back: Paused backup',
+    ]);
+  });
 });

@@ -163,7 +163,25 @@ describeEachBackend('server-monitor: servers over REST', (backend) => {
     await reader.post('/servers', { title: 'No', endpoint: `${farm.url}/status/200` }).expect(403);
     await request(f.server).get('/api/servermonitor/servers').expect(401);
 
+    // Its alerts being tried, or kept for no one, go with it (a DOWN told later would have no UP); one sent stays.
+    const alert = (state: string) => ({
+      server_id: mine.id,
+      kind: 'server-down',
+      channel: state === 'unheard' ? 'none' : 'email',
+      recipient: state === 'unheard' ? '' : 'ops@acme.test',
+      subject: `DOWN: Mine (${state})`,
+      body: '',
+      state,
+      created_at: new Date(),
+    });
+    const [organizationId] = await f.engine.knex('monitor_servers').where({ id: mine.id }).pluck('organization_id');
+    await f.engine
+      .knex('monitor_alerts')
+      .insert(['sent', 'pending', 'unheard'].map((state) => ({ organization_id: organizationId, ...alert(state) })));
     expect((await api.delete(`/servers/${mine.id}`).expect(200)).body.message).to.equal(`Server ${mine.id} deleted`);
     await api.get(`/servers/${mine.id}`).expect(404);
+    expect(
+      await f.engine.knex('monitor_alerts').where({ server_id: mine.id }).orderBy('id').pluck('state'),
+    ).to.deep.equal(['sent', 'lapsed', 'lapsed']);
   });
 });

@@ -1,3 +1,5 @@
+import tls from 'node:tls';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import {
@@ -7,7 +9,7 @@ import {
   notificationSetting,
   organization,
 } from '../../shared/tests/support';
-import { Farm, httpFarm } from '../../shared/tests/farm';
+import { Farm, httpFarm, selfSigned } from '../../shared/tests/farm';
 
 const DAY = 86_400_000;
 
@@ -115,5 +117,45 @@ describeEachBackend('server-monitor: SSL certificates', (backend) => {
     await waitFor(() => sink.to('narrow@acme.test').length === 1, 10_000);
     expect((await sink.to('narrow@acme.test')[0].parse()).subject).to.equal('SSL certificate expiring: Five days');
     expect(sink.to('wide@acme.test')).to.have.length(1);
+  });
+  it('starts over with a renewed certificate: one renewed after it expired alerts as it nears its end and expires', async () => {
+    await f.engine.knex('organizations').update({ subscription_status: 'inactive' });
+    clock.set(new Date());
+    const server = tls.createServer(selfSigned(5), (socket) => socket.end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const org = await organization(f.engine, { plan: 'basic', admin: 'renewed@acme.test' });
+      const { port } = server.address() as AddressInfo;
+      const id = await addServer(f.engine, org, `https://localhost:${port}/`, { title: 'Renewed' });
+      const subjects = () =>
+        Promise.all(sink.to('renewed@acme.test').map(async (m) => (await m.parse()).subject as string));
+      const alerted = async () =>
+        (await f.engine.knex('monitor_certificates').where({ server_id: id }).first('alerted')).alerted;
+
+      expect((await f.call('/check/ssl').expect(200)).body).to.include({ checked: 1, expiring_soon: 1 });
+      clock.advance(6 * DAY);
+      expect((await f.call('/check/ssl').expect(200)).body).to.include({ checked: 1, expired: 1 });
+      await waitFor(async () => (await subjects()).length === 2, 10_000);
+      // Renewed with a certificate ending 10 days from the test's now (16 from the real clock's), within the threshold.
+      server.setSecureContext(selfSigned(16));
+      expect((await f.call('/check/ssl').expect(200)).body).to.include({ checked: 1, expiring_soon: 1 });
+      expect(await alerted()).to.equal('soon');
+      clock.advance(11 * DAY);
+      expect((await f.call('/check/ssl').expect(200)).body).to.include({ checked: 1, expired: 1 });
+      expect(await alerted()).to.equal('expired');
+      // The same certificate read again, and an older one served again (a balancer's other node), alert nobody.
+      server.setSecureContext(selfSigned(5));
+      await f.call('/check/ssl').expect(200);
+      expect(await f.engine.knex('monitor_alerts').where({ server_id: id }).pluck('kind')).to.have.length(4);
+      await waitFor(async () => (await subjects()).length === 4, 10_000);
+      expect(await subjects()).to.deep.equal([
+        'SSL certificate expiring: Renewed',
+        'SSL certificate expired: Renewed',
+        'SSL certificate expiring: Renewed',
+        'SSL certificate expired: Renewed',
+      ]);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -90,4 +90,39 @@ describeEachBackend('server-monitor: uptime', (backend) => {
     );
     await waitFor(async () => (await count('monitor_servers', { uptime_stale: true })) === 0, 10_000);
   });
+
+  it('recomputes once an hour the figures of a server no check marks (paused), until its windows hold no result', async () => {
+    const org = await organization(f.engine, { plan: 'pro' });
+    const id = await addServer(f.engine, org, 'https://paused.test/', { title: 'Paused', uptime_stale: false });
+    await checkResults(
+      f.engine.knex,
+      id,
+      clock.now(),
+      [1, 2, 3, 4].map((m) => m * 60_000),
+      0,
+    );
+    const figures = async () => {
+      const row = await f.engine.knex('monitor_servers').where({ id }).first('uptime_24h', 'uptime_7d', 'uptime_30d');
+      return [row.uptime_24h, row.uptime_7d, row.uptime_30d].map((v) => (v === null ? null : Number(v)));
+    };
+    // The job clears a server's mark before it writes its figures: wait for both.
+    const calculated = async (expected?: Array<number | null>) => {
+      const message = (await f.call('/calculate').expect(200)).body.message as string;
+      await waitFor(async () => (await count('monitor_servers', { uptime_stale: true })) === 0, 10_000);
+      if (expected) await waitFor(async () => JSON.stringify(await figures()) === JSON.stringify(expected), 10_000);
+      return message;
+    };
+    await f.call(`/calculate/server/${id}`).expect(200);
+    await waitFor(async () => (await figures())[0] === 0, 10_000);
+    await f.engine.knex('monitor_servers').where({ id }).update({ state: 'paused' });
+
+    // Paused for two days: its last day holds no result any more; the week and the month still do.
+    clock.advance(2 * DAY);
+    await calculated([null, 0, 0]);
+    // Past the month: no figure left, and nothing more to recompute (every server here is in that case now).
+    clock.advance(31 * DAY);
+    await calculated([null, null, null]);
+    clock.advance(2 * HOUR);
+    expect(await calculated()).to.equal('Uptime recalculation queued for 0 servers marked as needing it');
+  });
 });
