@@ -1,2 +1,3 @@
 export { analyticsCommands } from './commands';
 export { analyticsRoutes } from './routes';
+export { AnalyticsRebuild } from './rebuild';

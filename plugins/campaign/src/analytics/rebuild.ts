@@ -71,11 +71,11 @@ export class AnalyticsRebuild {
       const day = dayOf(e.countedAt);
       addMailMetrics(byDay.get(day) ?? byDay.set(day, {}).get(day)!, messageCounterOf(e), e.countedAt);
     });
-    const finished: Row[] = await this.knex('messages')
-      .where({ organization_id: org, status: 'sent' })
-      .whereNotNull('sent_at')
-      .select('sent_at');
-    for (const r of finished) add(r.sent_at, METRIC.messagesSent);
+    // Each send that finished, as counted live: a schedule's every run, not its message's last alone (session 34).
+    const finished: Row[] = await this.knex('message_sends')
+      .where({ organization_id: org, status: 'sent', test_mode: false })
+      .select('finished_at', 'updated_at');
+    for (const r of finished) add(r.finished_at ?? r.updated_at, METRIC.messagesSent);
 
     const rows = [...byDay].flatMap(([day, metrics]) =>
       Object.entries(metrics)

@@ -65,6 +65,7 @@ export class SchedulesService {
     const maxRuns = input.max_runs !== undefined ? input.max_runs : current.max_runs;
     const listIds = input.list_ids !== undefined ? input.list_ids : current.list_ids;
     const exhausted = maxRuns !== null && current.run_count >= maxRuns;
+    const active = current.is_active && !exhausted;
     const now = this.clock.now();
     await this.knex('message_schedules')
       .where({ organization_id: orgId, id })
@@ -73,8 +74,14 @@ export class SchedulesService {
         message_id: input.message_id ?? current.message_id,
         max_runs: maxRuns,
         list_ids: listIds ? JSON.stringify(listIds) : null,
-        is_active: current.is_active && !exhausted,
-        next_run_at: current.is_active && !exhausted ? nextRunAt(rule, now) : null,
+        is_active: active,
+        // The run due keeps its time unless the timing changed: one due and waiting for the message's send
+        // to end was dropped by a change of max_runs or lists (session 34).
+        ...(!active
+          ? { next_run_at: null }
+          : !sameTiming(rule, current) || !current.next_run_at
+            ? { next_run_at: nextRunAt(rule, now) }
+            : {}),
         updated_at: now,
       });
     return this.get(orgId, id);
@@ -89,9 +96,10 @@ export class SchedulesService {
     return this.get(orgId, id);
   }
 
-  /** Resume: is_active true and the next run computed from now. */
+  /** Resume: is_active true and the next run computed from now; an active schedule keeps its run due. */
   async resume(orgId: number, id: number) {
     const current = await this.get(orgId, id);
+    if (current.is_active && current.next_run_at) return current;
     if (current.max_runs !== null && current.run_count >= current.max_runs) {
       throw validationError(
         'max_runs',
@@ -147,3 +155,10 @@ export class SchedulesService {
     };
   }
 }
+
+/** Whether two rules send at the same times. */
+const sameTiming = (a: Recurrence, b: Recurrence) =>
+  a.frequency === b.frequency &&
+  a.send_time === b.send_time &&
+  a.timezone === b.timezone &&
+  (a.day_of_week ?? null) === (b.day_of_week ?? null);

@@ -64,6 +64,9 @@ export class SendService {
       throw validationError('scheduled_at', 'format', 'scheduled_at must be a date-time a clock shows');
     if (scheduledAt && scheduledAt.getTime() <= this.clock.now().getTime())
       throw validationError('scheduled_at', 'future', 'scheduled_at must be in the future');
+    // 9999-12-31T23:59-05:00 is year 10000 in UTC, which MariaDB's DATETIME cannot hold (a 500 on both backends).
+    if (scheduledAt && scheduledAt.getUTCFullYear() > 9999)
+      throw validationError('scheduled_at', 'maximum', 'scheduled_at must be before the year 10000 in UTC');
     await assertListsOwned(this.knex, orgId, request.list_ids);
     await this.senders.of(orgId, contentOf(message));
 

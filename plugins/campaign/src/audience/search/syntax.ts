@@ -28,6 +28,9 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const fail = (operator: string, expected: string, got: string) =>
   validationError('search', 'operator', `Search operator ${operator} expects ${expected}, got "${got}"`);
 
+/** The last instant a DATETIME(3) holds: 9999-12-31T23:59:59.999Z. */
+const LAST_DATETIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 /**
  * An operator that names one value (a name part, a list, a status, a date) given twice with two values: a
  * 422, rather than the last one alone (`name:zzzz name:hans` found Hans; session 27). The same value again
@@ -66,7 +69,9 @@ function applyOperator(search: SubscriberSearch, name: string, value: string): v
     const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
     const day = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : null;
     if (!day || day.toISOString().slice(0, 10) !== value) throw fail('created:>', 'a date YYYY-MM-DD', value);
-    once(search, 'createdAfter', new Date(day.getTime() + 86_400_000), name);
+    // After 9999-12-31 is year 10000, which MariaDB compares wrongly (it matched a subscriber of 2026): the
+    // last instant a DATETIME holds, which no subscriber was created at.
+    once(search, 'createdAfter', new Date(Math.min(day.getTime() + 86_400_000, LAST_DATETIME)), name);
   } else if (name.startsWith('meta.') && name.endsWith(':') && !name.endsWith(':>')) {
     const key = name.slice(5, -1);
     if (!META_KEY.test(key)) throw fail('meta.<key>:', 'a key of letters, digits, _ or -', key);

@@ -48,7 +48,9 @@ export class MessagesService {
     const filtered = this.knex('messages').where({ organization_id: orgId });
     if (q.status) filtered.andWhere({ status: q.status });
     if (q.from_date) filtered.andWhere('created_at', '>=', dayStart(q.from_date));
-    if (q.to_date) filtered.andWhere('created_at', '<', new Date(dayStart(q.to_date).getTime() + 86_400_000));
+    // Through 9999-12-31 is through any time (the day after, year 10000, MariaDB compared wrongly: no message).
+    const end = q.to_date ? dayStart(q.to_date).getTime() + 86_400_000 : null;
+    if (end !== null && new Date(end).getUTCFullYear() <= 9999) filtered.andWhere('created_at', '<', new Date(end));
     if (q.from_date && q.to_date && q.from_date > q.to_date)
       throw validationError('to_date', 'after_from_date', 'to_date is before from_date');
     return paginate(filtered, q, COLUMNS, toMessage);

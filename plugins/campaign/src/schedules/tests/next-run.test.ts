@@ -40,6 +40,29 @@ describe('campaign: next run of a schedule', () => {
     );
   });
 
+  it('runs once a day across a spring-forward gap that ends at midnight, and takes the first of a repeated hour', () => {
+    const daily = (time: string, timezone: string) => ({ frequency: 'daily' as const, send_time: time, timezone });
+    // America/Nuuk skips from 23:00 on Saturday 2026-03-28 to 00:00 on Sunday (-02:00 to -01:00).
+    const runs: string[] = [];
+    for (let at = new Date('2026-03-26T12:00:00Z'), i = 0; i < 4; i++)
+      runs.push((at = nextRunAt(daily('23:00', 'America/Nuuk'), at)).toISOString());
+    expect(runs).to.deep.equal([
+      '2026-03-27T01:00:00.000Z', // Thursday 23:00 -02:00
+      '2026-03-28T01:00:00.000Z', // Friday 23:00
+      '2026-03-29T01:00:00.000Z', // Saturday's, moved forward by the gap: Sunday 00:00 -01:00 (it skipped to Sunday night)
+      '2026-03-30T00:00:00.000Z', // Sunday 23:00 -01:00
+    ]);
+    // Saturday 23:30, a week ahead: that day's time moved forward by the gap (it threw "no next run", a 500).
+    expect(nextRunAt(weekly(6, '23:30', 'America/Nuuk'), new Date('2026-03-22T01:40:00Z')).toISOString()).to.equal(
+      '2026-03-29T01:30:00.000Z',
+    );
+    // Havana repeats 00:00-00:59 on 2025-11-02: 00:30 is the first occurrence (-04:00) whenever it is computed.
+    for (const after of ['2025-11-01T19:00:00Z', '2025-11-01T04:30:01Z'])
+      expect(nextRunAt(daily('00:30', 'America/Havana'), new Date(after)).toISOString(), after).to.equal(
+        '2025-11-02T04:30:00.000Z',
+      );
+  });
+
   it('runs daily schedules every day', () => {
     expect(
       nextRunAt(

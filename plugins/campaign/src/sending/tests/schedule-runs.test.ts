@@ -3,6 +3,7 @@ import { describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/c
 import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
 import { dailySchedule, draftMessage, mailsOf, makeDue } from '../../shared/tests/sending-support';
 import { SendWatchdog } from '../watchdog';
+import { AnalyticsRebuild } from '../../analytics';
 
 describeEachBackend('campaign: a schedule sends its message at each run', (backend) => {
   let f: CampaignFixture;
@@ -128,5 +129,53 @@ describeEachBackend('campaign: a schedule sends its message at each run', (backe
     expect(now).to.include({ run_count: 2, is_active: false, next_run_at: null });
     expect((await f.api().get(`/messages/${id}`).expect(200)).body.data.stats.sent).to.equal(4);
     await f.api().post(`/schedules/${created.id}/resume`).expect(422);
+  });
+
+  it("keeps a run that waits for the message's send due through a change of max_runs and a resume", async () => {
+    const id = await message();
+    const created = await dailySchedule(f, id, [news], 5);
+    await makeDue(f, created.id);
+    const due = (await schedule(created.id)).next_run_at;
+    // The message's previous send still going (a slow run, say): the run waits for it.
+    const now = new Date();
+    const [busy] = await f.engine.knex('message_sends').insert({
+      organization_id: f.tenant.organizationId,
+      message_id: id,
+      status: 'active',
+      list_ids: JSON.stringify([news]),
+      test_mode: false,
+      created_at: now,
+      updated_at: now,
+    });
+    await watchdog().tick(new Date());
+    expect(await schedule(created.id)).to.include({ run_count: 0, next_run_at: due });
+    // Neither a change that keeps the timing nor a resume of the active schedule drops it (both did).
+    expect(
+      (await f.api().put(`/schedules/${created.id}`, { max_runs: 10 }).expect(200)).body.data.next_run_at,
+    ).to.equal(due);
+    expect((await f.api().post(`/schedules/${created.id}/resume`).expect(200)).body.data.next_run_at).to.equal(due);
+    await f.engine.knex('message_sends').where({ id: busy }).update({ status: 'cancelled' });
+    await watchdog().tick(new Date());
+    await waitFor(() => recipientsOf(id).length === 1, 15_000);
+    expect(await schedule(created.id)).to.include({ run_count: 1 });
+    // A change of its time computes the next run again.
+    const moved = (await f.api().put(`/schedules/${created.id}`, { send_time: '10:15' }).expect(200)).body.data;
+    expect(moved.next_run_at).to.match(/T0[89]:15:00\.000Z$/);
+  });
+
+  it("rebuilds the analytics' messages sent as counted live: every run of a schedule, not its message's last", async () => {
+    const organization_id = f.tenant.organizationId;
+    const sentByDay = () =>
+      f.engine
+        .knex('analytics_daily')
+        .where({ organization_id, metric: 'messages.sent' })
+        .orderBy('day')
+        .select('day', 'value');
+    const live = await sentByDay();
+    // The runs of this file's schedules: several sends of each message.
+    expect(live.reduce((sum, r) => sum + Number(r.value), 0)).to.be.at.least(4);
+    await f.engine.knex('analytics_daily').where({ organization_id }).delete();
+    await campaignContainer(f.engine).resolve(AnalyticsRebuild).run(organization_id);
+    expect(await sentByDay()).to.deep.equal(live);
   });
 });

@@ -193,6 +193,14 @@ describeEachBackend('campaign: send, test and cancel: the status machine and wha
     await refused(`/messages/${id}/send`, { list_ids: [news], scheduled_at: '2020-01-01T00:00:00Z' }, 'scheduled_at');
     // A leap second the date-time format allows and no clock shows: it would be stored as no time, never due.
     await refused(`/messages/${id}/send`, { list_ids: [news], scheduled_at: '2030-06-30T23:59:60Z' }, 'scheduled_at');
+    // Year 9999 locally, 10000 in UTC: no DATETIME holds it (a 500, and on SQLite a message that failed every read).
+    expect(
+      await refused(
+        `/messages/${id}/send`,
+        { list_ids: [news], scheduled_at: '9999-12-31T23:59:59-05:00' },
+        'scheduled_at',
+      ),
+    ).to.equal('scheduled_at must be before the year 10000 in UTC');
     const anonymous = await draft({ from_email: null });
     expect(await refused(`/messages/${anonymous}/send`, { list_ids: [news] }, 'from_email')).to.include(
       'sender profile',

@@ -84,6 +84,8 @@ describeEachBackend('campaign: listing and searching subscribers', (backend) => 
     expect(await search('list:nosuchlist')).to.deep.equal([]);
     expect(await search('status:unsubscribed')).to.deep.equal(['Alan']);
     expect(await search('created:>2021-01-01')).to.deep.equal(['Ada']);
+    // After the last day a date has: no one (year 10000 matched everyone created since 2021 on MariaDB).
+    expect(await search('created:>9999-12-31')).to.deep.equal([]);
     expect(await search('meta.plan:pro')).to.deep.equal(['Ada']);
     expect(await search('meta.tags:math')).to.deep.equal(['Ada', 'Grace']);
     expect(await search('example.com')).to.deep.equal(['Ada', 'Grace']);
