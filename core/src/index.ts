@@ -6,6 +6,7 @@ export type { LoadConfigOptions } from './config/load-config';
 export { SERVICES } from './container/service-keys';
 export type { Clock } from './clock';
 export { systemClock } from './clock';
+export { foldText } from './fold-text';
 export { loadOnFirstUse } from './load-on-first-use';
 export { withinDeadline } from './deadline';
 export type { Logger } from './logger';

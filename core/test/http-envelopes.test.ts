@@ -82,14 +82,15 @@ describeEachBackend('HTTP envelopes and error mapping', (backend) => {
     expect(id.body.error.details).to.deep.equal({ field: 'id', rule: 'type' });
   });
 
-  it('answers malformed JSON with 400 BAD_REQUEST, never a 500', async () => {
-    const res = await request(server)
-      .post('/api/probe/things')
-      .set(tenant.auth)
-      .set('Content-Type', 'application/json')
-      .send('{"email": ')
-      .expect(400);
-    expect(res.body.error.code).to.equal('BAD_REQUEST');
+  it('answers malformed JSON with 400 BAD_REQUEST, never a 500, quoting none of the body', async () => {
+    const post = (body: string) =>
+      request(server).post('/api/probe/things').set(tenant.auth).set('Content-Type', 'application/json').send(body);
+    for (const body of ['{"email": ', '{"name": "x", "email": password123}']) {
+      const res = await post(body).expect(400);
+      expect(res.body.error).to.deep.include({ code: 'BAD_REQUEST', message: 'Malformed JSON in request body' });
+    }
+    const scalar = await post('"just a string"').expect(400);
+    expect(scalar.body.error.message).to.equal('The request body must be a JSON object or array');
   });
 
   it('drops a __proto__ member of a JSON body: no prototype is changed', async () => {

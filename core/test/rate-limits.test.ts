@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { describeEachBackend, createTestEngine, createTenant } from '../src/testing';
 import type { Engine } from '../src';
 import { probePlugin } from './support/probe-plugin';
+import { ApiTokenService } from '../src/auth/api-tokens';
 
 describeEachBackend('rate limits', (backend) => {
   let engine: Engine;
@@ -60,6 +61,30 @@ describeEachBackend('rate limits', (backend) => {
     for (let i = 0; i < 8; i++) {
       const res = await request(server).get('/api/probe/database-gone').set(tenant.auth).expect(503);
       expect(res.body.error.code).to.equal('SERVICE_UNAVAILABLE');
+    }
+    const after = await request(server).get('/api/probe/things/1').set(tenant.auth).expect(200);
+    expect(after.headers['x-ratelimit-remaining']).to.equal('4');
+  });
+
+  it('carries the headers on a 503 of a token the database could not read, its point given back', async () => {
+    const tenant = await createTenant(engine);
+    const tokens = engine.container.resolve(ApiTokenService);
+    const verify = tokens.verify;
+    tokens.verify = () =>
+      Promise.reject(
+        Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3306'), { code: 'ECONNREFUSED', fatal: true }),
+      );
+    try {
+      for (let i = 0; i < 4; i++) {
+        const res = await request(server).get('/api/probe/things/1').set(tenant.auth).expect(503);
+        expect(res.body.error.code).to.equal('SERVICE_UNAVAILABLE');
+        // The address's bucket (no token was read), spent by the 401s before: a 503 all the same, charged nothing.
+        expect(res.headers['x-ratelimit-limit']).to.equal('3');
+        expect(res.headers['x-ratelimit-remaining']).to.equal('0');
+        expect(Number(res.headers['x-ratelimit-reset'])).to.be.above(0);
+      }
+    } finally {
+      tokens.verify = verify;
     }
     const after = await request(server).get('/api/probe/things/1').set(tenant.auth).expect(200);
     expect(after.headers['x-ratelimit-remaining']).to.equal('4');

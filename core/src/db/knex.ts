@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { loadOnFirstUse } from '../load-on-first-use';
 import { createPrivateFile, makePrivateDir } from '../private-files';
+import { foldText } from '../fold-text';
 import { SQLITE_BUSY_TIMEOUT_MS, yieldBeforeEachStatement } from './yielding-sqlite';
 
 const knexModule = loadOnFirstUse(() => require('knex') as typeof import('knex'));
@@ -9,7 +10,8 @@ const knexModule = loadOnFirstUse(() => require('knex') as typeof import('knex')
 export type Dialect = 'sqlite' | 'mysql';
 
 /** SQLite's function lower-casing text as JavaScript does (every letter, not ASCII alone). */
-export const SQLITE_LOWER = 'unicode_lower';
+/** SQLite's function folding text as searches compare it (foldText): its lower() folds ASCII letters only. */
+export const SQLITE_FOLD = 'unicode_fold';
 
 export function dialectOf(databaseUrl: string): Dialect {
   if (databaseUrl.startsWith('sqlite:')) return 'sqlite';
@@ -76,8 +78,8 @@ export function createKnex(
           done: (err: Error | null, conn: unknown) => void,
         ) {
           // SQLite's lower() leaves letters past ASCII as they are: searches case-fold with this one.
-          conn.function(SQLITE_LOWER, { deterministic: true }, (value) =>
-            typeof value === 'string' ? value.toLowerCase() : value,
+          conn.function(SQLITE_FOLD, { deterministic: true }, (value) =>
+            typeof value === 'string' ? foldText(value) : value,
           );
           conn.pragma('journal_mode = WAL');
           conn.pragma('foreign_keys = ON');

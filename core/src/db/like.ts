@@ -1,19 +1,24 @@
 import type { Knex } from 'knex';
+import { foldText } from '../fold-text';
 import { dialectOfKnex } from './dialect';
-import { SQLITE_LOWER } from './knex';
+import { SQLITE_FOLD } from './knex';
 
 // '!' escapes LIKE wildcards the same way on SQLite and MySQL (a backslash means different things).
 const escapeLike = (s: string) => s.replace(/[!%_]/g, (c) => `!${c}`);
 
 /**
- * Rows where any of `columns` contains `text`, case-insensitively (lower-cased on both sides: MySQL's
- * binary collations would otherwise tell cases apart; on SQLite with its own function, as SQLite's
- * lower() and LIKE fold ASCII letters only, and `Élo` never met `élo`).
+ * Rows where any of `columns` contains `text`, folded as searches compare it (foldText: case and accents;
+ * `jose` finds José on both backends). On SQLite both sides are folded by foldText, and compared by
+ * `instr`, which reads past a NUL where LIKE stopped (a search of `\0nomatch` matched every row). On
+ * MySQL the text is folded and the column compared lower-cased through its collation, which folds
+ * accents with utf8mb4's default collations (utf8mb4_general_ci).
  */
 export function whereContains(query: Knex.QueryBuilder, columns: string[], text: string): Knex.QueryBuilder {
-  const like = `%${escapeLike(text.toLowerCase())}%`;
-  const lower = dialectOfKnex(query) === 'sqlite' ? SQLITE_LOWER : 'lower';
+  const folded = foldText(text);
+  const sqlite = dialectOfKnex(query) === 'sqlite';
   return query.andWhere((w) => {
-    for (const column of columns) w.orWhereRaw(`${lower}(??) like ? escape '!'`, [column, like]);
+    for (const column of columns)
+      if (sqlite) w.orWhereRaw(`instr(${SQLITE_FOLD}(??), ?) > 0`, [column, folded]);
+      else w.orWhereRaw(`lower(??) like ? escape '!'`, [column, `%${escapeLike(folded)}%`]);
   });
 }

@@ -23,12 +23,21 @@ export function groupGuard(registry: ApiRegistry, tokens: ApiTokenService, rateL
     if (!group) return next();
     ctx.state.group = group;
     const address = ctx.state.clientAddress as string;
-    if (group.options.auth === 'token') {
-      const result = await tokens.verify(bearer(ctx.get('Authorization')), address);
-      if (result.ok) ctx.state.auth = result.auth;
-      else ctx.state.authRejection = result.reason;
-    }
     const policy = group.options.rateLimit;
+    const counts = group.options.rateLimitCounts ?? 'all';
+    // A token the database could not read (it is away, or not migrated): the request is answered 503 with the
+    // headers of its address's bucket, its point given back (it had none: session 34).
+    let unread: unknown;
+    if (group.options.auth === 'token') {
+      try {
+        const result = await tokens.verify(bearer(ctx.get('Authorization')), address);
+        if (result.ok) ctx.state.auth = result.auth;
+        else ctx.state.authRejection = result.reason;
+      } catch (err) {
+        if (!policy || counts !== 'all' || !isDatabaseNotServing(err)) throw err;
+        unread = err;
+      }
+    }
     if (!policy) return next();
     const count = async () => {
       const state = await rateLimits.consume(
@@ -41,6 +50,11 @@ export function groupGuard(registry: ApiRegistry, tokens: ApiTokenService, rateL
       ctx.set('X-RateLimit-Limit', String(state.limit));
       ctx.set('X-RateLimit-Remaining', String(state.remaining));
       ctx.set('X-RateLimit-Reset', String(state.reset));
+      // The database's 503 before any 429: the client is told to come back either way, and is charged nothing.
+      if (unread) {
+        await state.giveBack().catch(() => undefined);
+        throw unread;
+      }
       if (state.retryAfter !== undefined) {
         throw new AppError('RATE_LIMIT_EXCEEDED', `Rate limit exceeded, retry in ${state.retryAfter} s`, undefined, {
           retry_after: state.retryAfter,
@@ -48,7 +62,6 @@ export function groupGuard(registry: ApiRegistry, tokens: ApiTokenService, rateL
       }
       return state;
     };
-    const counts = group.options.rateLimitCounts ?? 'all';
     if (counts === 'all') {
       const counted = await count();
       try {

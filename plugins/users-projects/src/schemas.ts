@@ -3,9 +3,15 @@ import { emailSchema, idSchema, pageQueryProperties, Shape, timestamp, Validated
 export const ROLES = ['admin', 'member'] as const;
 export const PROJECT_STATUSES = ['active', 'archived'] as const;
 
-const name = { type: 'string', minLength: 1, maxLength: 191 } as const;
+// Not blank (a name of spaces alone was taken); a phone holds a digit (`---` was one).
+const name = { type: 'string', minLength: 1, maxLength: 191, pattern: '\\S' } as const;
 const email = emailSchema;
-const phone = { type: ['string', 'null'], pattern: '^\\+?[0-9 ()./-]{3,32}$', maxLength: 32 } as const;
+const phone = {
+  type: ['string', 'null'],
+  pattern: '^\\+?[ ()./-]*[0-9][0-9 ()./-]*$',
+  minLength: 3,
+  maxLength: 32,
+} as const;
 
 export const userSchema = {
   type: 'object',
