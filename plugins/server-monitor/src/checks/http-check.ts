@@ -5,8 +5,12 @@ import { percentDecoded } from '../shared/percent-decoded';
 
 const undici = loadOnFirstUse(() => require('undici') as typeof import('undici'));
 
-/** The answers that send a client on (a 304 or 300 with a Location does not). */
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** The answers that send a client on, as undici follows them (a 304 with a Location does not). */
+const REDIRECTS = new Set([300, 301, 302, 303, 307, 308]);
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x1f\x7f]+/g;
+/** The body read of an answer (the rest is not waited for): enough to see it arrive whole or cut off. */
+const BODY_READ = 64 * 1024;
 
 export interface CheckOutcome {
   up: boolean;
@@ -33,7 +37,8 @@ function credentialsOf(endpoint: string): { url: string; authorization?: string 
 }
 
 /**
- * One HTTP(S) GET of a server's endpoint through undici: redirects followed, the body discarded, the
+ * One HTTP(S) GET of a server's endpoint through undici: redirects followed, the body read (up to 64 KiB: an
+ * answer cut off or stalled is down), the
  * certificate not judged (a self-signed or expired certificate is the SSL check's business, not a
  * failure of the server). Up: an answer below 400, not a redirect still once the redirects allowed are
  * spent. Every connection is checked against MonitorAddresses
@@ -58,13 +63,17 @@ export class HttpChecker {
    * the public-to-private rule (the first hop is asked twice, for those endpoints only).
    */
   async check(endpoint: string): Promise<CheckOutcome> {
-    const started = performance.now();
+    let started = performance.now();
+    let firstStatus: number;
     try {
       const first = await this.get(endpoint, this.sharedAgent());
       if (!(first.status >= 300 && first.status < 400 && first.redirects)) return this.outcome(first.status, started);
+      firstStatus = first.status;
     } catch (err) {
       return this.failure(err as Error & { code?: unknown });
     }
+    // The chain's time as asked again, from its first hop: the first ask's is not the server's twice over.
+    started = performance.now();
     const agent = this.agentOfOneCheck();
     try {
       const dispatcher = agent.compose(
@@ -82,6 +91,14 @@ export class HttpChecker {
         };
       return this.outcome(last.status, started);
     } catch (err) {
+      // undici refuses a URL the chain asked before (a page redirecting to itself, or two to each other).
+      if (/^Redirect loop detected/.test((err as Error).message))
+        return {
+          up: false,
+          status: String(firstStatus),
+          responseMs: Math.round(performance.now() - started),
+          error: 'too many redirects (a loop)',
+        };
       return this.failure(err as Error & { code?: unknown });
     } finally {
       this.agents.delete(agent);
@@ -100,7 +117,14 @@ export class HttpChecker {
       // Dropped by the redirect interceptor when a redirect leaves the origin.
       headers: { 'user-agent': 'Switchboard-Monitor/1.0', ...(authorization && { authorization }) },
     });
-    await answer.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+    // Read, not dumped: dump() settles on a body cut off or never ending alike, and a server that crashed
+    // half way through its answer, or stalled in it, was up (session 34).
+    try {
+      let read = 0;
+      for await (const chunk of answer.body) if ((read += (chunk as Buffer).length) >= BODY_READ) break;
+    } catch (err) {
+      throw Object.assign(err as Error, { bodyCutOff: true });
+    }
     return { status: answer.statusCode, redirects: answer.headers.location !== undefined };
   }
 
@@ -125,18 +149,28 @@ export class HttpChecker {
     return this.shared;
   }
 
-  private failure(e: Error & { code?: unknown }): CheckOutcome {
+  private failure(e: Error & { code?: unknown; bodyCutOff?: boolean }): CheckOutcome {
     if (e.code === MONITOR_ADDRESS_REFUSED)
       return { up: false, status: 'refused', responseMs: null, error: e.message.slice(0, 255) };
     // undici's codes are strings (UND_ERR_CONNECT_TIMEOUT); the abort signal's DOMException has code 23.
     const code = typeof e.code === 'string' ? e.code : undefined;
     const timedOut = e.name === 'TimeoutError' || /timeout/i.test(code ?? '') || /timeout/i.test(e.message);
+    // A status line or header undici's parser cannot take (a 101, a 099) fails one of its assertions: the
+    // assertion's text says nothing to the person on call.
+    const unparsed = code === 'ERR_ASSERTION' || code?.startsWith('HPE_');
+    const reason = unparsed ? `invalid HTTP answer (${code})` : code ? `${code}: ${e.message}` : e.message;
     const error = timedOut
-      ? `timed out after ${this.options.timeoutMs} ms${code ? ` (${code})` : ''}`
-      : code
-        ? `${code}: ${e.message}`
-        : e.message;
-    return { up: false, status: timedOut ? 'timeout' : 'unreachable', responseMs: null, error: error.slice(0, 255) };
+      ? `timed out after ${this.options.timeoutMs} ms${code ? ` (${code})` : ''}${e.bodyCutOff ? ' in the body' : ''}`
+      : e.bodyCutOff
+        ? `answer cut off (${reason})`
+        : reason;
+    return {
+      up: false,
+      status: timedOut ? 'timeout' : 'unreachable',
+      responseMs: null,
+      // Control characters (an OpenSSL message's newlines) would reach the log note and the alert as they are.
+      error: error.replace(CONTROL, ' ').trim().slice(0, 255),
+    };
   }
 
   /**

@@ -1,3 +1,5 @@
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { ConfigError } from '@switchboard/core';
 import { describeEachBackend, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
@@ -100,6 +102,53 @@ describeEachBackend('server-monitor: checks and internal networks', (backend) =>
       status: '302',
       error: 'too many redirects (more than 5)',
     });
+  });
+
+  it('finds a redirect loop down as a chain without end, and a body cut off or stalled down, in plain words', async () => {
+    const addresses = f.engine.contexts.get('server-monitor')!.container.resolve<MonitorAddresses>(MONITOR_ADDRESSES);
+    const checker = new HttpChecker({ timeoutMs: 1_000, maxRedirections: 5 }, addresses);
+    try {
+      // undici's own message ("Redirect loop detected ... use an Agent") was recorded, as unreachable.
+      expect(await checker.check(`${farm.url}/loop/a`)).to.include({
+        up: false,
+        status: '302',
+        error: 'too many redirects (a loop)',
+      });
+      // A redirecting endpoint is asked twice (the shared connection, then its chain): its time is the chain's
+      // once (it was both asks', over the timeout on a server that was up).
+      const late = await checker.check(`${farm.url}/late-redirect/500`);
+      expect(late).to.include({ up: true, status: '200' });
+      expect(late.responseMs).to.be.within(450, 990);
+      // A 300 with a Location is followed, as undici does: to its 503.
+      expect(await checker.check(`${farm.url}/choices`)).to.include({ up: false, status: '503' });
+      // Both were up: the body was not read to its end.
+      const cut = await checker.check(`${farm.url}/cut`);
+      expect(cut).to.include({ up: false, status: 'unreachable' });
+      expect(cut.error).to.match(/^answer cut off \(/);
+      const stalled = await checker.check(`${farm.url}/stall`);
+      expect(stalled).to.include({ up: false, status: 'timeout' });
+      // The request's deadline or undici's body timeout, whichever fires first.
+      expect(stalled.error).to.match(/^timed out after 1000 ms( \(UND_ERR_BODY_TIMEOUT\))? in the body$/);
+      // An answer undici's parser refuses (a 101 to a GET) is said so, not as its assertion's source text.
+      const raw = net.createServer((socket) => socket.end('HTTP/1.1 101 Switching Protocols\r\n\r\n'));
+      await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = raw.address() as AddressInfo;
+        expect(await checker.check(`http://127.0.0.1:${port}/`)).to.include({
+          up: false,
+          status: 'unreachable',
+          error: 'invalid HTTP answer (ERR_ASSERTION)',
+        });
+      } finally {
+        raw.close();
+      }
+      // TLS to a plain HTTP port: OpenSSL's message, its line breaks gone.
+      const tls = await checker.check(`https://127.0.0.1:${portOf(farm.url)}/`);
+      expect(tls).to.include({ up: false, status: 'unreachable' });
+      expect(tls.error).to.match(/^ERR_SSL_WRONG_VERSION_NUMBER: [ -~]+$/);
+    } finally {
+      await checker.close();
+    }
   });
 
   it('with no redirect allowed, takes a redirect as an answer below 400 (up), not as a chain spent', async () => {

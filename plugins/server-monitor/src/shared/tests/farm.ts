@@ -42,7 +42,8 @@ export interface Farm {
 /**
  * Servers to check, on loopback: `/status/<code>` answers that code, `/slow/<ms>` answers 200 after a
  * while, `/redirect` sends to `/status/200` (`/redirect?to=URL` to that URL), `/chain/<n>` to
- * `/chain/<n+1>` without end, `/switch/<name>` answers what the test set.
+ * `/chain/<n+1>` without end, `/late-redirect/<ms>` to `/status/200` after a while, `/loop/a` to `/loop/b` and back, `/choices` a 300 sending to `/status/503`,
+ * `/cut` and `/stall` a body cut off or never finished, `/switch/<name>` answers what the test set.
  */
 export async function httpFarm(options: { certificateDays?: number } = {}): Promise<Farm> {
   const switches = new Map<string, number>();
@@ -70,6 +71,29 @@ export async function httpFarm(options: { certificateDays?: number } = {}): Prom
       return void res.end();
     }
     if (kind === 'switch') return answer(switches.get(arg) ?? 200);
+    if (kind === 'loop') {
+      // /loop/a to /loop/b and back: a chain that asks a URL again.
+      res.writeHead(302, { location: `/loop/${arg === 'a' ? 'b' : 'a'}` });
+      return void res.end();
+    }
+    if (kind === 'late-redirect') {
+      const to = () => {
+        res.writeHead(302, { location: '/status/200' });
+        res.end();
+      };
+      return void setTimeout(to, Number(arg) || 0);
+    }
+    if (kind === 'choices') {
+      res.writeHead(300, { location: '/status/503' });
+      return void res.end();
+    }
+    if (kind === 'cut' || kind === 'stall') {
+      // 1,000 bytes promised, 3 sent: then the connection drops (cut), or nothing more comes (stall).
+      res.writeHead(200, { 'content-length': '1000' });
+      res.write('abc');
+      if (kind === 'cut') setTimeout(() => res.socket?.destroy(), 20);
+      return;
+    }
     answer(404);
   };
   const plain = http.createServer(handler);
