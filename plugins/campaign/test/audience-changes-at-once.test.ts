@@ -91,6 +91,47 @@ describeEachBackend('campaign: subscribers and lists changed at once', (backend)
     expect((await f.api(tenant).get(`/lists/${list}`).expect(200)).body.data.subscriber_count).to.equal(16);
   }).timeout(60_000);
 
+  it('imports existing subscribers into a list while the list adds them: each once, no 500', async () => {
+    const { tenant, ids } = await listOfActive(200);
+    // Each import in its own order (a deterministic shuffle): one waits on the rows the other locked.
+    const shuffled = (seed: number) =>
+      ids
+        .map((_, i) => ({ email: `at-once-${i}@example.com`, key: (i * 7919 + seed * 104_729) % 200 }))
+        .sort((a, b) => a.key - b.key)
+        .map(({ email }) => ({ email }));
+    // A duplicate membership answered the import 500 and lost its chunk in about half the rounds on MariaDB.
+    for (let round = 0; round < 4; round++) {
+      const list = (
+        await f
+          .api(tenant)
+          .post('/lists', { name: `R${round}`, code: `r${round}` })
+          .expect(201)
+      ).body.data.id as number;
+      const adds = async () => {
+        const statuses = [];
+        for (let k = 0; k < 200; k += 10)
+          statuses.push(
+            await f.api(tenant).post(`/lists/${list}/subscribers`, { subscriber_ids: ids.slice(k, k + 10) }),
+          );
+        return statuses;
+      };
+      const answers = (
+        await Promise.all([
+          ...[1, 2].map(async (seed) => [
+            await f.api(tenant).post('/subscribers/batch', { lists: [list], subscribers: shuffled(seed + round) }),
+          ]),
+          adds(),
+        ])
+      ).flat();
+      expect(
+        answers.map((a) => `${a.status} ${a.body?.error?.message ?? ''}`).filter((s) => !s.startsWith('200')),
+        `round ${round}`,
+      ).to.deep.equal([]);
+      expect(await membershipsAgree(tenant, list)).to.equal(200);
+      expect((await f.api(tenant).get(`/lists/${list}`).expect(200)).body.data.subscriber_count).to.equal(200);
+    }
+  }).timeout(120_000);
+
   it('answers a page without the subscribers deleted after its ids were read, and a list deleted since as empty', async () => {
     const { tenant, ids } = await listOfActive(2);
     const query = campaignContainer(f.engine).resolve(SubscriberQuery);

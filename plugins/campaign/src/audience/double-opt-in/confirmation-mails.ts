@@ -70,7 +70,6 @@ export class ConfirmationMails {
   async confirm(token: string): Promise<{ email: string; status: string }> {
     const { organizationId, subscriberId, email, status } = await this.describe(token);
     if (status !== 'unconfirmed') return { email, status };
-    await this.writer.setStatus(organizationId, subscriberId, 'active');
-    return { email, status: 'active' };
+    return { email, status: await this.writer.moveIf(organizationId, subscriberId, 'unconfirmed', 'active') };
   }
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { AppError, insertRows } from '@switchboard/core';
+import { AppError, byPrimaryKey, insertRows, lockedOnMysql } from '@switchboard/core';
 import { appendMembershipRows } from '../search';
 
 /** Moves the status copies in memberships to a new status and keeps each list's active_count right. */
@@ -45,13 +45,18 @@ export async function insertMemberships(
   created: Set<number> = new Set(),
 ): Promise<Map<number, ListDelta>> {
   const lookup = [...new Set(memberships.filter((m) => !created.has(m.id)).map((m) => m.id))];
+  // Read locked on MariaDB: a plain read sees the transaction's snapshot, which may predate a membership
+  // another request committed since (a batch import adding lists while a list's add ran: a duplicate key, a
+  // 500 and the chunk lost; session 34). A locking read sees the latest rows; by the primary key
+  // (subscriber_id, list_id), so that it locks those subscribers' memberships alone.
   const existing = new Set(
     lookup.length
       ? (
-          (await trx('list_subscribers').whereIn('subscriber_id', lookup).select('list_id', 'subscriber_id')) as Array<{
-            list_id: number;
-            subscriber_id: number;
-          }>
+          (await lockedOnMysql(
+            trx(trx.raw(byPrimaryKey(trx, 'list_subscribers')))
+              .whereIn('subscriber_id', lookup)
+              .select('list_id', 'subscriber_id'),
+          )) as Array<{ list_id: number; subscriber_id: number }>
         ).map((r) => `${r.list_id}:${r.subscriber_id}`)
       : [],
   );

@@ -190,6 +190,21 @@ export class SubscriberWriter {
   }
 
   /**
+   * Moves a subscriber from `from` to `to` only if it has `from` now, read locked in the move's transaction:
+   * the status it has afterwards. A double opt-in confirmation read "unconfirmed", then moved an unsubscribe
+   * committed meanwhile back to active on MariaDB (session 34).
+   */
+  async moveIf(orgId: number, id: number, from: SubscriberStatus, to: SubscriberStatus): Promise<string> {
+    await ensureStatusCountRows(this.knex, orgId);
+    return transactionWithRetry(this.knex, async (trx) => {
+      const current = await this.current(trx, orgId, id);
+      if (current.status !== from) return current.status;
+      await this.moveStatus(trx, orgId, current, to, {});
+      return to;
+    });
+  }
+
+  /**
    * A status change inside the caller's transaction (a provider's bounce, recorded in the same commit as the
    * event); a subscriber deleted since is left alone. The caller makes the status count rows first
    * (`ensureStatusCountRows`).
@@ -212,15 +227,18 @@ export class SubscriberWriter {
     status: SubscriberStatus,
     extra: Record<string, unknown>,
   ): Promise<void> {
+    // Already there: the row stays as the move there left it (a second unsubscribe without a reason erased
+    // the first one's reason and feedback, session 34).
+    if (current.status === status) return;
     const id = current.id;
     const now = this.clock.now();
     const stamps: Record<string, unknown> = {};
-    if (status === 'unsubscribed' && current.status !== 'unsubscribed') stamps.unsubscribed_at = now;
+    // Kept if already set: unsubscribed, then bounced, then unsubscribed again is still the first day.
+    if (status === 'unsubscribed') stamps.unsubscribed_at = trx.raw('coalesce(??, ?)', ['unsubscribed_at', now]);
     if (status === 'active' && current.status === 'unconfirmed') stamps.confirmed_at = now;
     await trx('subscribers')
       .where({ id })
       .update({ status, ...stamps, ...extra, updated_at: now });
-    if (current.status === status) return;
     await adjustStatusCounts(trx, orgId, { [current.status]: -1, [status]: 1 }, { kind: 'moved', at: now });
     await replaceSearchRows(trx, orgId, [current], [{ ...current, status }]);
     await moveMembershipStatus(trx, id, current.status, status);

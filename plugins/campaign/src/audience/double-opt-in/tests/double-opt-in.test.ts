@@ -7,6 +7,7 @@ import { describeEachBackend, waitFor } from '@switchboard/core/testing';
 import { campaignContainer, campaignFixture, CampaignFixture } from '../../../shared/tests/support';
 import { SubscriberWriter } from '../../subscribers';
 import { ConfirmationSweep } from '../confirmation-sweep';
+import { ConfirmationMails } from '../confirmation-mails';
 
 describeEachBackend('campaign: double opt-in', (backend) => {
   let f: CampaignFixture;
@@ -81,6 +82,34 @@ describeEachBackend('campaign: double opt-in', (backend) => {
     expect((await f.api().get(`/subscribers/${res.body.data.id}`).expect(200)).body.data.status).to.equal(
       'unsubscribed',
     );
+  });
+
+  it('confirms nobody unsubscribed between reading the link and confirming it: the unsubscribe stands', async () => {
+    const id = (await f.api().post('/subscribers', { email: 'between@example.com', confirmed: false }).expect(201)).body
+      .data.id;
+    await waitFor(
+      () =>
+        outbox().some((name) =>
+          fs.readFileSync(path.join(f.engine.config.outboxDir, name), 'utf8').includes('between@example.com'),
+        ),
+      10_000,
+    );
+    const token = new URLSearchParams(confirmationLink('between@example.com').split('?')[1]).get('token')!;
+    // The subscriber unsubscribes right after the confirmation read the status (MariaDB met it for real).
+    const mails = campaignContainer(f.engine).resolve(ConfirmationMails);
+    const describe = mails.describe.bind(mails);
+    mails.describe = async (t: string) => {
+      const read = await describe(t);
+      await f.api().post(`/subscribers/${id}/unsubscribe`, { reason: 'changed my mind' }).expect(200);
+      return read;
+    };
+    try {
+      expect(await mails.confirm(token)).to.deep.equal({ email: 'between@example.com', status: 'unsubscribed' });
+    } finally {
+      mails.describe = describe;
+    }
+    const row = (await f.api().get(`/subscribers/${id}`).expect(200)).body.data;
+    expect(row).to.include({ status: 'unsubscribed', confirmed_at: null });
   });
 
   it('refuses a link whose signature differs in any character, the last one included', async () => {

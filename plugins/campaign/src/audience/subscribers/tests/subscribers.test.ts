@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { describeEachBackend, createTenant } from '@switchboard/core/testing';
-import { campaignFixture, CampaignFixture } from '../../../shared/tests/support';
+import { campaignContainer, campaignFixture, CampaignFixture } from '../../../shared/tests/support';
+import { SubscriberWriter } from '../writer';
 
 describeEachBackend('campaign: subscribers', (backend) => {
   let f: CampaignFixture;
@@ -164,6 +165,26 @@ describeEachBackend('campaign: subscribers', (backend) => {
     });
     const unsubscribed = await f.api().get('/subscribers?status=unsubscribed').expect(200);
     expect(unsubscribed.body.data.map((s: { id: number }) => s.id)).to.include(id);
+  });
+
+  it('keeps the first unsubscribe: its reason, feedback and day, through a second one and a bounce', async () => {
+    const id = (await f.api().post('/subscribers', { email: 'twice@example.com' }).expect(201)).body.data.id;
+    const first = (
+      await f.api().post(`/subscribers/${id}/unsubscribe`, { reason: 'too many', feedback: 'weekly' }).expect(200)
+    ).body.data;
+    const row = () =>
+      f.engine.knex('subscribers').where({ id }).first('status', 'unsubscribe_reason', 'unsubscribe_feedback');
+    // Again without a reason: the first one's stay (they were erased).
+    await f.api().post(`/subscribers/${id}/unsubscribe`, {}).expect(200);
+    expect(await row()).to.deep.equal({
+      status: 'unsubscribed',
+      unsubscribe_reason: 'too many',
+      unsubscribe_feedback: 'weekly',
+    });
+    // Bounced, then unsubscribed again: still the first day (it was stamped anew).
+    await campaignContainer(f.engine).resolve(SubscriberWriter).setStatus(f.tenant.organizationId, id, 'bounced');
+    const again = (await f.api().post(`/subscribers/${id}/unsubscribe`, {}).expect(200)).body.data;
+    expect(again).to.include({ status: 'unsubscribed', unsubscribed_at: first.unsubscribed_at });
   });
 
   it('unsubscribes without a body as fetch, browsers and curl -d "" send it (Content-Length: 0, no type)', async () => {
