@@ -79,6 +79,17 @@ describe('configuration', () => {
     );
   });
 
+  it('masks the password of a URL it says is wrong', () => {
+    expect(() => loadConfig({ env: { SMTP_URL: 'ftp://mailer:hunter2@relay.example' }, file: false })).to.throw(
+      ConfigError,
+      'got "ftp://mailer:***@relay.example"',
+    );
+    expect(() => loadConfig({ env: { DATABASE_URL: 'mysql://root:hunter2@db:99999/x' }, file: false })).to.throw(
+      ConfigError,
+      'got "mysql://root:***@db:99999/x"',
+    );
+  });
+
   it('says what is wrong with bad values', () => {
     expect(() => loadConfig({ env: { PORT: 'eighty' }, file: false })).to.throw(ConfigError, 'PORT');
     expect(() => loadConfig({ env: { APP_ENV: 'prod' }, file: false })).to.throw(
@@ -107,6 +118,11 @@ describe('configuration', () => {
       [{ PUBLIC_URL: 'ftp://x.example' }, 'PUBLIC_URL must be a http:// or https:// URL'],
       [{ REDIS_URL: 'http://x' }, 'REDIS_URL must be a redis:// or rediss:// URL'],
       [{ SMTP_URL: 'foo' }, 'SMTP_URL must be a URL'],
+      // Session 34: "Invalid URL", "No database selected" on every statement, a database in memory lost at exit.
+      [{ DATABASE_URL: 'mysql://root@127.0.0.1:notaport/x' }, 'DATABASE_URL must be a URL'],
+      [{ DATABASE_URL: 'mysql://root@127.0.0.1:3306/' }, 'DATABASE_URL must name a database'],
+      [{ DATABASE_URL: 'sqlite:' }, 'DATABASE_URL sqlite: needs a file'],
+      [{ DATABASE_URL: 'postgres://x/y' }, 'DATABASE_URL must start with sqlite: (a file), mysql:// or mariadb://'],
       [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL must be one of'],
     ] as const)
       expect(() => loadConfig({ env, file: false })).to.throw(ConfigError, message);

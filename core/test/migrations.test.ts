@@ -225,6 +225,18 @@ describeEachBackend('migrations: rollback', (backend) => {
     await both.rollback({ to: '0' });
   });
 
+  it('migrates one plugin alone only once the namespaces before it are migrated', async () => {
+    const both = new Migrator(knex, [widgets, notes]);
+    const refused = await rejection(both.latest({ plugin: 'fx-notes' }));
+    expect(refused.message).to.equal(
+      'Migrations of "fx-notes" come after those of widgets, which are not all applied: run "switchboard migrate" (every plugin, in order) first',
+    );
+    expect(await knex.schema.hasTable('fx_notes')).to.equal(false);
+    await both.latest({ plugin: 'widgets' });
+    expect(await both.latest({ plugin: 'fx-notes' })).to.deep.equal([{ plugin: 'fx-notes', applied: NOTES }]);
+    await both.rollback({ to: '0' });
+  });
+
   it('reverts the last batch without `to`', async () => {
     await migrator.latest({ to: '1.0' });
     await migrator.latest();

@@ -116,6 +116,11 @@ describeEachBackend('switchboard CLI', (backend) => {
     );
     expect(ancient.code).to.equal(1);
     expect(ancient.stderr).to.equal('Error: --expires must be a time between 1970 and 9999\n');
+    // Not ISO 8601, or a day that does not exist: refused (Date took `1` as 2001 and 2030-02-30 as 2 March).
+    for (const expires of ['1', '2030-02-30'])
+      expect(
+        (await runCli(['token:create', '--org', '1', '--name', 'x', '--expires', expires], env())).stderr,
+      ).to.equal('Error: --expires must be an ISO 8601 timestamp (2030-01-31 or 2030-01-31T12:00:00Z)\n');
   });
 
   it("merges the campaign search index's rows with campaign:search-compact", async function () {
@@ -164,7 +169,36 @@ describeEachBackend('switchboard CLI', (backend) => {
       );
       expect(missing.code).to.equal(1);
       expect(missing.stderr).to.contain('Message 999999 not found');
+      // Queued only where a worker can take it (Redis), and only for a message there is.
+      const queued = await runCli([...args, '--queue', '--json'], campaignEnv());
+      if (backend().redisUrl) expect(JSON.parse(queued.stdout)).to.deep.equal({ queued: true });
+      else
+        expect(JSON.parse(queued.stderr)).to.deep.equal({
+          error: '--queue needs REDIS_URL (a worker takes the job from Redis); without it, leave --queue out',
+        });
     });
+  });
+
+  it('answers usage errors with --json as one JSON object, and says what a database never migrated lacks', async function () {
+    this.timeout(60_000);
+    for (const [args, error] of [
+      [['migrate:status', '--json', '--bogus'], "unknown option '--bogus'"],
+      [['token:create', '--org', '1', '--json'], "required option '--name <name>' not specified"],
+    ] as const) {
+      const run = await runCli([...args], env());
+      expect(run.code).to.equal(1);
+      expect(JSON.parse(run.stderr)).to.deep.equal({ error });
+    }
+    // A data folder never migrated (the embedded default).
+    const fresh = fs.mkdtempSync(path.join(backend().dataDir, 'fresh-'));
+    const freshEnv = { DATA_DIR: fresh, PLUGINS: 'users-projects,server-monitor' };
+    const beat = await runCli(['servermonitor:heartbeat:create', '--server', '1', '--interval', '60'], freshEnv);
+    expect(beat.code).to.equal(1);
+    expect(beat.stderr).to.match(
+      /^Error: the database is not migrated to this version: run `switchboard migrate` first/,
+    );
+    const rollback = await runCli(['migrate:rollback'], freshEnv);
+    expect(rollback.stdout).to.equal('nothing to revert\n');
   });
 
   it("recomputes analytics' daily figures from the rows with campaign:analytics:rebuild", async function () {

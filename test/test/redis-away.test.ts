@@ -20,6 +20,17 @@ describe('faults: Redis away [private redis]', function () {
     await redis?.dispose();
   });
 
+  it('fails a command at once, saying so, when Redis refuses it (a database index it lacks)', async function () {
+    this.timeout(60_000);
+    const env = { ...cliEnv(embeddedBackend(), 'users-projects'), REDIS_URL: `${redis.url}/99` };
+    const started = Date.now();
+    const run = await runCli(['org:create', '--name', 'Nobody'], env, 30_000);
+    expect(run.code).to.equal(1);
+    // It was retried for 10 s, then said to be "not answering".
+    expect(run.stderr).to.contain('Error: Redis at REDIS_URL refuses this process: ERR DB index is out of range');
+    expect(Date.now() - started).to.be.below(8_000);
+  });
+
   it('answers /ready 503 naming Redis once it went, and still stops within its time', async function () {
     this.timeout(60_000);
     engine = await createTestEngine(embeddedBackend(), { env: { REDIS_URL: redis.url } });

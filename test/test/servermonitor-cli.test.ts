@@ -228,6 +228,14 @@ describeEachBackend('server-monitor from the command line', (backend) => {
     expect(sms.requests[0].form).to.include({ To: '+15550100', From: '+15550000' });
     expect(sms.requests[0].form.Body).to.match(/^Test alert from Switchboard server monitor\n/);
     expect(sms.requests[0].authorization).to.equal(`Basic ${Buffer.from('u:p').toString('base64')}`);
+    // An alert not delivered fails the command, as its result says (it exited 0).
+    const failing = await runCli(['servermonitor:testalerts', '--json'], {
+      ...env(),
+      ...smsEnv,
+      SMS_URL: 'http://127.0.0.1:9/sms',
+    });
+    expect(failing.code).to.equal(1);
+    expect(JSON.parse(failing.stdout)).to.include({ success: false, sent: 1, failed: 1 });
 
     const rollback = await runJson(['migrate:rollback', '--plugin', 'server-monitor', '--to', '1.1'], env());
     const at12 = [

@@ -5,6 +5,10 @@ import { permissionProblem } from '../auth/permissions';
 import { parseAllowlist } from '../auth/ip-allowlist';
 import { CliError, idOf, printResult } from './output';
 import type { WithEngine } from './engine-commands';
+import { loadOnFirstUse } from '../load-on-first-use';
+
+// Loaded where first used: `--help` lists the commands without it.
+const luxon = loadOnFirstUse(() => require('luxon') as typeof import('luxon'));
 
 /** An id as an operator types it: digits without a leading zero (`0x10` or `1e1` is not token 16 or 10). */
 
@@ -64,9 +68,10 @@ export function registerAuthCommands(program: Command, withEngine: WithEngine, r
             throw new CliError(`--ip: ${(err as Error).message}`);
           }
         }
-        const expiresAt = opts.expires ? new Date(opts.expires) : null;
-        if (expiresAt && Number.isNaN(expiresAt.getTime()))
-          throw new CliError('--expires must be an ISO 8601 timestamp');
+        // ISO 8601 as written, a day that exists: Date alone took `1` as 2001 and 2030-02-30 as 2 March.
+        const expiresAt = opts.expires ? isoTime(opts.expires) : null;
+        if (expiresAt === undefined)
+          throw new CliError('--expires must be an ISO 8601 timestamp (2030-01-31 or 2030-01-31T12:00:00Z)');
         // Years 0 to 99 read back as 19xx or 20xx (JavaScript's Date of a year under 100, as drivers build
         // it): a token meant to be long expired would come back valid. Years past 9999 no database holds.
         const year = expiresAt?.getUTCFullYear();
@@ -97,4 +102,13 @@ export function registerAuthCommands(program: Command, withEngine: WithEngine, r
         printResult(opts.json, { id: tokenId, revoked: true }, `Token ${tokenId} revoked`);
       }),
     );
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+/** An ISO 8601 date or date-time as written (a date alone midnight, a time without zone: UTC), else undefined. */
+function isoTime(text: string): Date | undefined {
+  if (!ISO_TIME.test(text.trim())) return undefined;
+  const parsed = luxon().DateTime.fromISO(text.trim().replace(' ', 'T'), { zone: 'utc', setZone: true });
+  return parsed.isValid ? parsed.toJSDate() : undefined;
 }

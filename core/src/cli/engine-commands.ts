@@ -171,7 +171,8 @@ export function registerMigrationCommands(program: Command, withEngine: WithEngi
         const lines = result.map(
           (r) => `${r.plugin}: ${r.reverted.length ? `reverted ${r.reverted.join(', ')}` : 'nothing to revert'}`,
         );
-        printResult(opts.json, { rolledBack: result }, lines.join('\n'));
+        // No namespace with a batch to revert (a database never migrated): said, not an empty line.
+        printResult(opts.json, { rolledBack: result }, lines.join('\n') || 'nothing to revert');
       });
     });
 }

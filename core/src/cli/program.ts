@@ -68,11 +68,20 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
   const json = argv.includes('--json');
   try {
     const program = buildProgram(options);
-    program.exitOverride();
+    // Each command's own: commander gives a command created before the call none of its parent's.
+    for (const command of [program, ...program.commands]) {
+      command.exitOverride();
+      // With --json a usage error is one JSON object too (commander wrote its line and the whole help).
+      if (json) quietUsageErrors(command);
+    }
     await program.parseAsync(argv);
     return 0;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
+    if (err instanceof CommanderError) {
+      if (json && err.exitCode !== 0)
+        process.stderr.write(`${JSON.stringify({ error: err.message.replace(/^error: /, '') })}\n`);
+      return err.exitCode;
+    }
     // The driver's message names the missing table or column after the statement's text.
     const message = isSchemaBehind(err)
       ? `the database is not migrated to this version: run \`switchboard migrate\` first (\`serve\` migrates as it starts, unless --no-migrate) (${(err as Error).message.split(' - ').pop()})`
@@ -80,4 +89,9 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
     process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `Error: ${printable(message)}\n`);
     return 1;
   }
+}
+
+/** A command whose usage errors commander does not print (the caller prints them). */
+function quietUsageErrors(command: Command): void {
+  command.showHelpAfterError(false).configureOutput({ writeErr: () => undefined });
 }

@@ -117,7 +117,9 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
     port,
     publicUrl: publicUrl.replace(/\/$/, ''),
     publicUrlGiven: env.PUBLIC_URL !== undefined,
-    databaseUrl: env.DATABASE_URL ?? `sqlite:${path.join(dataDir, 'switchboard.sqlite')}`,
+    databaseUrl: env.DATABASE_URL
+      ? databaseUrlOf(env.DATABASE_URL)
+      : `sqlite:${path.join(dataDir, 'switchboard.sqlite')}`,
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.REDIS_PREFIX ?? 'sb',
     dataDir,
@@ -181,14 +183,39 @@ function defaultConfigFile(): string {
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** `value` if it is a URL of one of these protocols; otherwise a ConfigError naming the variable. */
+/** A URL as said back in an error: its password masked, as start-up errors go to logs others read. */
+const withoutPassword = (value: string) => value.replace(/(\/\/[^/@]*?:)[^/@]*@/, '$1***@');
+
 function urlOf(name: string, value: string, protocols: string[]): string {
   let url: URL;
+  const shown = withoutPassword(value);
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`${name} must be a URL (${protocols.map((p) => `${p}//...`).join(' or ')}), got "${value}"`);
+    throw new ConfigError(`${name} must be a URL (${protocols.map((p) => `${p}//...`).join(' or ')}), got "${shown}"`);
   }
   if (!protocols.includes(url.protocol))
-    throw new ConfigError(`${name} must be a ${protocols.map((p) => `${p}//`).join(' or ')} URL, got "${value}"`);
+    throw new ConfigError(`${name} must be a ${protocols.map((p) => `${p}//`).join(' or ')} URL, got "${shown}"`);
+  return value;
+}
+
+/**
+ * DATABASE_URL as the drivers take it, refused at start naming it: a MySQL URL that names no database
+ * failed every statement with "No database selected", a port that is no number said "Invalid URL", and
+ * `sqlite:` alone was a database in memory, lost at exit (session 34).
+ */
+function databaseUrlOf(value: string): string {
+  if (value.startsWith('sqlite:')) {
+    if (!value.slice('sqlite:'.length).trim())
+      throw new ConfigError('DATABASE_URL sqlite: needs a file (sqlite:./data/switchboard.sqlite, or sqlite::memory:)');
+    return value;
+  }
+  if (!/^(mysql|mariadb):/.test(value))
+    throw new ConfigError(
+      `DATABASE_URL must start with sqlite: (a file), mysql:// or mariadb://, got "${withoutPassword(value)}"`,
+    );
+  const url = new URL(urlOf('DATABASE_URL', value, ['mysql:', 'mariadb:']));
+  if (!url.pathname.replace(/^\//, ''))
+    throw new ConfigError('DATABASE_URL must name a database: mysql://user:password@host:3306/switchboard');
   return value;
 }

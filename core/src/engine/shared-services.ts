@@ -28,6 +28,8 @@ export interface SharedServiceOverrides {
   clock?: Clock;
 }
 
+/** Redis's answers refusing a connection's AUTH or SELECT. */
+const REDIS_REFUSAL = /^(ERR|WRONGPASS|NOAUTH)\b/;
 /** How long a process waits for Redis at start-up, and for its goodbye at shutdown. */
 const REDIS_CONNECT_MS = 10_000;
 const REDIS_QUIT_MS = 2_000;
@@ -53,11 +55,24 @@ export async function createRootContainer(
   let redis: RedisClientType | null = null;
   if (config.redisUrl) {
     redis = redisModule().createClient({ url: config.redisUrl }) as RedisClientType;
-    redis.on('error', (err) => logger.warn({ err }, 'redis connection error'));
+    // A Redis that answers but refuses (a wrong password, a database index it lacks) is said so at once:
+    // it was retried for 10 s, then reported as not answering (session 34).
+    let refused = (_err: Error) => undefined as void;
+    const refusal = new Promise<never>((_, reject) => (refused = reject));
+    refusal.catch(() => undefined);
+    redis.on('error', (err: Error) => {
+      if (REDIS_REFUSAL.test(String(err?.message)))
+        return refused(
+          new Error(
+            `Redis at REDIS_URL refuses this process: ${err.message} (check the password and database index of REDIS_URL)`,
+          ),
+        );
+      logger.warn({ err }, 'redis connection error');
+    });
     const client = redis;
     // node-redis retries a first connection forever: a process would neither start nor say why.
     await withinDeadline(
-      redis.connect(),
+      Promise.race([redis.connect(), refusal]),
       REDIS_CONNECT_MS,
       `Redis at REDIS_URL does not answer within ${REDIS_CONNECT_MS / 1000} s: start it, or unset REDIS_URL for the embedded default`,
     ).catch(async (err: unknown) => {

@@ -182,6 +182,8 @@ export function monitorCommands(program: Command, context: Context): void {
       }
       const out = { success: failed === 0, organizations: organizations.length, sent, failed };
       printResult(o.json, out, `${sent} test alerts sent, ${failed} failed, to ${organizations.length} organizations`);
+      // Its result said so, and a script checks the exit code: one alert not delivered is a failure.
+      if (failed) process.exitCode = 1;
     });
 
   program

@@ -69,6 +69,7 @@ export class Migrator {
     const out = [];
     // Every namespace's files load before anything runs, so a bad folder fails before any migration.
     const loaded = this.load(opts.plugin);
+    if (opts.plugin !== undefined) await this.assertEarlierMigrated(opts.plugin);
     for (const { ns, files } of loaded) await this.notNewer(ns, files);
     for (const { ns, files } of loaded) {
       const last =
@@ -138,6 +139,28 @@ export class Migrator {
       });
     }
     return out;
+  }
+
+  /**
+   * One plugin migrated alone needs the namespaces before it (core, then the plugins in dependency order)
+   * migrated: server monitor's migrations failed half way on a database without core's tables, and left it
+   * where neither a rollback nor the plugin's own migrate went on (session 34).
+   */
+  private async assertEarlierMigrated(plugin: string): Promise<void> {
+    const earlier = this.namespaces.slice(
+      0,
+      this.namespaces.findIndex((ns) => ns.id === plugin),
+    );
+    const behind: string[] = [];
+    for (const ns of earlier) {
+      const done = new Set(await this.appliedNames(ns));
+      if (loadMigrationFiles(ns).some((f) => !done.has(f.name))) behind.push(ns.id);
+    }
+    if (behind.length)
+      throw new Error(
+        `Migrations of "${plugin}" come after those of ${behind.join(', ')}, which are not all applied: ` +
+          `run "switchboard migrate" (every plugin, in order) first`,
+      );
   }
 
   /** This release's migrations the database lacks, as `namespace:name` (SchemaGate). */

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Knex } from 'knex';
 import { CliError, idOf, JobQueues, printResult, SERVICES } from '@switchboard/core';
 import type { PluginContext } from '@switchboard/core';
 import { STATS_REBUILD_JOB, StatsRebuild } from './stats-rebuild';
@@ -25,6 +26,14 @@ export function statsRebuildCommands(program: Command, context: () => Promise<Pl
       if (org === null || message === null) throw new CliError('--org and --message must be ids');
       const ctx = await context();
       if (options.queue) {
+        // Without Redis the queue is this command's own memory, gone when it exits: no worker would see it.
+        if (!ctx.config.redisUrl)
+          throw new CliError(
+            '--queue needs REDIS_URL (a worker takes the job from Redis); without it, leave --queue out',
+          );
+        const knex = ctx.container.resolve<Knex>(SERVICES.Knex);
+        if (!(await knex('messages').where({ organization_id: org, id: message }).first('id')))
+          throw new CliError(`Message with ID ${message} not found`);
         await ctx.container
           .resolve<JobQueues>(SERVICES.Queues)
           .get(STATS_REBUILD_JOB)

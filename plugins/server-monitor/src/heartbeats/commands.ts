@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { CliError, idOf, printResult } from '@switchboard/core';
 import type { PluginContext } from '@switchboard/core';
 import { DEFAULT_GRACE_SECONDS, HeartbeatService } from './service';
+import { asCliError } from '../shared/cli';
 
 const seconds = (value: string | undefined, name: string, fallback?: number): number => {
   if (value === undefined && fallback !== undefined) return fallback;
@@ -26,12 +27,7 @@ export function heartbeatCommands(program: Command, context: () => Promise<Plugi
       const interval = seconds(options.interval, '--interval');
       const grace = seconds(options.grace, '--grace', DEFAULT_GRACE_SECONDS);
       const ctx = await context();
-      const beat = await ctx.container
-        .resolve(HeartbeatService)
-        .create(server, interval, grace)
-        .catch((err: Error) => {
-          throw new CliError(err.message);
-        });
+      const beat = await ctx.container.resolve(HeartbeatService).create(server, interval, grace).catch(asCliError);
       printResult(
         options.json,
         {
