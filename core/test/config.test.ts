@@ -88,6 +88,12 @@ describe('configuration', () => {
       ConfigError,
       'got "mysql://root:***@db:99999/x"',
     );
+    // A password holding / or @ (what makes the URL invalid) is masked whole.
+    for (const [url, shown] of [
+      ['mysql://app:Xy/9k@db:3306/sb', 'mysql://app:***@db:3306/sb'],
+      ['mysql://app:p@ss@db:notaport/x', 'mysql://app:***@db:notaport/x'],
+    ])
+      expect(() => loadConfig({ env: { DATABASE_URL: url }, file: false })).to.throw(ConfigError, `got "${shown}"`);
   });
 
   it('says what is wrong with bad values', () => {

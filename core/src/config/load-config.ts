@@ -184,7 +184,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 /** `value` if it is a URL of one of these protocols; otherwise a ConfigError naming the variable. */
 /** A URL as said back in an error: its password masked, as start-up errors go to logs others read. */
-const withoutPassword = (value: string) => value.replace(/(\/\/[^/@]*?:)[^/@]*@/, '$1***@');
+const withoutPassword = (value: string) => value.replace(/^([a-z][\w+.-]*:\/\/[^:@/]*:).*@/i, '$1***@');
 
 function urlOf(name: string, value: string, protocols: string[]): string {
   let url: URL;

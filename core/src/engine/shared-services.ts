@@ -60,8 +60,10 @@ export async function createRootContainer(
     let refused = (_err: Error) => undefined as void;
     const refusal = new Promise<never>((_, reject) => (refused = reject));
     refusal.catch(() => undefined);
+    let connecting = true;
     redis.on('error', (err: Error) => {
-      if (REDIS_REFUSAL.test(String(err?.message)))
+      // Once connected, a refusal (a password rotated, too many clients) is logged as any error.
+      if (connecting && REDIS_REFUSAL.test(String(err?.message)))
         return refused(
           new Error(
             `Redis at REDIS_URL refuses this process: ${err.message} (check the password and database index of REDIS_URL)`,
@@ -72,7 +74,7 @@ export async function createRootContainer(
     const client = redis;
     // node-redis retries a first connection forever: a process would neither start nor say why.
     await withinDeadline(
-      Promise.race([redis.connect(), refusal]),
+      Promise.race([redis.connect(), refusal]).finally(() => (connecting = false)),
       REDIS_CONNECT_MS,
       `Redis at REDIS_URL does not answer within ${REDIS_CONNECT_MS / 1000} s: start it, or unset REDIS_URL for the embedded default`,
     ).catch(async (err: unknown) => {

@@ -74,8 +74,15 @@ export class AnalyticsRebuild {
     // Each send that finished, as counted live: a schedule's every run, not its message's last alone (session 34).
     const finished: Row[] = await this.knex('message_sends')
       .where({ organization_id: org, status: 'sent', test_mode: false })
-      .select('finished_at', 'updated_at');
+      .select('message_id', 'finished_at', 'updated_at');
     for (const r of finished) add(r.finished_at ?? r.updated_at, METRIC.messagesSent);
+    // A message sent before campaign 1.6 has no send rows: its day is its sent_at.
+    const withSends = new Set(finished.map((r) => toInt(r.message_id)));
+    const sentMessages: Row[] = await this.knex('messages')
+      .where({ organization_id: org, status: 'sent' })
+      .whereNotNull('sent_at')
+      .select('id', 'sent_at');
+    for (const r of sentMessages) if (!withSends.has(toInt(r.id))) add(r.sent_at, METRIC.messagesSent);
 
     const rows = [...byDay].flatMap(([day, metrics]) =>
       Object.entries(metrics)

@@ -33,7 +33,7 @@ export function statsRebuildCommands(program: Command, context: () => Promise<Pl
           );
         const knex = ctx.container.resolve<Knex>(SERVICES.Knex);
         if (!(await knex('messages').where({ organization_id: org, id: message }).first('id')))
-          throw new CliError(`Message with ID ${message} not found`);
+          throw new CliError(`Message ${message} not found`);
         await ctx.container
           .resolve<JobQueues>(SERVICES.Queues)
           .get(STATS_REBUILD_JOB)

@@ -124,10 +124,15 @@ export class SslService {
       server.ssl_expiry_days === null || server.ssl_expiry_days === undefined ? 14 : toInt(server.ssl_expiry_days);
     const level: Level =
       facts.validTo <= now ? 'expired' : facts.validTo.getTime() - now.getTime() <= days * DAY ? 'soon' : null;
-    // A certificate ending later than the one stored is a renewal: it starts over (one renewed after it expired
-    // kept 'expired', so it alerted neither when it neared its end nor when it expired; session 34).
+    // A certificate no longer expired, ending later than the expired one stored, is a renewal: it starts
+    // over (it kept 'expired', so it alerted neither as it neared its end nor when it expired; session 34).
+    // Renewals before the end keep their mark: a certificate shorter-lived than the threshold alerts once.
     const stored = toDate(server.valid_to);
-    const renewed = stored !== null && facts.validTo.getTime() > stored.getTime();
+    const renewed =
+      server.alerted === 'expired' &&
+      level !== 'expired' &&
+      stored !== null &&
+      facts.validTo.getTime() > stored.getTime();
     const previous = renewed ? null : ((server.alerted as Level) ?? null);
     const crossed = level !== null && level !== previous && !(previous === 'expired' && level === 'soon');
     const alertIds = await transactionWithRetry(this.knex, async (trx) => {

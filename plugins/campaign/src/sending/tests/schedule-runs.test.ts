@@ -174,8 +174,19 @@ describeEachBackend('campaign: a schedule sends its message at each run', (backe
     const live = await sentByDay();
     // The runs of this file's schedules: several sends of each message.
     expect(live.reduce((sum, r) => sum + Number(r.value), 0)).to.be.at.least(4);
+    // A message sent before campaign 1.6 has no send rows: counted on its sent_at.
+    const sentAt = new Date(Date.UTC(2025, 5, 1, 12));
+    await f.engine.knex('messages').insert({
+      organization_id,
+      name: 'Sent before 1.6',
+      subject: 'Old',
+      status: 'sent',
+      sent_at: sentAt,
+      created_at: sentAt,
+      updated_at: sentAt,
+    });
     await f.engine.knex('analytics_daily').where({ organization_id }).delete();
     await campaignContainer(f.engine).resolve(AnalyticsRebuild).run(organization_id);
-    expect(await sentByDay()).to.deep.equal(live);
+    expect(await sentByDay()).to.deep.equal([{ day: '2025-06-01', value: 1 }, ...live]);
   });
 });

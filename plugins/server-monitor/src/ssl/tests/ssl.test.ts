@@ -133,11 +133,15 @@ describeEachBackend('server-monitor: SSL certificates', (backend) => {
         (await f.engine.knex('monitor_certificates').where({ server_id: id }).first('alerted')).alerted;
 
       expect((await f.call('/check/ssl').expect(200)).body).to.include({ checked: 1, expiring_soon: 1 });
-      clock.advance(6 * DAY);
+      // Renewed before its end with one still within the threshold (a short-lived certificate): no new alert.
+      server.setSecureContext(selfSigned(8));
+      expect((await f.call('/check/ssl').expect(200)).body).to.include({ checked: 1, expiring_soon: 1 });
+      expect(await f.engine.knex('monitor_alerts').where({ server_id: id }).pluck('kind')).to.have.length(1);
+      clock.advance(9 * DAY);
       expect((await f.call('/check/ssl').expect(200)).body).to.include({ checked: 1, expired: 1 });
       await waitFor(async () => (await subjects()).length === 2, 10_000);
-      // Renewed with a certificate ending 10 days from the test's now (16 from the real clock's), within the threshold.
-      server.setSecureContext(selfSigned(16));
+      // Renewed after it expired, ending 10 days from the test's now (19 from the real clock's), within the threshold.
+      server.setSecureContext(selfSigned(19));
       expect((await f.call('/check/ssl').expect(200)).body).to.include({ checked: 1, expiring_soon: 1 });
       expect(await alerted()).to.equal('soon');
       clock.advance(11 * DAY);
