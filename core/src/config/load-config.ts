@@ -4,6 +4,7 @@ import { AppConfig, AppEnv, MailConfig, PluginConfig } from './types';
 import { ConfigFile, configFileSchema } from './config-file.schema';
 import { settingsAjv } from './settings-ajv';
 import { DEFAULT_OUTBOX_KEEP } from '../mail/outbox';
+import { withoutPassword } from './without-password';
 
 /** The URL of a listen address: an IPv6 one is bracketed. */
 export const listenUrl = (host: string, port: number): string =>
@@ -183,9 +184,6 @@ function defaultConfigFile(): string {
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** `value` if it is a URL of one of these protocols; otherwise a ConfigError naming the variable. */
-/** A URL as said back in an error: its password masked, as start-up errors go to logs others read. */
-const withoutPassword = (value: string) => value.replace(/^([a-z][\w+.-]*:\/\/[^:@/]*:).*@/i, '$1***@');
-
 function urlOf(name: string, value: string, protocols: string[]): string {
   let url: URL;
   const shown = withoutPassword(value);

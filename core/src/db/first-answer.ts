@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { dialectOf } from './knex';
 import { isDatabaseUnavailable } from './errors';
+import { withoutPassword } from '../config/without-password';
 
 /** How long a process waits at start-up for a database that does not answer yet. */
 export const DATABASE_CONNECT_MS = 30_000;
@@ -15,17 +16,6 @@ const REFUSALS: Record<string, string> = {
     'has no database of the name DATABASE_URL gives: create it (CREATE DATABASE <name> CHARACTER SET utf8mb4)',
 };
 
-/** DATABASE_URL as it may be shown: without its password. */
-function shown(databaseUrl: string): string {
-  try {
-    const url = new URL(databaseUrl);
-    if (url.password) url.password = '***';
-    return url.href;
-  } catch {
-    return 'DATABASE_URL';
-  }
-}
-
 /**
  * Waits at start-up for MySQL/MariaDB's first answer: a database started at the same time (a machine's boot,
  * a compose file) is given 30 s, said once at warn level; then the process stops naming it. A refusal that
@@ -39,7 +29,7 @@ export async function waitForFirstAnswer(
   waitMs = DATABASE_CONNECT_MS,
 ): Promise<void> {
   if (dialectOf(databaseUrl) === 'sqlite') return;
-  const where = shown(databaseUrl);
+  const where = withoutPassword(databaseUrl);
   const deadline = Date.now() + waitMs;
   let told = false;
   for (;;) {

@@ -15,10 +15,11 @@ const escapeLike = (s: string) => s.replace(/[!%_]/g, (c) => `!${c}`);
  */
 export function whereContains(query: Knex.QueryBuilder, columns: string[], text: string): Knex.QueryBuilder {
   const sqlite = dialectOfKnex(query) === 'sqlite';
+  const [sql, value] = sqlite
+    ? [`instr(${SQLITE_FOLD}(??), ?) > 0`, foldText(text)]
+    : [`lower(??) like ? escape '!'`, `%${escapeLike(withoutMarks(text))}%`];
   return query.andWhere((w) => {
-    for (const column of columns)
-      if (sqlite) w.orWhereRaw(`instr(${SQLITE_FOLD}(??), ?) > 0`, [column, foldText(text)]);
-      else w.orWhereRaw(`lower(??) like ? escape '!'`, [column, `%${escapeLike(withoutMarks(text))}%`]);
+    for (const column of columns) w.orWhereRaw(sql, [column, value]);
   });
 }
 

@@ -17,6 +17,8 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
   if (isJson === false) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be JSON (Content-Type: application/json)');
   }
+  let parsed: unknown;
+  let raw: string;
   try {
     // A `__proto__` member is dropped like any member the schema does not name (co-body's types omit the option).
     const options = {
@@ -25,16 +27,8 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
       onProtoPoisoning: 'remove',
       returnRawBody: true,
     };
-    const { parsed, raw } = (await coBody().json(ctx.req, options)) as unknown as { parsed: unknown; raw: string };
-    ctx.state.jsonBody = parsed;
-    // Only a `\uD800`-style escape makes one (UTF-8 cannot): the text would be stored as U+FFFD, not as sent.
-    if (SURROGATE_ESCAPE.test(raw) && holdsLoneSurrogate(parsed))
-      throw new AppError(
-        'BAD_REQUEST',
-        'The request body holds a lone UTF-16 surrogate (\\uD800-\\uDFFF): no character',
-      );
+    ({ parsed, raw } = (await coBody().json(ctx.req, options)) as unknown as { parsed: unknown; raw: string });
   } catch (err) {
-    if (err instanceof AppError) throw err;
     const type = (err as { type?: string }).type;
     if (type === 'entity.too.large') {
       throw new AppError(
@@ -52,7 +46,11 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
     }
     throw new AppError('BAD_REQUEST', `Could not read the request body: ${(err as Error).message}`);
   }
-  return ctx.state.jsonBody;
+  ctx.state.jsonBody = parsed;
+  // Only a `\uD800`-style escape makes one (UTF-8 cannot): the text would be stored as U+FFFD, not as sent.
+  if (SURROGATE_ESCAPE.test(raw) && holdsLoneSurrogate(parsed))
+    throw new AppError('BAD_REQUEST', 'The request body holds a lone UTF-16 surrogate (\\uD800-\\uDFFF): no character');
+  return parsed;
 }
 
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;

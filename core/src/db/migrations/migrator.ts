@@ -147,15 +147,15 @@ export class Migrator {
    * where neither a rollback nor the plugin's own migrate went on (session 34).
    */
   private async assertEarlierMigrated(plugin: string): Promise<void> {
-    const earlier = this.namespaces.slice(
-      0,
-      this.namespaces.findIndex((ns) => ns.id === plugin),
+    const earlier = new Set(
+      this.namespaces
+        .slice(
+          0,
+          this.namespaces.findIndex((ns) => ns.id === plugin),
+        )
+        .map((ns) => ns.id),
     );
-    const behind: string[] = [];
-    for (const ns of earlier) {
-      const done = new Set(await this.appliedNames(ns));
-      if (loadMigrationFiles(ns).some((f) => !done.has(f.name))) behind.push(ns.id);
-    }
+    const behind = (await this.status()).filter((s) => earlier.has(s.plugin) && s.pending.length).map((s) => s.plugin);
     if (behind.length)
       throw new Error(
         `Migrations of "${plugin}" come after those of ${behind.join(', ')}, which are not all applied: ` +

@@ -77,11 +77,9 @@ export class SchedulesService {
         is_active: active,
         // The run due keeps its time unless the timing changed: one due and waiting for the message's send
         // to end was dropped by a change of max_runs or lists (session 34).
-        ...(!active
-          ? { next_run_at: null }
-          : !sameTiming(rule, current) || !current.next_run_at
-            ? { next_run_at: nextRunAt(rule, now) }
-            : {}),
+        ...(active && current.next_run_at && sameTiming(rule, current)
+          ? {}
+          : { next_run_at: active ? nextRunAt(rule, now) : null }),
         updated_at: now,
       });
     return this.get(orgId, id);
