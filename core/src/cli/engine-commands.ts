@@ -28,6 +28,7 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
       withEngine(async (engine) => {
         boundHeapGrowth();
         await engine.start({ migrate: opts.migrate, workers: opts.worker, scheduler: opts.scheduler, http: true });
+        const stopped = runUntilSignal(engine);
         const { host, port, publicUrl } = engine.config;
         recordServedUrl(engine.config);
         engine.logger.info({ host, port, plugins: engine.plugins.map((p) => p.plugin.id) }, 'listening');
@@ -43,7 +44,7 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
             metricsClosed,
           ),
         );
-        await runUntilSignal(engine);
+        await stopped;
       }, true),
     );
 
@@ -58,6 +59,7 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
       )(async (engine) => {
         boundHeapGrowth();
         await engine.start({ workers: true });
+        const stopped = runUntilSignal(engine);
         engine.logger.info({ public_url: engine.config.publicUrl }, 'worker started');
         // Links in mail name this URL for the process's life: say so when it is only a guess.
         if (!engine.config.publicUrlGiven && !servedUrlRecorded(engine.config))
@@ -65,7 +67,7 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
             { public_url: engine.config.publicUrl },
             'PUBLIC_URL is not set and no serve has recorded its URL in DATA_DIR: links in mail name this HOST:PORT. Set PUBLIC_URL, or start the worker after serve',
           );
-        await runUntilSignal(engine);
+        await stopped;
       }, true),
     );
 
@@ -79,8 +81,9 @@ export function registerProcessCommands(program: Command, withEngine: WithEngine
         withEngine,
       )(async (engine) => {
         await engine.start({ scheduler: true });
+        const stopped = runUntilSignal(engine);
         engine.logger.info('scheduler started');
-        await runUntilSignal(engine);
+        await stopped;
       }, true),
     );
 }
