@@ -116,6 +116,11 @@ describeEachBackend('switchboard CLI', (backend) => {
     );
     expect(ancient.code).to.equal(1);
     expect(ancient.stderr).to.equal('Error: --expires must be a time between 1970 and 9999\n');
+    // An empty --ip (a script's unset variable) is not "from anywhere"; an empty name names nothing.
+    const noIp = await runCli(['token:create', '--org', '1', '--name', 'x', '--ip', ' '], env());
+    expect([noIp.code, noIp.stderr]).to.deep.equal([1, 'Error: --ip must name at least one address or range\n']);
+    const noName = await runCli(['token:create', '--org', '1', '--name', ''], env());
+    expect([noName.code, noName.stderr]).to.deep.equal([1, 'Error: --name must not be empty\n']);
     // Not ISO 8601, or a day that does not exist: refused (Date took `1` as 2001 and 2030-02-30 as 2 March).
     for (const expires of ['1', '2030-02-30'])
       expect(

@@ -54,13 +54,16 @@ export function registerAuthCommands(program: Command, withEngine: WithEngine, r
       (opts: { org: string; name: string; permissions: string; ip?: string; expires?: string; json?: boolean }) => {
         const orgId = idOf(opts.org);
         if (orgId === null) throw new CliError('--org must be an organization id');
+        if (!opts.name.trim()) throw new CliError('--name must not be empty');
         const permissions = list(opts.permissions);
         if (!permissions.length) throw new CliError('--permissions must name at least one permission');
         for (const p of permissions) {
           const problem = permissionProblem(p, resources);
           if (problem) throw new CliError(`--permissions: ${problem}`);
         }
-        const ip = opts.ip ? list(opts.ip) : undefined;
+        // `--ip "$ALLOWED"` with the variable unset must not make a token usable from anywhere.
+        const ip = opts.ip === undefined ? undefined : list(opts.ip);
+        if (ip && !ip.length) throw new CliError('--ip must name at least one address or range');
         if (ip) {
           try {
             parseAllowlist(ip);
@@ -82,7 +85,7 @@ export function registerAuthCommands(program: Command, withEngine: WithEngine, r
             throw new CliError(`Organization ${orgId} does not exist`);
           const { token, info } = await engine.container
             .resolve(ApiTokenService)
-            .create(orgId, { name: opts.name, permissions, ipAllowlist: ip, expiresAt });
+            .create(orgId, { name: opts.name.trim(), permissions, ipAllowlist: ip, expiresAt });
           printResult(opts.json, { ...info, token }, token);
         });
       },
