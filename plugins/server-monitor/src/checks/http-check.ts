@@ -11,6 +11,11 @@ const REDIRECTS = new Set([300, 301, 302, 303, 307, 308]);
 const CONTROL = /[\x00-\x1f\x7f]+/g;
 /** The body read of an answer (the rest is not waited for): enough to see it arrive whole or cut off. */
 const BODY_READ = 64 * 1024;
+/**
+ * Response headers taken, as browsers do (Chrome's limit): undici's default is Node's 16 KiB, and a site
+ * setting many cookies or a long Content-Security-Policy was down (unreachable) while it served everyone.
+ */
+const MAX_HEADER_BYTES = 256 * 1024;
 
 export interface CheckOutcome {
   up: boolean;
@@ -143,6 +148,7 @@ export class HttpChecker {
     const refuse = this.addresses.refusal(() => false);
     this.shared = new (undici().Agent)({
       keepAliveTimeout: 10_000,
+      maxHeaderSize: MAX_HEADER_BYTES,
       connect: guardedConnector(refuse, { rejectUnauthorized: false, timeout: this.options.timeoutMs }),
     });
     this.agents.add(this.shared);
@@ -158,7 +164,13 @@ export class HttpChecker {
     // A status line or header undici's parser cannot take (a 101, a 099) fails one of its assertions: the
     // assertion's text says nothing to the person on call.
     const unparsed = code === 'ERR_ASSERTION' || code?.startsWith('HPE_');
-    const reason = unparsed ? `invalid HTTP answer (${code})` : code ? `${code}: ${e.message}` : e.message;
+    const reason = unparsed
+      ? `invalid HTTP answer (${code})`
+      : code === 'UND_ERR_HEADERS_OVERFLOW'
+        ? `answer headers over ${MAX_HEADER_BYTES / 1024} KiB (${code})`
+        : code
+          ? `${code}: ${e.message}`
+          : e.message;
     const error = timedOut
       ? `timed out after ${this.options.timeoutMs} ms${code ? ` (${code})` : ''}${e.bodyCutOff ? ' in the body' : ''}`
       : e.bodyCutOff
@@ -191,6 +203,7 @@ export class HttpChecker {
       { rejectUnauthorized: false, timeout: this.options.timeoutMs },
     );
     const agent = new (undici().Agent)({
+      maxHeaderSize: MAX_HEADER_BYTES,
       // The check's connections come one after the other: a redirect is followed once its answer is read.
       connect: (options, callback) => {
         publicBefore ||= publicNow;

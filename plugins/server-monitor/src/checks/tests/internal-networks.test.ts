@@ -137,6 +137,13 @@ describeEachBackend('server-monitor: checks and internal networks', (backend) =>
       } finally {
         raw.close();
       }
+      // 40 KiB of cookies is up, as in a browser (undici's own limit, 16 KiB, said unreachable); 300 KiB is not.
+      expect(await checker.check(`${farm.url}/big-headers/40`)).to.include({ up: true, status: '200' });
+      expect(await checker.check(`${farm.url}/big-headers/300`)).to.include({
+        up: false,
+        status: 'unreachable',
+        error: 'answer headers over 256 KiB (UND_ERR_HEADERS_OVERFLOW)',
+      });
       // TLS to a plain HTTP port: OpenSSL's message, its line breaks gone.
       const tls = await checker.check(`https://127.0.0.1:${portOf(farm.url)}/`);
       expect(tls).to.include({ up: false, status: 'unreachable' });

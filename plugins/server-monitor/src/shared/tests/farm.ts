@@ -43,7 +43,8 @@ export interface Farm {
  * Servers to check, on loopback: `/status/<code>` answers that code, `/slow/<ms>` answers 200 after a
  * while, `/redirect` sends to `/status/200` (`/redirect?to=URL` to that URL), `/chain/<n>` to
  * `/chain/<n+1>` without end, `/late-redirect/<ms>` to `/status/200` after a while, `/loop/a` to `/loop/b` and back, `/choices` a 300 sending to `/status/503`,
- * `/cut` and `/stall` a body cut off or never finished, `/switch/<name>` answers what the test set.
+ * `/cut` and `/stall` a body cut off or never finished, `/big-headers/<KiB>` a 200 with that much of headers,
+ * `/switch/<name>` answers what the test set.
  */
 export async function httpFarm(options: { certificateDays?: number } = {}): Promise<Farm> {
   const switches = new Map<string, number>();
@@ -82,6 +83,12 @@ export async function httpFarm(options: { certificateDays?: number } = {}): Prom
         res.end();
       };
       return void setTimeout(to, Number(arg) || 0);
+    }
+    if (kind === 'big-headers') {
+      // Cookies of 4 KiB each, as many as asked for.
+      const cookies = Array.from({ length: Number(arg) / 4 }, (_, i) => `c${i}=${'x'.repeat(4090)}`);
+      res.writeHead(200, { 'set-cookie': cookies });
+      return void res.end('ok');
     }
     if (kind === 'choices') {
       res.writeHead(300, { location: '/status/503' });
