@@ -49,6 +49,8 @@ describe('outbound guard', () => {
       // IPv4-compatible (::a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d), Teredo, discard-only.
       ['::7f00:1', '::a00:1', '::808:808', '::ffff:0:7f00:1', '::ffff:0:808:808'],
       ['2001::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '100::1'],
+      // Cloud metadata services at addresses that are otherwise public (Azure's WireServer, 6to4 forms).
+      ['168.63.129.16', '::ffff:168.63.129.16', '64:ff9b::a83f:8110', '2002:a9fe:a9fe::1'],
     ].flat();
     expect(refused.filter((ip) => guard.isAllowedAddress(ip))).to.deep.equal([]);
     expect(guard.checkUrl('http://169.254.169.254/latest/meta-data/')).to.equal(

@@ -3,7 +3,14 @@ import type { Agent } from 'undici';
 import { LRUCache } from 'lru-cache';
 import type { AppConfig } from '../config/types';
 import { guardedConnector, ipLiteralOf } from './address-guard';
-import { addressInRanges, allowedRangesOf, LOOPBACK_RANGES, NON_PUBLIC_RANGES, type Ranges } from './outbound-ranges';
+import {
+  addressInRanges,
+  allowedRangesOf,
+  LOOPBACK_RANGES,
+  METADATA_RANGES,
+  NON_PUBLIC_RANGES,
+  type Ranges,
+} from './outbound-ranges';
 import { loadOnFirstUse } from '../load-on-first-use';
 
 const undici = loadOnFirstUse(() => require('undici') as typeof import('undici'));
@@ -45,10 +52,14 @@ export class OutboundGuard {
     return this.agent;
   }
 
-  /** Anything that is not a plain IPv4 or IPv6 address is refused. */
+  /**
+   * Anything that is not a plain IPv4 or IPv6 address is refused; so are the cloud metadata services,
+   * some of which sit at public addresses (Azure's WireServer, 168.63.129.16).
+   */
   isAllowedAddress(ip: string): boolean {
     if (net.isIP(ip) === 0) return false;
-    return addressInRanges(ip, this.allowedRanges) || !addressInRanges(ip, NON_PUBLIC_RANGES);
+    if (addressInRanges(ip, this.allowedRanges)) return true;
+    return !addressInRanges(ip, NON_PUBLIC_RANGES) && !addressInRanges(ip, METADATA_RANGES);
   }
 
   /** Why the URL may not be used, or null; host names are not resolved. */
