@@ -30,10 +30,16 @@ export async function receiver(answer: (path: string, n: number) => number = () 
   };
 }
 
-/** A receiver's check of a Standard Webhooks signature: the standard's own library (dev dependency standardwebhooks). */
+/**
+ * A receiver's check of a Standard Webhooks signature: the standard's own library (dev dependency
+ * standardwebhooks), a secret other than `whsec_...` given as its UTF-8 bytes, as docs/operations.md says.
+ */
 export function verified(secret: string, r: Received): boolean {
   try {
-    new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
+    const webhook = secret.startsWith('whsec_')
+      ? new Webhook(secret)
+      : new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' });
+    webhook.verify(r.body, r.headers as Record<string, string>);
     return true;
   } catch {
     return false;

@@ -69,7 +69,15 @@ describeEachBackend('campaign: outbound webhooks', (backend) => {
     expect(ftp.body.error.details).to.deep.equal({ field: 'url', rule: 'pattern' });
     expect(ftp.body.error.message).to.contain('^https?://');
     // A secret that gives no key (its base64 decodes to nothing) would sign with an empty one: anyone could.
-    for (const secret of ['whsec_!!!!!!!!!!!!!!!!!!', 'whsec_AAAAAAAAAAAA'])
+    // One after whsec_ that is not standard base64 signed with what Node's decoder kept, which no
+    // receiver's library makes of it (base64url, a space, a character past the alphabet).
+    for (const [secret, rule] of [
+      ['whsec_!!!!!!!!!!!!!!!!!!', 'format'],
+      ['whsec_dlQhBti-rP8DCdj9a0gV7CjUq4GB-t7R1CcVxZtIi9M', 'format'],
+      ['whsec_ AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'format'],
+      ['whsec_AAAAAAAAAAAAAAAAAAAAAAAA!!!!', 'format'],
+      ['whsec_AAAAAAAAAAAA', 'minLength'],
+    ])
       expect(
         (
           await f
@@ -77,7 +85,8 @@ describeEachBackend('campaign: outbound webhooks', (backend) => {
             .post('/webhooks', { name: 'x', url: hooks.url('/x'), events: ['sent'], secret })
             .expect(422)
         ).body.error.details,
-      ).to.deep.equal({ field: 'secret', rule: 'minLength' });
+        secret,
+      ).to.deep.equal({ field: 'secret', rule });
     await f.api().put(`/webhooks/${made.id}`, { secret: 'whsec_!!!!!!!!!!!!!!!!!!' }).expect(422);
     const metadata = await f.api().post('/webhooks', { name: 'x', url: 'http://169.254.169.254/', events: ['sent'] });
     expect(metadata.status).to.equal(422);
@@ -132,6 +141,21 @@ describeEachBackend('campaign: outbound webhooks', (backend) => {
       expect(d.latency_ms).to.be.a('number').at.least(0);
     }
     expect((await deliveries(hook.id, '?state=pending')).pagination.total).to.equal(0);
+  });
+
+  it("signs with the secrets given so that the standard's library verifies them (whsec_, or plain text as UTF-8)", async () => {
+    // Secrets given: a whsec_ one and plain text (its UTF-8 bytes, accents included), each verified by the
+    // standard's library as docs/operations.md tells a receiver to.
+    const given = ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'clé secrète de nous, pas base64'];
+    const mine = await Promise.all(
+      given.map((secret, n) =>
+        create({ name: `Given ${n}`, url: hooks.url(`/given-${n}`), events: ['subscriber.created'], secret }),
+      ),
+    );
+    await f.api().post('/subscribers', { email: 'given-secrets@acme.test', confirmed: true }).expect(201);
+    await waitFor(() => given.every((_, n) => hooks.at(`/given-${n}`).length === 1), 15_000);
+    expect(given.map((secret, n) => verified(secret, hooks.at(`/given-${n}`)[0]))).to.deep.equal([true, true]);
+    for (const hook of mine) await f.api().delete(`/webhooks/${hook.id}`).expect(200);
   });
 
   it('tries a 503 again after its backoff with the same webhook-id, and fails a 410 for good', async () => {
