@@ -73,6 +73,7 @@ export {
   nodemailerMail,
   relayIdOf,
 } from './mail/mailer';
+export { addressAtHost } from './mail/address-at-host';
 export * from './plugin/types';
 export { defineService, provide } from './plugin/services';
 export { loadPlugins, hostResolver, PluginLoadError } from './plugin/loader';

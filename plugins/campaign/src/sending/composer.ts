@@ -1,4 +1,4 @@
-import { decodeHTML } from 'entities';
+import { decodeHTMLAttribute } from 'entities';
 import { TRACKED_LINK, type MailTracking } from './tracking-links';
 import { loadOnFirstUse, type MailMessage } from '@switchboard/core';
 import { HOST_HEADERS } from '@switchboard/provider-kit';
@@ -131,7 +131,8 @@ function adaptersOwn(headers: Record<string, string> | undefined): Record<string
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !NOT_ADAPTERS.has(name.toLowerCase())));
 }
 
-const LINK = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi;
+// `\s` before href: `\b` matched inside `data-href`, which was tracked in place of the link itself.
+const LINK = /(<a\b[^>]*?\shref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi;
 
 /**
  * The HTML with its tracking: every http(s) link but the unsubscribe link through the click redirect,
@@ -141,7 +142,8 @@ function tracked(html: string, links: { unsubscribe: string; tracking?: MailTrac
   const { click, open } = links.tracking ?? {};
   const out = click
     ? html.replace(LINK, (whole, start: string, quote: string, href: string) => {
-        const url = decodeHTML(href);
+        // As a browser reads an attribute: `&region=` is not `®ion=` (a legacy entity without its `;`).
+        const url = decodeHTMLAttribute(href);
         return url === links.unsubscribe || url.length > TRACKED_LINK.maxLength
           ? whole
           : `${start}${quote}${escapeHtml(click(url))}${quote}`;

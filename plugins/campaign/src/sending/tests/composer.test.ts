@@ -57,4 +57,42 @@ describe("campaign: the composer and the adapters' headers", () => {
     const mail = composedFor(composer);
     expect(mail.text).to.equal('Leave: https://acme.example/u?token=1');
   });
+
+  it('tracks each link as a browser reads its href: raw & before a legacy entity name, not data-href', () => {
+    const composer = new Composer(
+      {
+        id: 3,
+        subject: 'Hi',
+        preheader: null,
+        content_html:
+          '<p><a href="https://shop.example/sale?utm=mail&region=eu&currency=usd&notify=1&amp;copy=2&lt;">Sale</a>' +
+          ' <a data-href="https://shop.example/data" href="https://shop.example/real">Real</a></p>',
+        content_text: null,
+      },
+      { fromName: null, fromEmail: 'news@acme.example', replyTo: null },
+    );
+    const clicked: string[] = [];
+    const mail = composer.compose(
+      {
+        id: 5,
+        email: 'ada@example.com',
+        first_name: null,
+        last_name: null,
+        company_name: null,
+        phone: null,
+        job_title: null,
+        meta: {},
+      },
+      {
+        unsubscribe: 'https://acme.example/u?token=1',
+        tracking: { click: (url) => (clicked.push(url), 'https://t.example/c') },
+      },
+      '1.5.3@acme.example',
+    );
+    expect(clicked).to.deep.equal([
+      'https://shop.example/sale?utm=mail&region=eu&currency=usd&notify=1&copy=2<',
+      'https://shop.example/real',
+    ]);
+    expect(mail.html).to.contain('data-href="https://shop.example/data" href="https://t.example/c"');
+  });
 });
