@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { Composer } from '../composer';
+import type { MailTracking } from '../tracking-links';
 
-/** The mail of one subscriber with no fields but an address, its unsubscribe link given. */
-const composedFor = (composer: Composer) =>
+/** The mail of one subscriber with no fields but an address, its unsubscribe link given (and its tracking). */
+const composedFor = (composer: Composer, tracking?: MailTracking) =>
   composer.compose(
     {
       id: 5,
@@ -14,7 +15,7 @@ const composedFor = (composer: Composer) =>
       job_title: null,
       meta: {},
     },
-    { unsubscribe: 'https://acme.example/u?token=1' },
+    { unsubscribe: 'https://acme.example/u?token=1', tracking },
     '1.5.3@acme.example',
   );
 
@@ -72,23 +73,7 @@ describe("campaign: the composer and the adapters' headers", () => {
       { fromName: null, fromEmail: 'news@acme.example', replyTo: null },
     );
     const clicked: string[] = [];
-    const mail = composer.compose(
-      {
-        id: 5,
-        email: 'ada@example.com',
-        first_name: null,
-        last_name: null,
-        company_name: null,
-        phone: null,
-        job_title: null,
-        meta: {},
-      },
-      {
-        unsubscribe: 'https://acme.example/u?token=1',
-        tracking: { click: (url) => (clicked.push(url), 'https://t.example/c') },
-      },
-      '1.5.3@acme.example',
-    );
+    const mail = composedFor(composer, { click: (url) => (clicked.push(url), 'https://t.example/c') });
     expect(clicked).to.deep.equal([
       'https://shop.example/sale?utm=mail&region=eu&currency=usd&notify=1&copy=2<',
       'https://shop.example/real',
