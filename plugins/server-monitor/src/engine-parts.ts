@@ -80,6 +80,9 @@ export function jobs(queues: JobQueues, ctx: PluginContext): void {
   });
 }
 
+/** The scheduler's rounds: a call between them does not cancel one (CheckDispatcher). */
+const SCHEDULED = { scheduled: true };
+
 export function recurring(ctx: PluginContext): RecurringTask[] {
   const dispatcher = ctx.container.resolve(CheckDispatcher);
   const alerts = ctx.container.resolve(AlertService);
@@ -89,8 +92,8 @@ export function recurring(ctx: PluginContext): RecurringTask[] {
   const ssl = ctx.container.resolve(SslService);
   const status = ctx.container.resolve(WorkerStatusService);
   return [
-    recurringCall('servermonitor.check-premium', '0 * * * * *', () => dispatcher.dispatch('premium')),
-    recurringCall('servermonitor.check-free', '0 */5 * * * *', () => dispatcher.dispatch('free')),
+    recurringCall('servermonitor.check-premium', '0 * * * * *', () => dispatcher.dispatch('premium', SCHEDULED)),
+    recurringCall('servermonitor.check-free', '0 */5 * * * *', () => dispatcher.dispatch('free', SCHEDULED)),
     recurringCall('servermonitor.check-heartbeats', '0 * * * * *', () => heartbeats.check()),
     recurringCall('servermonitor.check-ssl', '0 0 6 * * *', () => ssl.check()),
     recurringCall('servermonitor.calculate', '0 0 * * * *', () => uptime.queueStale()),

@@ -9,6 +9,12 @@ import { CHECK_JOBS } from './jobs';
 /** Servers read, and jobs handed to the queue, at a time. */
 const PAGE = 2_000;
 const ADDS_AT_ONCE = 200;
+/**
+ * How recent a dispatch must be to stand for the scheduler's own round: an external cron calling the route
+ * at the same moment. Half a cadence, as for calls, let a call by hand between rounds (2.5 min after a
+ * free round) cancel the next round: the free servers went 7 minutes unchecked (session 35).
+ */
+export const SCHEDULED_ROUND_RACE_MS = 15_000;
 
 export interface Dispatch {
   dispatched: number;
@@ -30,7 +36,7 @@ interface TierDispatch {
  * `check/{type}`: a check job per server of the type's plans in organizations with an active
  * subscription (paused servers aside). A job's id names its server, so a server still waiting in the queue is never queued
  * twice; a tier dispatched less than half a cadence ago is left alone, so a repeated call does no double
- * work; an overlapping call (a lock per tier, any process) answers at once that a dispatch is running.
+ * work (the scheduler's round only within SCHEDULED_ROUND_RACE_MS of another); an overlapping call (a lock per tier, any process) answers at once that a dispatch is running.
  */
 @injectable()
 export class CheckDispatcher {
@@ -41,7 +47,8 @@ export class CheckDispatcher {
     @inject(SERVICES.Clock) private readonly clock: Clock,
   ) {}
 
-  async dispatch(type: CheckType): Promise<Dispatch> {
+  /** `scheduled`: the scheduler's round, which a dispatch between rounds does not cancel. */
+  async dispatch(type: CheckType, options: { scheduled?: boolean } = {}): Promise<Dispatch> {
     const active = await this.knex('organizations')
       .where({ subscription_status: 'active' })
       .whereIn('selected_plan', plansOf(type))
@@ -50,7 +57,8 @@ export class CheckDispatcher {
     const result: Dispatch = { dispatched: 0, newServers: 0, recent: [], busy: [] };
     let seen = 0;
     for (const tier of type === 'all' ? TIERS : [type]) {
-      const done = await exclusive(this.locks, `dispatch.${tier}`, () => this.dispatchTier(tier));
+      const recentMs = options.scheduled ? SCHEDULED_ROUND_RACE_MS : CADENCE_MS[tier] / 2;
+      const done = await exclusive(this.locks, `dispatch.${tier}`, () => this.dispatchTier(tier, recentMs));
       if (!done) result.busy.push(tier);
       else if (done.recent) result.recent.push(tier);
       else {
@@ -64,11 +72,11 @@ export class CheckDispatcher {
     return result;
   }
 
-  private async dispatchTier(tier: Tier): Promise<TierDispatch> {
+  private async dispatchTier(tier: Tier, recentMs: number): Promise<TierDispatch> {
     const now = this.clock.now();
     const last = await this.knex('monitor_dispatches').where({ tier }).first('dispatched_at');
     const lastAt = toDate(last?.dispatched_at);
-    if (lastAt && now.getTime() - lastAt.getTime() < CADENCE_MS[tier] / 2)
+    if (lastAt && now.getTime() - lastAt.getTime() < recentMs)
       return { dispatched: 0, newServers: 0, seen: 0, recent: true };
     const result: TierDispatch = { dispatched: 0, newServers: 0, seen: 0, recent: false };
     const queue = this.queues.get(CHECK_JOBS[tier]);

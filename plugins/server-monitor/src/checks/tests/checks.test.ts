@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { JobQueues, Locks, SERVICES } from '@switchboard/core';
 import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { CheckWorker } from '../check-worker';
+import { CheckDispatcher } from '../dispatcher';
 import { addServer, monitorFixture, MonitorFixture, organization } from '../../shared/tests/support';
 import { Farm, httpFarm } from '../../shared/tests/farm';
 
@@ -121,6 +122,33 @@ describeEachBackend('server-monitor: checks', (backend) => {
     expect(await f.engine.knex('monitor_alerts').where({ server_id: unreachable }).count({ n: '*' })).to.deep.equal([
       { n: 1 },
     ]);
+  });
+
+  it("runs the scheduler's round after a call by hand between rounds; one racing a call is left alone", async () => {
+    const org = await organization(f.engine, { plan: 'free' });
+    await addServer(f.engine, org, `${farm.url}/status/200`);
+    f.engine.startWorkers();
+    const dispatcher = f.engine.contexts.get('server-monitor')!.container.resolve(CheckDispatcher);
+    const results = async () => Number((await f.engine.knex('monitor_check_results').count({ n: '*' }))[0].n);
+    // A round, a call by hand 2 min 40 s later, the scheduler's next round 2 min 20 s after that: half a
+    // cadence after the call, which skipped it as recent (the servers unchecked until the round after).
+    for (const [advance, label, dispatch] of [
+      [300_000, 'round', () => dispatcher.dispatch('free', { scheduled: true })],
+      [160_000, 'by hand', () => dispatcher.dispatch('free')],
+      [140_000, 'next round', () => dispatcher.dispatch('free', { scheduled: true })],
+    ] as const) {
+      clock.advance(advance);
+      const before = await results();
+      const done = await dispatch();
+      expect([label, done.recent, done.dispatched > 0]).to.deep.equal([label, [], true]);
+      await waitFor(async () => (await results()) === before + done.dispatched, 15_000);
+    }
+    // An external cron's call at the same moment as the round: one round.
+    clock.advance(300_000);
+    expect((await f.call('/check/free').expect(200)).body.output).to.match(/^Dispatched [1-9]/);
+    clock.advance(5_000);
+    expect((await dispatcher.dispatch('free', { scheduled: true })).recent).to.deep.equal(['free']);
+    clock.advance(300_000);
   });
 
   it('answers an overlapping call at once that a dispatch is running, in any process', async () => {
