@@ -26,6 +26,22 @@ describeEachBackend('health, readiness and metrics', (backend) => {
     expect(ready.body.checks).to.deep.equal(backend().redisUrl ? { database: 'ok', redis: 'ok' } : { database: 'ok' });
   });
 
+  it('answers /ready 503 within its deadline while the database stalls (it waited for the query for minutes)', async () => {
+    const app = engine.http().callback();
+    const raw = Object.getOwnPropertyDescriptor(engine.knex, 'raw')!;
+    // A query the database never answers, as behind a network that drops its packets.
+    Object.defineProperty(engine.knex, 'raw', { ...raw, value: () => new Promise(() => undefined) });
+    try {
+      const started = Date.now();
+      const ready = await request(app).get('/ready').expect(503);
+      expect(ready.body.checks.database).to.equal('the database does not answer');
+      expect(Date.now() - started).to.be.below(5_000);
+    } finally {
+      Object.defineProperty(engine.knex, 'raw', raw);
+    }
+    await request(app).get('/ready').expect(200);
+  }).timeout(30_000);
+
   it('counts requests by route and status, and reports queue depths', async () => {
     const app = engine.http().callback();
     const tenant = await createTenant(engine);
