@@ -61,6 +61,8 @@ export interface EngineParts {
 
 /** How long /ready waits for Redis's answer before saying it does not answer. */
 const READY_PING_MS = 2_000;
+/** The least time a shutdown gives the scheduler's running tasks and its leader lock's release. */
+const SCHEDULER_STOP_MIN_MS = 2_000;
 
 /** One running Switchboard: shared services, the enabled plugins, and what they registered. */
 export class Engine {
@@ -300,7 +302,14 @@ export class Engine {
     if (!(await this.shutdownGate.drained(Math.max(0, deadline - Date.now())))) {
       this.logger.warn({ timeoutMs: timeout }, 'requests still running at the shutdown timeout; closing pools anyway');
     }
-    await this.scheduler?.stop();
+    // A task hung on Redis gone away (its commands queued for ever), or on a stalled database, would hold
+    // the process for good after SIGTERM: the scheduler has what is left of the time, 2 s at least.
+    if (this.scheduler)
+      await withinDeadline(
+        this.scheduler.stop(),
+        Math.max(SCHEDULER_STOP_MIN_MS, deadline - Date.now()),
+        'the scheduler did not stop in time',
+      ).catch((err: Error) => this.logger.warn(`${err.message}: its running tasks are left to end with the process`));
     if (this.pluginsStarted) {
       for (const { plugin } of [...this.plugins].reverse()) await plugin.stop?.(this.contexts.get(plugin.id)!);
     }
