@@ -39,6 +39,7 @@ describeEachBackend('API token authentication', (backend) => {
       if (header) req.set('Authorization', header);
       const res = await req.expect(401);
       expect(res.body.error.code).to.equal('AUTH_INVALID_TOKEN');
+      expect(res.headers['www-authenticate']).to.equal('Bearer');
     }
   });
 

@@ -47,6 +47,7 @@ describeEachBackend('who may read /metrics', (backend) => {
       const res = await (auth ? req.set('Authorization', auth) : req).expect(401);
       expect(res.body.success, String(auth)).to.equal(false);
       expect(res.body.error.code).to.equal('AUTH_INVALID_TOKEN');
+      expect(res.headers['www-authenticate']).to.equal('Bearer');
     }
     await request(app).get('/metrics').set('Authorization', 'Bearer scrape-secret').expect(200);
     await request(app).get('/health').expect(200);
