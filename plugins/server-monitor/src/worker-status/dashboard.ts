@@ -32,11 +32,20 @@ function chart(samples: Sample[], hours: number, now: Date): string {
         : '';
     })
     .join('');
-  const grid = [100, 99, 90]
+  // Each label inside the chart (100 % and 99 % were drawn above its top, unseen): those two below their
+  // lines, at either end, as the lines are 2 units apart; 90 % above its own.
+  const label = (p: number, at: 'start' | 'end', dy: number) =>
+    `<text x="${at === 'start' ? 4 : WIDTH - 4}" y="${Number(y(p)) + dy}" text-anchor="${at}" font-size="10" fill="#666">${p} %</text>`;
+  const grid = (
+    [
+      [100, 'start', 11],
+      [99, 'end', 11],
+      [90, 'start', -2],
+    ] as const
+  )
     .map(
-      (p) =>
-        `<line x1="0" x2="${WIDTH}" y1="${y(p)}" y2="${y(p)}" stroke="#ccc" stroke-width="1"/>` +
-        `<text x="4" y="${Number(y(p)) - 2}" font-size="10" fill="#666">${p} %</text>`,
+      ([p, at, dy]) =>
+        `<line x1="0" x2="${WIDTH}" y1="${y(p)}" y2="${y(p)}" stroke="#ccc" stroke-width="1"/>` + label(p, at, dy),
     )
     .join('');
   return (

@@ -101,7 +101,8 @@ export class WorkerStatusService {
     const [{ n }] = await this.knex('monitor_sla_samples')
       .where('sampled_at', '>=', new Date(now.getTime() - HOUR))
       .andWhereRaw('checked * 100 < total * ?', [HEALTHY_FROM])
-      .count({ n: '*' });
+      // Minutes, not samples: both plans below in one minute is one minute of breach (it counted two).
+      .countDistinct({ n: 'sampled_at' });
     const lowest = Math.min(...TIERS.map((t) => sla[t].percentage));
     return {
       status: lowest >= HEALTHY_FROM ? 'healthy' : lowest >= WARNING_FROM ? 'warning' : 'critical',

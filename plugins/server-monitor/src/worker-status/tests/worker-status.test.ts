@@ -31,10 +31,11 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
     await addServer(f.engine, pro, 'https://b.test/', { last_checked_at: ago(120_000) });
     await addServer(f.engine, free, 'https://c.test/', { last_checked_at: ago(100_000) });
     await addServer(f.engine, idle, 'https://d.test/');
-    // Two breaches within the hour, one long ago, one good minute.
-    const sample = (at: Date, checked: number, total: number) =>
-      f.engine.knex('monitor_sla_samples').insert({ sampled_at: at, tier: 'premium', checked, total });
+    // Two minutes of breach within the hour (one of them both plans'), one long ago, one good minute.
+    const sample = (at: Date, checked: number, total: number, tier = 'premium') =>
+      f.engine.knex('monitor_sla_samples').insert({ sampled_at: at, tier, checked, total });
     await sample(ago(10 * 60_000), 1, 2);
+    await sample(ago(10 * 60_000), 0, 1, 'free');
     await sample(ago(20 * 60_000), 98, 100);
     await sample(ago(30 * 60_000), 100, 100);
     await sample(ago(3 * 3_600_000), 0, 2);
@@ -216,6 +217,20 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
       }
       const chart = await page.locator('#sla-chart').boundingBox();
       expect(chart!.width).to.be.at.most(390);
+      // Every grid label inside the chart (100 % and 99 % were drawn above it).
+      const labels = await page.locator('#sla-chart text').evaluateAll((texts) =>
+        texts.map((t) => {
+          const box = t.getBoundingClientRect();
+          return { text: t.textContent, top: box.top, bottom: box.bottom };
+        }),
+      );
+      expect(labels.map((l) => l.text)).to.deep.equal(['100 %', '99 %', '90 %']);
+      for (const l of labels)
+        expect([l.text, l.top >= chart!.y - 0.5, l.bottom <= chart!.y + chart!.height + 0.5]).to.deep.equal([
+          l.text,
+          true,
+          true,
+        ]);
       expect(await page.evaluate<number>('document.documentElement.scrollWidth')).to.be.at.most(390);
       if (process.env.UPDATE_DASHBOARD_SCREENSHOT)
         await page.screenshot({ path: path.join(repoDocs, 'dashboard-phone.png'), fullPage: true });
