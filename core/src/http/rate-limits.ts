@@ -2,6 +2,15 @@ import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRe
 import type { RedisClientType } from 'redis';
 import type { AppConfig, RateLimitPolicy } from '../config/types';
 import type { AuthContext } from '../auth/api-tokens';
+import { withinDeadline } from '../deadline';
+
+/**
+ * How long a request waits for Redis to count it before counting it in memory: a Redis that stalls (a
+ * connection that takes commands and answers none) held every API request for ever, as the limiter's
+ * own fallback covers only a client that knows it is disconnected.
+ */
+export const RATE_LIMIT_REDIS_MS = 500;
+const REDIS_LATE = 'redis did not count the request in time';
 
 export interface LimitState {
   limit: number;
@@ -24,7 +33,7 @@ export interface Consumed extends LimitState {
  * process shares the counts; a Redis outage falls back to per-process memory counts.
  */
 export class RateLimits {
-  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly limiters = new Map<string, { limiter: RateLimiterAbstract; memory: RateLimiterMemory }>();
 
   constructor(
     private readonly config: AppConfig,
@@ -49,12 +58,16 @@ export class RateLimits {
       buckets.push({ name: 'anon', points: policy.perAddress * this.config.rateLimitScale, key: `a${address}` });
     }
     const counted = buckets.map((b) => ({
-      limiter: this.limiter(pluginId, b.name, Math.max(1, Math.floor(b.points)), policy.windowSeconds),
+      ...this.limiter(pluginId, b.name, Math.max(1, Math.floor(b.points)), policy.windowSeconds),
       key: b.key,
     }));
-    const states = await Promise.all(counted.map((c) => this.consumeOne(c.limiter, c.key)));
+    const states = await Promise.all(counted.map((c) => this.consumeOne(c.limiter, c.memory, c.key)));
     const giveBack = async () => {
-      await Promise.all(counted.map((c) => c.limiter.reward(c.key, 1)));
+      await Promise.all(
+        counted.map((c) =>
+          withinDeadline(c.limiter.reward(c.key, 1), RATE_LIMIT_REDIS_MS, REDIS_LATE).catch(() => undefined),
+        ),
+      );
     };
     // The headers describe the bucket closest to its limit; a rejection wins over any success.
     const worst = states.reduce((worst, s) =>
@@ -75,27 +88,35 @@ export class RateLimits {
     return this.config.rateLimitScale * plan * token;
   }
 
-  private async consumeOne(limiter: RateLimiterAbstract, key: string): Promise<LimitState> {
+  private async consumeOne(limiter: RateLimiterAbstract, memory: RateLimiterMemory, key: string): Promise<LimitState> {
     const toState = (res: RateLimiterRes) => ({
       limit: limiter.points,
       remaining: Math.max(0, res.remainingPoints),
       reset: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
     });
     try {
-      return toState(await limiter.consume(key));
+      if (limiter === memory) return toState(await memory.consume(key));
+      const counting = limiter.consume(key);
+      counting.catch(() => undefined);
+      return toState(
+        await withinDeadline(counting, RATE_LIMIT_REDIS_MS, REDIS_LATE).catch((err: unknown) => {
+          if (err instanceof Error && err.message === REDIS_LATE) return memory.consume(key);
+          throw err;
+        }),
+      );
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       return { ...toState(rejection), retryAfter: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
     }
   }
 
-  private limiter(pluginId: string, bucket: string, points: number, duration: number): RateLimiterAbstract {
+  private limiter(pluginId: string, bucket: string, points: number, duration: number) {
     const id = `${pluginId}:${bucket}:${points}:${duration}`;
-    let limiter = this.limiters.get(id);
-    if (!limiter) {
+    let pair = this.limiters.get(id);
+    if (!pair) {
       const keyPrefix = `${this.config.redisPrefix}:rl:${pluginId}:${bucket}`;
       const memory = new RateLimiterMemory({ keyPrefix, points, duration });
-      limiter = this.redis
+      const limiter = this.redis
         ? new RateLimiterRedis({
             storeClient: this.redis,
             useRedisPackage: true,
@@ -106,8 +127,8 @@ export class RateLimits {
             insuranceLimiter: memory,
           })
         : memory;
-      this.limiters.set(id, limiter);
+      this.limiters.set(id, (pair = { limiter, memory }));
     }
-    return limiter;
+    return pair;
   }
 }
