@@ -23,7 +23,10 @@ describe('rate limits while Redis is unreachable', () => {
     const stalled = net.createServer((socket) => {
       socket.on('data', (data) => {
         if (stalling) return;
-        const commands = data.toString().split('\r\n').filter((line) => line.startsWith('*')).length;
+        const commands = data
+          .toString()
+          .split('\r\n')
+          .filter((line) => line.startsWith('*')).length;
         socket.write('+OK\r\n'.repeat(commands));
       });
     });
