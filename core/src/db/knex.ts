@@ -4,6 +4,7 @@ import { loadOnFirstUse } from '../load-on-first-use';
 import { createPrivateFile, makePrivateDir } from '../private-files';
 import { foldText } from '../fold-text';
 import { SQLITE_BUSY_TIMEOUT_MS, yieldBeforeEachStatement } from './yielding-sqlite';
+import { stallWatch } from './stalled-queries';
 
 const knexModule = loadOnFirstUse(() => require('knex') as typeof import('knex'));
 
@@ -50,7 +51,13 @@ const knexLog = (log?: KnexLog) =>
 /** `sqlite:./data/x.sqlite`, `sqlite::memory:` or `mysql://user:pass@host:port/db`. */
 export function createKnex(
   databaseUrl: string,
-  options: { pool?: { min?: number; max?: number }; log?: KnexLog; sqliteBusyWaitMs?: number } = {},
+  options: {
+    pool?: { min?: number; max?: number };
+    log?: KnexLog;
+    sqliteBusyWaitMs?: number;
+    /** How long a statement may go unanswered once watched (stalled-queries.ts); tests shorten it. */
+    stalledQueryMs?: number;
+  } = {},
 ): Knex {
   const pool = options.pool ?? {};
   const log = knexLog(options.log);
@@ -91,7 +98,8 @@ export function createKnex(
     return yieldBeforeEachStatement(sqlite, options.sqliteBusyWaitMs);
   }
   const url = new URL(databaseUrl.replace(/^mariadb:/, 'mysql:'));
-  return knexModule().knex({
+  const stalls = stallWatch(options.stalledQueryMs);
+  const mysql = knexModule().knex({
     client: 'mysql2',
     connection: {
       host: url.hostname,
@@ -107,7 +115,9 @@ export function createKnex(
       // allows 16,382 in all, so 100 connections stay under it.
       maxPreparedStatements: 100,
     },
-    pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
+    pool: { min: pool.min ?? 0, max: pool.max ?? 10, afterCreate: stalls.afterCreate },
     log,
   });
+  stalls.register(mysql);
+  return mysql;
 }

@@ -29,6 +29,7 @@ import { closeSharedServices, createRootContainer, SharedServiceOverrides } from
 import { ProvidedServices } from './provided-services';
 import { loadOnFirstUse } from '../load-on-first-use';
 import { withinDeadline } from '../deadline';
+import { watchStalledQueries } from '../db/stalled-queries';
 
 // Koa, its middleware and the rate limiters load when the process serves HTTP.
 const httpApp = loadOnFirstUse(() => require('../http/build-app') as typeof import('../http/build-app'));
@@ -203,6 +204,7 @@ export class Engine {
     if (parts.http) this.http();
     if (parts.migrate) await this.migrator().latest();
     else await this.warnIfMigratedByNewer();
+    watchStalledQueries(this.knex);
     await this.startPlugins();
     if (parts.workers) this.startWorkers();
     if (parts.scheduler) this.startScheduler();
