@@ -40,7 +40,9 @@ function asRead(schema: unknown): unknown {
 
 /**
  * `minProperties: 1` as the server reads it: unknown members are dropped first, so one known member is
- * needed (`{"unknown": 1}` is a 422). Published as "any one of the properties is required", which says so.
+ * needed (`{"unknown": 1}` is a 422). Published as "any one of the properties is required", which says so;
+ * each branch carries its member's schema, or client generators read a branch as any value and the
+ * whole body as `unknown` (openapi-typescript did, for every change body: session 35).
  */
 function atLeastOneKnown(schema: object): object {
   const { minProperties, properties, anyOf, ...rest } = schema as {
@@ -49,7 +51,8 @@ function atLeastOneKnown(schema: object): object {
     anyOf?: unknown;
   };
   if (minProperties !== 1 || !properties || anyOf !== undefined) return schema;
-  return { ...rest, properties, anyOf: Object.keys(properties).map((name) => ({ required: [name] })) };
+  const oneRequired = (name: string) => ({ required: [name], properties: { [name]: properties[name] } });
+  return { ...rest, properties, anyOf: Object.keys(properties).map(oneRequired) };
 }
 
 /** A body left out is read as `{}`: it may be when its schema is an object that `{}` satisfies. */

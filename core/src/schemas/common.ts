@@ -43,6 +43,12 @@ export const emailSchema = {
   description: 'an e-mail address',
 } as const;
 
+/**
+ * A name or title, trimmed before it is read: not blank, so a schema-valid `" "` is not refused as
+ * empty after the trim (the routes that trim say so to outside validators with `\S`).
+ */
+export const nameSchema = { type: 'string', minLength: 1, maxLength: 191, pattern: '\\S' } as const;
+
 export const timestamp = { type: 'string', format: 'date-time' } as const;
 export const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as const;
 

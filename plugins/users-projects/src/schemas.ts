@@ -1,10 +1,10 @@
-import { emailSchema, idSchema, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
+import { emailSchema, idSchema, nameSchema, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
 
 export const ROLES = ['admin', 'member'] as const;
 export const PROJECT_STATUSES = ['active', 'archived'] as const;
 
 // Not blank (a name of spaces alone was taken); a phone holds a digit (`---` was one).
-const name = { type: 'string', minLength: 1, maxLength: 191, pattern: '\\S' } as const;
+const name = nameSchema;
 const email = emailSchema;
 const phone = {
   type: ['string', 'null'],

@@ -1,4 +1,4 @@
-import { nullableTimestamp, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
+import { nullableTimestamp, pageQueryProperties, nameSchema, Shape, timestamp, Validated } from '@switchboard/core';
 import { WEBHOOK_EVENTS } from './event-names';
 
 const events = {
@@ -8,8 +8,11 @@ const events = {
   uniqueItems: true,
   items: { type: 'string', enum: [...WEBHOOK_EVENTS] },
 } as const;
+/** Standard base64, padded: what Standard Webhooks libraries decode after `whsec_` (they throw on anything else). */
+export const STANDARD_BASE64 = '(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?';
+
 const properties = {
-  name: { type: 'string', minLength: 1, maxLength: 191 },
+  name: nameSchema,
   url: {
     type: 'string',
     format: 'uri',
@@ -23,7 +26,10 @@ const properties = {
     minLength: 16,
     maxLength: 255,
     description:
-      'Signing secret: whsec_ and the base64 of at least 16 key bytes (22 characters; Standard Webhooks), or any text used as the key',
+      'Signing secret: whsec_ and the standard, padded base64 of at least 16 key bytes (24 characters; Standard Webhooks), or any other text used as the key (its UTF-8 bytes)',
+    // After whsec_, base64 as receivers' libraries decode it (Node's decoder skipped what it could not read).
+    if: { pattern: '^whsec_' },
+    then: { pattern: `^whsec_${STANDARD_BASE64}$` },
   },
   active: { type: 'boolean' },
 } as const;

@@ -1,4 +1,4 @@
-import { nullableTimestamp, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
+import { nameSchema, nullableTimestamp, pageQueryProperties, Shape, timestamp, Validated } from '@switchboard/core';
 import { SERVER_STATES } from '../shared/active-servers';
 
 const uptime = {
@@ -146,7 +146,7 @@ export const createServerBody = {
   additionalProperties: false,
   required: ['title', 'endpoint'],
   properties: {
-    title: { type: 'string', minLength: 1, maxLength: 191 },
+    title: nameSchema,
     endpoint,
     notes: { type: ['string', 'null'], maxLength: 10_000 },
     paused: { type: 'boolean', description: 'true: created paused (nothing checks it)' },

@@ -1,4 +1,4 @@
-import { Shape, timestamp, Validated } from '@switchboard/core';
+import { nameSchema, Shape, timestamp, Validated } from '@switchboard/core';
 import { PROVIDER_KEY_PATTERN } from '../provider-adapters';
 
 const secret = { type: 'string', minLength: 8, maxLength: 4096 } as const;
@@ -10,7 +10,7 @@ const topicArns = {
   items: { type: 'string', pattern: '^arn:aws[a-z-]*:sns:[a-z0-9-]+:\\d{12}:[A-Za-z0-9_-]{1,256}$' },
 } as const;
 const properties = {
-  name: { type: 'string', minLength: 1, maxLength: 191 },
+  name: nameSchema,
   secret,
   is_active: { type: 'boolean' },
   topic_arns: topicArns,

@@ -72,10 +72,10 @@ describeEachBackend('campaign: outbound webhooks', (backend) => {
     // One after whsec_ that is not standard base64 signed with what Node's decoder kept, which no
     // receiver's library makes of it (base64url, a space, a character past the alphabet).
     for (const [secret, rule] of [
-      ['whsec_!!!!!!!!!!!!!!!!!!', 'format'],
-      ['whsec_dlQhBti-rP8DCdj9a0gV7CjUq4GB-t7R1CcVxZtIi9M', 'format'],
-      ['whsec_ AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'format'],
-      ['whsec_AAAAAAAAAAAAAAAAAAAAAAAA!!!!', 'format'],
+      ['whsec_!!!!!!!!!!!!!!!!!!', 'pattern'],
+      ['whsec_dlQhBti-rP8DCdj9a0gV7CjUq4GB-t7R1CcVxZtIi9M', 'pattern'],
+      ['whsec_ AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'pattern'],
+      ['whsec_AAAAAAAAAAAAAAAAAAAAAAAA!!!!', 'pattern'],
       ['whsec_AAAAAAAAAAAA', 'minLength'],
     ])
       expect(
