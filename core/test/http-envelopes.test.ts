@@ -50,6 +50,19 @@ describeEachBackend('HTTP envelopes and error mapping', (backend) => {
     const responses = document.paths['/api/probe/duplicates/{id}'].get.responses;
     expect(Object.keys(responses)).to.have.members(['200', '401', '403', '404', '409', '422', '429', '431', '503']);
     expect(responses['409'].content['application/json'].schema.required).to.deep.equal(['success', 'error']);
+    // A route with neither query nor path parameters answers 431 as well (to over 16 KB of headers).
+    const created = document.paths['/api/probe/things'].post.responses;
+    expect(created).to.have.property('431');
+    const big = await request(server)
+      .post('/api/probe/things')
+      .set(tenant.auth)
+      .set('Cookie', `s=${'a'.repeat(17_000)}`)
+      .send({ email: 'a@b.co' })
+      .then(
+        (r) => r.status,
+        (e: { code?: string }) => e.code,
+      );
+    expect(big).to.equal(431);
   });
 
   it('answers 201 with defaults applied and unknown members dropped', async () => {

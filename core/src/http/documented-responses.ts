@@ -63,9 +63,8 @@ export function documentedResponses(route: DocumentedRoute): Record<string, Docu
     out['404'] = error('RESOURCE_NOT_FOUND: no such object in the organization');
   if (spec.body || spec.query || spec.params)
     out['422'] = error('VALIDATION_ERROR: a value breaks a rule of the schema');
-  if (spec.query || spec.params) {
-    out['431'] = { description: 'the request line and headers are over 16 KB (answered by Node.js, no body)' };
-  }
+  // Any request may carry headers (cookies) or an ignored query parameter past the limit, on any route.
+  out['431'] = { description: 'the request line and headers are over 16 KB (answered by Node.js, no body)' };
   if (group.options.rateLimit && group.options.rateLimitCounts !== 'access-refusals')
     out['429'] = error('RATE_LIMIT_EXCEEDED: over the rate limit; retry_after says when to try again');
   // Counting access refusals, only a route that may refuse credentials can be limited.
