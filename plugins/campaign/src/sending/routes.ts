@@ -13,6 +13,9 @@ export function sendingRoutes(group: ApiGroup, ctx: PluginContext): void {
       {
         summary: 'Send a message to lists, now or at scheduled_at (test_mode: render and record, deliver nothing)',
         permission: 'messages:write',
+        answers: {
+          422: 'VALIDATION_ERROR, also: scheduled_at not in the future (rule future) or past 9999 (maximum); a send of the message pending or active (status/sendable); a list id not of the organization (exists); no from_email on the message nor a default sender profile (from_email/required)',
+        },
         params: idParams,
         body: sendBody,
         response: { schema: confirmationSchema(sendSchema) },
@@ -54,6 +57,7 @@ export function sendingRoutes(group: ApiGroup, ctx: PluginContext): void {
       {
         summary: 'Resume a send paused because too many of its recipients failed',
         permission: 'messages:write',
+        answers: { 422: 'VALIDATION_ERROR, also when the message has no paused send (status/paused_only)' },
         params: idParams,
         response: { schema: confirmationSchema({ type: 'object', properties: { status: { const: 'active' } } }) },
       },
@@ -67,6 +71,7 @@ export function sendingRoutes(group: ApiGroup, ctx: PluginContext): void {
       {
         summary: 'Cancel a pending or active send (mails not handed to SMTP yet are not sent)',
         permission: 'messages:write',
+        answers: { 422: 'VALIDATION_ERROR, also when the message has no pending or active send (status/not_sending)' },
         params: idParams,
         response: { schema: confirmationSchema({ type: 'object', properties: { status: { const: 'cancelled' } } }) },
       },

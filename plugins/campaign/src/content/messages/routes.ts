@@ -17,6 +17,7 @@ export function messageRoutes(group: ApiGroup, ctx: PluginContext): void {
     page: {
       summary: 'List messages (status, created between from_date and to_date)',
       query: listMessagesQuery,
+      answers: { 422: 'VALIDATION_ERROR, also when to_date is before from_date (to_date/after_from_date)' },
       run: (org, query) => messages.list(org, query),
     },
     get: { summary: 'Get a message with stats, open_rate and click_rate', run: (org, id) => messages.get(org, id) },
@@ -29,6 +30,7 @@ export function messageRoutes(group: ApiGroup, ctx: PluginContext): void {
     update: {
       summary: 'Update a message (only while it is a draft)',
       body: updateMessageBody,
+      answers: { 422: 'VALIDATION_ERROR, also when the message is no longer a draft (status/draft_only)' },
       trim: ['from_email'],
       run: (org, id, body) => messages.update(org, id, body),
     },
