@@ -6,4 +6,10 @@ const { runCli } = require('@switchboard/core');
 // runCli resolves once the command is done (for serve/worker/scheduler: after a graceful shutdown),
 // so exiting here never cuts work short; it only ends a process a stray handle would keep alive. A
 // shutdown that failed set process.exitCode: exiting with 0 would hide it.
-runCli(process.argv).then((code) => process.exit(code || Number(process.exitCode ?? 0) || 0));
+// What stdout and stderr still hold for a pipe is written first: exiting at once cut a long --json answer
+// at the pipe's 64 KiB (a script read half an object).
+const flushed = (stream) => new Promise((resolve) => stream.write('', resolve));
+runCli(process.argv).then(async (code) => {
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code || Number(process.exitCode ?? 0) || 0);
+});

@@ -150,6 +150,8 @@ describeEachBackend('switchboard CLI', (backend) => {
         'nevada@x.test',
       ]);
     });
+    const unknown = await runCli(['campaign:search-compact', '--org', '987654'], campaignEnv());
+    expect([unknown.code, unknown.stderr]).to.deep.equal([1, 'Error: Organization 987654 not found\n']);
     const loose = await runCli(['campaign:search-compact', '--org', '0x1'], campaignEnv());
     expect(loose.code).to.equal(1);
     expect(loose.stderr).to.contain('--org must be an organization id');
@@ -235,7 +237,9 @@ describeEachBackend('switchboard CLI', (backend) => {
       await engine.knex('changelog_subscriptions').update({ confirmed_at: new Date() });
       const releases = path.join(backend().dataDir, 'releases');
       fs.mkdirSync(releases, { recursive: true });
-      fs.writeFileSync(path.join(releases, '2026-11-01-v1.9.md'), '# Provider webhooks\n\nAll five providers.\n');
+      // Saved with a byte-order mark, beside a folder whose name ends in .md: neither changes what is read.
+      fs.writeFileSync(path.join(releases, '2026-11-01-v1.9.md'), '\uFEFF# Provider webhooks\n\nAll five providers.\n');
+      fs.mkdirSync(path.join(releases, 'drafts.md'));
       fs.writeFileSync(path.join(releases, '2026-11-25-v1.10.md'), '# Analytics\n\nLive figures.\n');
       const first = await runJson(['campaign:changelog:publish', '--from', releases], campaignEnv());
       expect(first.published.map((p: { key: string }) => p.key)).to.deep.equal(['2026-11-01-v1.9', '2026-11-25-v1.10']);
@@ -257,6 +261,15 @@ describeEachBackend('switchboard CLI', (backend) => {
     const missing = await runCli(['campaign:changelog:publish', '--title', 'x'], campaignEnv());
     expect(missing.code).to.equal(1);
     expect(missing.stderr).to.contain('--title and --body are required (or --from)');
+    // --key beside --from (each file names its own), a key past its column, a body past MySQL's TEXT.
+    for (const [args, said] of [
+      [['--from', '/tmp', '--key', 'k'], 'give --from, or --title and --body (and --key)'],
+      [['--title', 't', '--body', 'b', '--key', 'k'.repeat(192)], 'a key has 191 characters at most (entry 1)'],
+      [['--title', 't', '--body', 'b'.repeat(65_536), '--key', 'long'], 'long: the body is over 65535 bytes (64 KiB)'],
+    ] as const) {
+      const refused = await runCli(['campaign:changelog:publish', ...args], campaignEnv());
+      expect([refused.code, refused.stderr]).to.deep.equal([1, `Error: ${said}\n`]);
+    }
     const nowhere = await runCli(['campaign:changelog:publish', '--from', '/nonexistent/releases'], campaignEnv());
     expect(nowhere.code).to.equal(1);
     expect(nowhere.stderr).to.contain('/nonexistent/releases: no such file or folder');

@@ -5,7 +5,7 @@ import { ChangelogPublisher, ChangelogEntry } from './publisher';
 import { ChangelogNotifier } from './notifier';
 import { CHANGELOG_CONFIRMATION_JOB, CHANGELOG_NOTICES_JOB } from './jobs';
 import { ChangelogConsent } from './consent';
-import { readReleases } from './release-files';
+import { assertPublishable, readReleases } from './release-files';
 
 /** The notice job: a worker sends what is due; and the confirmation mails of new subscriptions. */
 export function processChangelogNotices(queues: JobQueues, ctx: PluginContext): void {
@@ -45,12 +45,15 @@ export function changelogCommands(program: Command, context: () => Promise<Plugi
     .action(async (o: { title?: string; body?: string; key?: string; from?: string; json?: boolean }) => {
       let entries: ChangelogEntry[];
       if (o.from !== undefined) {
-        if (o.title !== undefined || o.body !== undefined) throw new CliError('give --from, or --title and --body');
+        // A file's entries name their own keys: --key beside --from was ignored without a word.
+        if (o.title !== undefined || o.body !== undefined || o.key !== undefined)
+          throw new CliError('give --from, or --title and --body (and --key)');
         entries = await readReleases(o.from);
       } else {
         if (!o.title?.trim() || o.body === undefined) throw new CliError('--title and --body are required (or --from)');
         entries = [{ key: o.key, title: o.title.trim(), body: o.body }];
       }
+      assertPublishable(entries);
       const result = await (await context()).container.resolve(ChangelogPublisher).publish(entries);
       const lines = [
         ...result.published.map((p) => `published ${p.key}: ${p.title} (${p.notices} notices queued)`),

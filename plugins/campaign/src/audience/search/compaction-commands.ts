@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CliError, idOf, printResult } from '@switchboard/core';
+import { CliError, idOf, OrganizationService, printResult } from '@switchboard/core';
 import type { PluginContext, RecurringTask } from '@switchboard/core';
 import { GramCompaction } from './gram-compaction';
 
@@ -34,8 +34,12 @@ export function searchCompactionCommands(program: Command, context: () => Promis
     .action(async (options: { org?: string; json?: boolean }) => {
       const org = options.org === undefined ? undefined : idOf(options.org);
       if (org === null) throw new CliError('--org must be an organization id');
+      const ctx = await context();
+      // As campaign:analytics:rebuild: an organization that does not exist is a mistake, not "nothing to do".
+      if (org !== undefined && !(await ctx.container.resolve(OrganizationService).get(org)))
+        throw new CliError(`Organization ${org} not found`);
       const started = Date.now();
-      const report = await (await context()).container.resolve(GramCompaction).run(Infinity, org);
+      const report = await ctx.container.resolve(GramCompaction).run(Infinity, org);
       const result = { ...report, ms: Date.now() - started };
       printResult(
         options.json,

@@ -168,4 +168,65 @@ describeEachBackend('campaign: changelog notices', (backend) => {
     expect(await askedAt()).to.be.above(firstAsked!);
     await confirmLink('stranger@elsewhere.test', 2);
   });
+
+  it("asks an address once a day whatever the webhook urls, confirms and stops the address's subscriptions together", async () => {
+    const email = 'victim@elsewhere.test';
+    const asked = confirmations(email).length;
+    for (const webhook_url of [undefined, hooks.url('/v?1'), hooks.url('/v?2')])
+      await f
+        .api()
+        .post('/changelog/subscribe', { email, ...(webhook_url ? { webhook_url } : {}) })
+        .expect(201);
+    // One mail, not three (each url made a mail of its own).
+    const confirm = await confirmLink(email, asked + 1);
+    await f
+      .api()
+      .post('/changelog/subscribe', { email, webhook_url: hooks.url('/v?3') })
+      .expect(201);
+    expect(confirmations(email)).to.have.length(asked + 1);
+    await request(f.server).post(confirm).expect(200);
+    const states = () =>
+      f.engine.knex('changelog_subscriptions').where({ email }).orderBy('id').select('confirmed_at', 'unsubscribed_at');
+    expect((await states()).map((r) => r.confirmed_at !== null)).to.deep.equal([true, true, true, true]);
+
+    const publisher = campaignContainer(f.engine).resolve(ChangelogPublisher);
+    await publisher.publish([{ title: 'For the victim', body: 'One.' }]);
+    await waitFor(() => notices(email).length === 4, 15_000);
+    // The page says the address receives no more notices: so it is, for every subscription of it.
+    const link = new URL(/^List-Unsubscribe: <([^>]+)>/m.exec(notices(email)[0].raw)![1]);
+    await request(f.server)
+      .post(link.pathname + link.search)
+      .expect(200, new RegExp(`${email} receives no more changelog notices`));
+    expect((await states()).map((r) => r.unsubscribed_at !== null)).to.deep.equal([true, true, true, true]);
+    await publisher.publish([{ key: 'not-for-the-victim', title: 'Not for the victim', body: 'Two.' }]);
+    const queued = await f.engine
+      .knex('changelog_notices as n')
+      .join('changelog_entries as e', 'e.id', 'n.entry_id')
+      .join('changelog_subscriptions as s', 's.id', 'n.subscription_id')
+      .where({ 'e.entry_key': 'not-for-the-victim', 's.email': email })
+      .count({ n: '*' });
+    expect(Number(queued[0].n)).to.equal(0);
+  });
+
+  it('publishes to more subscriptions than one statement of SQLite takes (past 500 no entry could be published)', async () => {
+    const organizationId = f.tenant.organizationId;
+    const now = new Date();
+    const rows = Array.from({ length: 700 }, (_, i) => ({
+      organization_id: organizationId,
+      email: `many-${i}@acme.test`,
+      webhook_url: i % 7 === 0 ? `http://127.0.0.1:9/many/${i}` : null,
+      webhook_url_hash: i % 7 === 0 ? `many-${i}` : '',
+      created_at: now,
+      confirmed_at: now,
+    }));
+    for (let i = 0; i < rows.length; i += 100)
+      await f.engine.knex('changelog_subscriptions').insert(rows.slice(i, i + 100));
+    const publisher = campaignContainer(f.engine).resolve(ChangelogPublisher);
+    const published = await publisher.publish([{ key: 'many-1', title: 'Many', body: 'To everyone.' }]);
+    const entry = await f.engine.knex('changelog_entries').where({ entry_key: 'many-1' }).first('id');
+    const noticeRows = await f.engine.knex('changelog_notices').where({ entry_id: entry.id }).count({ n: '*' });
+    // 700 mails and 100 webhook POSTs, besides the earlier tests' subscriptions.
+    expect(Number(noticeRows[0].n)).to.be.at.least(800);
+    expect(published.published.map((p) => p.notices)).to.deep.equal([Number(noticeRows[0].n)]);
+  }).timeout(60_000);
 });
