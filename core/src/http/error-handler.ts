@@ -74,8 +74,9 @@ export function errorHandler(logger: Logger, registry: ApiRegistry): Middleware 
       ctx.status = rendered.status;
       ctx.body = rendered.body;
       if (appError.code === 'RATE_LIMIT_EXCEEDED') ctx.set('Retry-After', String(appError.extra?.retry_after));
-      // A 401 names the scheme it wants (RFC 9110 15.5.2: MUST): every credential the engine takes is a bearer token.
-      if (rendered.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+      // A 401 for an API token names the scheme it wants (RFC 9110 15.5.2). A provider's signature refused
+      // (SIGNATURE_INVALID, Postmark's Basic among them) is no Bearer challenge.
+      if (appError.code === 'AUTH_INVALID_TOKEN') ctx.set('WWW-Authenticate', 'Bearer');
       // Shutting down (another process answers) or the database out of reach (back in seconds, or later):
       // a short hint, so clients retry soon without hammering.
       if (appError.code === 'SERVICE_UNAVAILABLE') ctx.set('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_S));

@@ -61,11 +61,15 @@ export class RateLimits {
       ...this.limiter(pluginId, b.name, Math.max(1, Math.floor(b.points)), policy.windowSeconds),
       key: b.key,
     }));
-    const states = await Promise.all(counted.map((c) => this.consumeOne(c.limiter, c.memory, c.key)));
+    const outcomes = await Promise.all(counted.map((c) => this.consumeOne(c.limiter, c.memory, c.key)));
+    const states = outcomes.map((o) => o.state);
+    // Given back where it was counted: Redis, or this process's memory when Redis did not answer.
     const giveBack = async () => {
       await Promise.all(
-        counted.map((c) =>
-          withinDeadline(c.limiter.reward(c.key, 1), RATE_LIMIT_REDIS_MS, REDIS_LATE).catch(() => undefined),
+        counted.map((c, i) =>
+          withinDeadline(outcomes[i].countedBy.reward(c.key, 1), RATE_LIMIT_REDIS_MS, REDIS_LATE).catch(
+            () => undefined,
+          ),
         ),
       );
     };
@@ -88,25 +92,39 @@ export class RateLimits {
     return this.config.rateLimitScale * plan * token;
   }
 
-  private async consumeOne(limiter: RateLimiterAbstract, memory: RateLimiterMemory, key: string): Promise<LimitState> {
+  /**
+   * Counts one request in Redis, or in memory when Redis fails or has not answered within
+   * RATE_LIMIT_REDIS_MS. The Redis limiter has no insurance of its own: one that ran when a late command
+   * failed at last counted the request in memory a second time.
+   */
+  private async consumeOne(
+    limiter: RateLimiterAbstract,
+    memory: RateLimiterMemory,
+    key: string,
+  ): Promise<{ state: LimitState; countedBy: RateLimiterAbstract }> {
     const toState = (res: RateLimiterRes) => ({
       limit: limiter.points,
       remaining: Math.max(0, res.remainingPoints),
       reset: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
     });
+    let countedBy: RateLimiterAbstract = limiter;
+    const inMemory = () => {
+      countedBy = memory;
+      return memory.consume(key);
+    };
     try {
-      if (limiter === memory) return toState(await memory.consume(key));
+      if (limiter === memory) return { state: toState(await memory.consume(key)), countedBy };
       const counting = limiter.consume(key);
       counting.catch(() => undefined);
-      return toState(
-        await withinDeadline(counting, RATE_LIMIT_REDIS_MS, REDIS_LATE).catch((err: unknown) => {
-          if (err instanceof Error && err.message === REDIS_LATE) return memory.consume(key);
-          throw err;
-        }),
-      );
+      const res = await withinDeadline(counting, RATE_LIMIT_REDIS_MS, REDIS_LATE).catch((err: unknown) => {
+        if (err instanceof RateLimiterRes) throw err;
+        return inMemory();
+      });
+      return { state: toState(res), countedBy };
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      return { ...toState(rejection), retryAfter: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+      const state = { ...toState(rejection), retryAfter: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+      return { state, countedBy };
     }
   }
 
@@ -124,7 +142,6 @@ export class RateLimits {
             keyPrefix,
             points,
             duration,
-            insuranceLimiter: memory,
           })
         : memory;
       this.limiters.set(id, (pair = { limiter, memory }));

@@ -1,11 +1,14 @@
 import type { Knex } from 'knex';
 
 /** Ids providers and relays give, compared byte for byte on MariaDB too (SQLite always did). */
-const COLUMNS: { table: string; column: string; nullable: boolean }[] = [
-  { table: 'inbound_events', column: 'provider_event_id', nullable: false },
-  { table: 'inbound_events', column: 'provider_message_id', nullable: true },
-  { table: 'send_relay_ids', column: 'relay_id', nullable: false },
-];
+/** Per table, its columns: one ALTER each, so each table is rebuilt once (inbound_events is the largest). */
+const COLUMNS: Record<string, { column: string; nullable: boolean }[]> = {
+  inbound_events: [
+    { column: 'provider_event_id', nullable: false },
+    { column: 'provider_message_id', nullable: true },
+  ],
+  send_relay_ids: [{ column: 'relay_id', nullable: false }],
+};
 
 /**
  * The tables' default collation (utf8mb4_general_ci) ignores case, accents and trailing spaces: an event
@@ -15,11 +18,13 @@ const COLUMNS: { table: string; column: string; nullable: boolean }[] = [
 export async function up(knex: Knex): Promise<void> {
   if (knex.client.config.client !== 'mysql2') return;
   const collation = await exactCollation(knex);
-  for (const { table, column, nullable } of COLUMNS)
-    await knex.raw(
-      `alter table ?? modify ?? varchar(191) character set utf8mb4 collate ${collation} ${nullable ? 'null' : 'not null'}`,
-      [table, column],
+  for (const [table, columns] of Object.entries(COLUMNS)) {
+    const modify = columns.map(
+      ({ nullable }) =>
+        `modify ?? varchar(191) character set utf8mb4 collate ${collation} ${nullable ? 'null' : 'not null'}`,
     );
+    await knex.raw(`alter table ?? ${modify.join(', ')}`, [table, ...columns.map((c) => c.column)]);
+  }
 }
 
 /**

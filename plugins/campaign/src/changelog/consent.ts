@@ -5,7 +5,7 @@ import { LinkSigner } from '../shared/link-signer';
 import { escapeHtml } from '../shared/html';
 import { CHANGELOG_CONFIRM_PATH } from '../shared/paths';
 import { CHANGELOG_CONFIRMATION_JOB } from './jobs';
-import { sameAddress, subscriptionOfLink } from './subscription-links';
+import { subscriptionOfLink } from './subscription-links';
 import { noReplyAddress } from '../shared/mail-ids';
 
 const PURPOSE = 'changelog-confirm';
@@ -29,25 +29,12 @@ export class ChangelogConsent {
   ) {}
 
   /**
-   * Queues the confirmation mail, at most once a day per address of an organization, and once after each
-   * unsubscribe (which only the address's owner can do): subscribing a stranger again and again mails them
-   * once a day at most, other webhook urls included (each url made a mail of its own, session 35). The
-   * address's confirmation takes in its other subscriptions waiting for it.
+   * Queues the confirmation mail, at most once a day per subscription, and once after each unsubscribe (which
+   * only the address's owner can do): subscribing a stranger again and again mails them once a day at most.
    */
   async ask(subscriptionId: number): Promise<void> {
     const now = this.clock.now();
     const dayBefore = new Date(now.getTime() - ASK_AGAIN_AFTER_MS);
-    const row = await this.knex('changelog_subscriptions')
-      .where({ id: subscriptionId })
-      .first('organization_id', 'email');
-    if (!row) return;
-    const askedToday = await sameAddress(this.knex, row)
-      .whereNot({ id: subscriptionId })
-      .whereNull('confirmed_at')
-      .whereNull('unsubscribed_at')
-      .andWhere('asked_at', '>=', dayBefore)
-      .first('id');
-    if (askedToday) return;
     const due = await this.knex('changelog_subscriptions')
       .where({ id: subscriptionId })
       .andWhere((q) =>
@@ -84,19 +71,12 @@ export class ChangelogConsent {
     return { email: String(row.email), confirmed: row.confirmed_at !== null && row.unsubscribed_at === null };
   }
 
-  /**
-   * Confirms the subscription (notices from now on, an earlier unsubscribe lifted) and the address's other
-   * subscriptions in the organization still waiting for its consent (their mail was not sent: `ask`).
-   */
+  /** Confirms the subscription: notices from now on, an earlier unsubscribe lifted. */
   async confirm(token: string): Promise<{ email: string }> {
     const row = await this.subscription(token);
-    const now = this.clock.now();
-    await this.knex.transaction(async (trx) => {
-      await trx('changelog_subscriptions')
-        .where({ id: toInt(row.id) })
-        .update({ confirmed_at: now, unsubscribed_at: null });
-      await sameAddress(trx, row).whereNull('confirmed_at').whereNull('unsubscribed_at').update({ confirmed_at: now });
-    });
+    await this.knex('changelog_subscriptions')
+      .where({ id: toInt(row.id) })
+      .update({ confirmed_at: this.clock.now(), unsubscribed_at: null });
     return { email: String(row.email) };
   }
 

@@ -15,11 +15,7 @@ export async function subscriptionOfLink(
   if (!ids || ids.length !== 1) throw invalid();
   const row = await knex('changelog_subscriptions')
     .where({ id: ids[0] })
-    .first(['id', 'organization_id', 'email', ...columns]);
+    .first(['id', 'email', ...columns]);
   if (!row) throw invalid();
   return row;
 }
-
-/** The subscriptions of the same address in the same organization as `row` (consent is the address's). */
-export const sameAddress = (knex: Knex, row: Record<string, unknown>) =>
-  knex('changelog_subscriptions').where({ organization_id: row.organization_id, email: row.email });

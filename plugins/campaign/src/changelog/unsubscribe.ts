@@ -4,7 +4,7 @@ import { AppConfig, Clock, SERVICES } from '@switchboard/core';
 import { LinkSigner } from '../shared/link-signer';
 import { CHANGELOG_UNSUBSCRIBE_PATH } from '../shared/paths';
 import type { Unsubscribable } from '../shared/unsubscribe-pages';
-import { sameAddress, subscriptionOfLink } from './subscription-links';
+import { subscriptionOfLink } from './subscription-links';
 
 const PURPOSE = 'changelog-unsubscribe';
 
@@ -27,14 +27,13 @@ export class ChangelogUnsubscribe implements Unsubscribable {
     return { email: String(row.email), unsubscribed: row.unsubscribed_at !== null };
   }
 
-  /**
-   * Stops every notice to the address from the subscription's organization, as the page says ("receives no
-   * more changelog notices"): its other subscriptions (other webhook urls) went on mailing it (session 35).
-   * Pending notices are dropped when their turn comes.
-   */
+  /** Stops every notice to the subscription (its pending ones are dropped when their turn comes). */
   async unsubscribe(token: string): Promise<{ email: string }> {
     const row = await this.subscription(token);
-    await sameAddress(this.knex, row).whereNull('unsubscribed_at').update({ unsubscribed_at: this.clock.now() });
+    await this.knex('changelog_subscriptions')
+      .where({ id: row.id })
+      .whereNull('unsubscribed_at')
+      .update({ unsubscribed_at: this.clock.now() });
     return { email: String(row.email) };
   }
 

@@ -14,7 +14,7 @@ export function sendingRoutes(group: ApiGroup, ctx: PluginContext): void {
         summary: 'Send a message to lists, now or at scheduled_at (test_mode: render and record, deliver nothing)',
         permission: 'messages:write',
         answers: {
-          422: 'VALIDATION_ERROR, also: scheduled_at not in the future (rule future) or past 9999 (maximum); a send of the message pending or active (status/sendable); a list id not of the organization (exists); no from_email on the message nor a default sender profile (from_email/required)',
+          422: 'VALIDATION_ERROR, also: scheduled_at not in the future (rule future) or past 9999 (maximum); a message not sendable in its status, a send of it pending or active or it sent (status/sendable); a list id not of the organization (exists); no from_email on the message nor a default sender profile (from_email/required)',
         },
         params: idParams,
         body: sendBody,

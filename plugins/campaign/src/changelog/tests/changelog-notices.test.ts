@@ -169,45 +169,6 @@ describeEachBackend('campaign: changelog notices', (backend) => {
     await confirmLink('stranger@elsewhere.test', 2);
   });
 
-  it("asks an address once a day whatever the webhook urls, confirms and stops the address's subscriptions together", async () => {
-    const email = 'victim@elsewhere.test';
-    const asked = confirmations(email).length;
-    for (const webhook_url of [undefined, hooks.url('/v?1'), hooks.url('/v?2')])
-      await f
-        .api()
-        .post('/changelog/subscribe', { email, ...(webhook_url ? { webhook_url } : {}) })
-        .expect(201);
-    // One mail, not three (each url made a mail of its own).
-    const confirm = await confirmLink(email, asked + 1);
-    await f
-      .api()
-      .post('/changelog/subscribe', { email, webhook_url: hooks.url('/v?3') })
-      .expect(201);
-    expect(confirmations(email)).to.have.length(asked + 1);
-    await request(f.server).post(confirm).expect(200);
-    const states = () =>
-      f.engine.knex('changelog_subscriptions').where({ email }).orderBy('id').select('confirmed_at', 'unsubscribed_at');
-    expect((await states()).map((r) => r.confirmed_at !== null)).to.deep.equal([true, true, true, true]);
-
-    const publisher = campaignContainer(f.engine).resolve(ChangelogPublisher);
-    await publisher.publish([{ title: 'For the victim', body: 'One.' }]);
-    await waitFor(() => notices(email).length === 4, 15_000);
-    // The page says the address receives no more notices: so it is, for every subscription of it.
-    const link = new URL(/^List-Unsubscribe: <([^>]+)>/m.exec(notices(email)[0].raw)![1]);
-    await request(f.server)
-      .post(link.pathname + link.search)
-      .expect(200, new RegExp(`${email} receives no more changelog notices`));
-    expect((await states()).map((r) => r.unsubscribed_at !== null)).to.deep.equal([true, true, true, true]);
-    await publisher.publish([{ key: 'not-for-the-victim', title: 'Not for the victim', body: 'Two.' }]);
-    const queued = await f.engine
-      .knex('changelog_notices as n')
-      .join('changelog_entries as e', 'e.id', 'n.entry_id')
-      .join('changelog_subscriptions as s', 's.id', 'n.subscription_id')
-      .where({ 'e.entry_key': 'not-for-the-victim', 's.email': email })
-      .count({ n: '*' });
-    expect(Number(queued[0].n)).to.equal(0);
-  });
-
   it('publishes to more subscriptions than one statement of SQLite takes (past 500 no entry could be published)', async () => {
     const organizationId = f.tenant.organizationId;
     const now = new Date();

@@ -324,6 +324,8 @@ describeEachBackend('campaign: inbound provider webhooks', (backend) => {
     const path = `/webhook/provider_a?endpoint=${endpoint.id}`;
     const wrong = await post(path, body, signProviderA('not-the-secret', body)).expect(401);
     expect(wrong.body.error.code).to.equal('SIGNATURE_INVALID');
+    // A signature refused is no Bearer challenge (the API token's 401 is).
+    expect(wrong.headers).to.not.have.property('www-authenticate');
     await post(path, body, {}).expect(401);
     // Older than SendGrid's 24 hours of retries.
     await post(path, body, signProviderA('sg-secret-2', body, new Date(Date.now() - 26 * 3600_000))).expect(401);
