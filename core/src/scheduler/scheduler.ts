@@ -10,6 +10,12 @@ const TASK_TTL_MS = 60_000;
 /** A missed run is tried again this long after, then twice as long each time it is missed again, up to the cap. */
 const CATCH_UP_FIRST_MS = 10_000;
 const CATCH_UP_MAX_MS = 600_000;
+/**
+ * A debt falling due before the next tick (ticks come each second) is paid at this one: a debt is owed from
+ * when its run ended, a few ms after its tick, so "10 s later" fell just after the tick 10 s on and waited
+ * a whole second more (and a test expecting the run at that tick failed on a busy host).
+ */
+const DUE_WITHIN_TICK_MS = 999;
 
 /**
  * What became of a run: done; failed (logged); not started as the previous run still goes; or not started
@@ -135,7 +141,7 @@ export class Scheduler {
       (t) =>
         !due.includes(t) &&
         !this.inFlight.has(t.task.name) &&
-        (this.owed.get(t.task.name)?.at ?? Infinity) <= now.getTime(),
+        (this.owed.get(t.task.name)?.at ?? Infinity) <= now.getTime() + DUE_WITHIN_TICK_MS,
     );
     let leading: boolean;
     try {
