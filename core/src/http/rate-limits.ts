@@ -108,17 +108,14 @@ export class RateLimits {
       reset: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
     });
     let countedBy: RateLimiterAbstract = limiter;
-    const inMemory = () => {
-      countedBy = memory;
-      return memory.consume(key);
-    };
     try {
       if (limiter === memory) return { state: toState(await memory.consume(key)), countedBy };
       const counting = limiter.consume(key);
       counting.catch(() => undefined);
       const res = await withinDeadline(counting, RATE_LIMIT_REDIS_MS, REDIS_LATE).catch((err: unknown) => {
         if (err instanceof RateLimiterRes) throw err;
-        return inMemory();
+        countedBy = memory;
+        return memory.consume(key);
       });
       return { state: toState(res), countedBy };
     } catch (rejection) {

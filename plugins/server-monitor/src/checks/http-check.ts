@@ -164,13 +164,7 @@ export class HttpChecker {
     // A status line or header undici's parser cannot take (a 101, a 099) fails one of its assertions: the
     // assertion's text says nothing to the person on call.
     const unparsed = code === 'ERR_ASSERTION' || code?.startsWith('HPE_');
-    const reason = unparsed
-      ? `invalid HTTP answer (${code})`
-      : code === 'UND_ERR_HEADERS_OVERFLOW'
-        ? `answer headers over ${MAX_HEADER_BYTES / 1024} KiB (${code})`
-        : code
-          ? `${code}: ${e.message}`
-          : e.message;
+    const reason = unparsed ? `invalid HTTP answer (${code})` : described(code, e.message);
     const error = timedOut
       ? `timed out after ${this.options.timeoutMs} ms${code ? ` (${code})` : ''}${e.bodyCutOff ? ' in the body' : ''}`
       : e.bodyCutOff
@@ -220,4 +214,10 @@ export class HttpChecker {
     this.closed = true;
     await Promise.all([...this.agents].map((agent) => agent.destroy().catch(() => undefined)));
   }
+}
+
+/** An error's code and message as the person on call reads them. */
+function described(code: string | undefined, message: string): string {
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') return `answer headers over ${MAX_HEADER_BYTES / 1024} KiB (${code})`;
+  return code ? `${code}: ${message}` : message;
 }
