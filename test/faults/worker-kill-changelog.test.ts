@@ -53,8 +53,8 @@ describe('faults: worker killed mid changelog notices [private mariadb+redis]', 
       await api.post('/changelog/subscribe', body).expect(201);
     }
     // E-mail consent: the first ones confirmed their address (the link's POST, done here on the rows).
-    const ids = await stack.engine.knex('changelog_subscriptions').orderBy('id').limit(CONFIRMED).pluck('id');
-    await stack.engine.knex('changelog_subscriptions').whereIn('id', ids).update({ confirmed_at: new Date() });
+    const ids = await stack.engine.knex('changelog_subscriptions').orderBy('id').limit(CONFIRMED).pluck('address_id');
+    await stack.engine.knex('changelog_addresses').whereIn('id', ids).update({ confirmed_at: new Date() });
     worker = stack.process(['worker']);
     await stack.process(['scheduler']).start();
   });
@@ -85,7 +85,10 @@ describe('faults: worker killed mid changelog notices [private mariadb+redis]', 
 
   it('a new worker sends the rest: every subscriber notified, at most the notices in flight twice', async () => {
     const subscriptions: Array<{ id: number; email: string; webhook_url: string | null; confirmed_at: unknown }> =
-      await stack.engine.knex('changelog_subscriptions').select('id', 'email', 'webhook_url', 'confirmed_at');
+      await stack.engine
+        .knex('changelog_subscriptions as s')
+        .join('changelog_addresses as a', 'a.id', 's.address_id')
+        .select('s.id', 's.email', 's.webhook_url', 'a.confirmed_at');
     const confirmed = subscriptions.filter((s) => s.confirmed_at !== null);
     const withUrl = confirmed.filter((s) => s.webhook_url);
     const notices = confirmed.length + withUrl.length;

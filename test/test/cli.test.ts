@@ -234,7 +234,7 @@ describeEachBackend('switchboard CLI', (backend) => {
     await withCampaign(async ({ engine, api }) => {
       await api.post('/changelog/subscribe', { email: 'dev@x.test' }).expect(201);
       // Its address confirms (the mailed link: campaign's changelog-notices test); only then is it sent notices.
-      await engine.knex('changelog_subscriptions').update({ confirmed_at: new Date() });
+      await engine.knex('changelog_addresses').update({ confirmed_at: new Date() });
       const releases = path.join(backend().dataDir, 'releases');
       fs.mkdirSync(releases, { recursive: true });
       // Saved with a byte-order mark, beside a folder whose name ends in .md: neither changes what is read.

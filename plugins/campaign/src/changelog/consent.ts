@@ -1,21 +1,23 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppConfig, Clock, JobQueues, Mailer, SERVICES, toInt } from '@switchboard/core';
+import { AppConfig, Clock, JobQueues, Mailer, SERVICES } from '@switchboard/core';
 import { LinkSigner } from '../shared/link-signer';
 import { escapeHtml } from '../shared/html';
 import { CHANGELOG_CONFIRM_PATH } from '../shared/paths';
 import { CHANGELOG_CONFIRMATION_JOB } from './jobs';
 import { subscriptionOfLink } from './subscription-links';
+import { isConfirmed } from './addresses';
 import { noReplyAddress } from '../shared/mail-ids';
 
 const PURPOSE = 'changelog-confirm';
-/** How long before the same subscription's address may be asked again (unless it unsubscribed since). */
+/** How long before the same address may be asked again (unless it unsubscribed since). */
 export const ASK_AGAIN_AFTER_MS = 24 * 3_600_000;
 
 /**
  * E-mail consent of changelog subscriptions (issue 24): an organization names an address, the address
  * confirms it wants the notices, by a link mailed to it; until then (and after an unsubscribe, until it
- * confirms again) it is sent nothing.
+ * confirms again) none of its subscriptions in the organization is sent anything (campaign 1.18: the
+ * consent is the address's, `changelog_addresses`).
  */
 @injectable()
 export class ChangelogConsent {
@@ -29,14 +31,16 @@ export class ChangelogConsent {
   ) {}
 
   /**
-   * Queues the confirmation mail, at most once a day per subscription, and once after each unsubscribe (which
-   * only the address's owner can do): subscribing a stranger again and again mails them once a day at most.
+   * Queues the confirmation mail to the subscription's e-mail, at most once a day per address of the
+   * organization (whatever its webhook urls: each url asked again until session 36), and once after each
+   * unsubscribe (which only the address's owner can do): subscribing a stranger again and again mails them
+   * once a day at most.
    */
-  async ask(subscriptionId: number): Promise<void> {
+  async ask(subscriptionId: number, addressId: number): Promise<void> {
     const now = this.clock.now();
     const dayBefore = new Date(now.getTime() - ASK_AGAIN_AFTER_MS);
-    const due = await this.knex('changelog_subscriptions')
-      .where({ id: subscriptionId })
+    const due = await this.knex('changelog_addresses')
+      .where({ id: addressId })
       .andWhere((q) =>
         q
           .whereNull('asked_at')
@@ -67,20 +71,20 @@ export class ChangelogConsent {
   }
 
   async describe(token: string): Promise<{ email: string; confirmed: boolean }> {
-    const row = await this.subscription(token);
-    return { email: String(row.email), confirmed: row.confirmed_at !== null && row.unsubscribed_at === null };
+    const { email, address } = await this.subscription(token);
+    return { email, confirmed: isConfirmed(address) };
   }
 
-  /** Confirms the subscription: notices from now on, an earlier unsubscribe lifted. */
+  /** Confirms the address: notices from now on to each of its subscriptions, an earlier unsubscribe lifted. */
   async confirm(token: string): Promise<{ email: string }> {
-    const row = await this.subscription(token);
-    await this.knex('changelog_subscriptions')
-      .where({ id: toInt(row.id) })
+    const { email, address } = await this.subscription(token);
+    await this.knex('changelog_addresses')
+      .where({ id: address.id })
       .update({ confirmed_at: this.clock.now(), unsubscribed_at: null });
-    return { email: String(row.email) };
+    return { email };
   }
 
-  private subscription(token: string): Promise<Record<string, unknown>> {
-    return subscriptionOfLink(this.knex, this.signer, PURPOSE, token, ['confirmed_at', 'unsubscribed_at']);
+  private subscription(token: string) {
+    return subscriptionOfLink(this.knex, this.signer, PURPOSE, token);
   }
 }

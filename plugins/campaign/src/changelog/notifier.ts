@@ -101,6 +101,7 @@ export class ChangelogNotifier {
   private async dueBatch(): Promise<Notice[]> {
     const rows: Array<Record<string, unknown>> = await this.knex('changelog_notices as n')
       .join('changelog_subscriptions as s', 's.id', 'n.subscription_id')
+      .leftJoin('changelog_addresses as a', 'a.id', 's.address_id')
       .join('changelog_entries as e', 'e.id', 'n.entry_id')
       .where('n.state', 'pending')
       .andWhere('n.next_attempt_at', '<=', this.clock.now())
@@ -113,7 +114,7 @@ export class ChangelogNotifier {
         's.id as subscription_id',
         's.email',
         's.webhook_url',
-        's.unsubscribed_at',
+        'a.unsubscribed_at',
         'e.id as entry_id',
         'e.entry_key',
         'e.title',

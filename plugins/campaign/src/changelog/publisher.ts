@@ -18,9 +18,9 @@ export const entryKeyOf = (entry: ChangelogEntry): string =>
   entry.key?.trim() || crypto.createHash('sha256').update(`${entry.title}\n${entry.body}`).digest('hex').slice(0, 40);
 
 /**
- * `campaign:changelog:publish`: stores each new entry and, in the same transaction, a pending notice per
- * subscription (an e-mail, and a webhook POST where the subscription has a url) of every organization, then
- * wakes the notice job. An entry already published (same key) is skipped, so nobody hears of it twice.
+ * `campaign:changelog:publish`: stores each new entry and, in the same transaction, its pending notices to
+ * every confirmed address of every organization (one e-mail an address, and a webhook POST to each of its
+ * subscriptions' urls), then wakes the notice job. An entry already published (same key) is skipped, so nobody hears of it twice.
  */
 @injectable()
 export class ChangelogPublisher {
@@ -64,15 +64,17 @@ export class ChangelogPublisher {
 
   private async addNotices(trx: Knex.Transaction, entryId: number, now: Date): Promise<number> {
     let added = 0;
+    const mailed = new Set<number>();
     for (let after = 0; ;) {
       // Only addresses that confirmed (e-mail consent), and never after an unsubscribe.
-      const subscriptions: Array<Record<string, unknown>> = await trx('changelog_subscriptions')
-        .whereNull('unsubscribed_at')
-        .whereNotNull('confirmed_at')
-        .andWhere('id', '>', after)
-        .orderBy('id')
+      const subscriptions: Array<Record<string, unknown>> = await trx('changelog_subscriptions as s')
+        .join('changelog_addresses as a', 'a.id', 's.address_id')
+        .whereNull('a.unsubscribed_at')
+        .whereNotNull('a.confirmed_at')
+        .andWhere('s.id', '>', after)
+        .orderBy('s.id')
         .limit(PAGE)
-        .select('id', 'webhook_url');
+        .select('s.id', 's.webhook_url', 's.address_id');
       if (!subscriptions.length) return added;
       after = toInt(subscriptions[subscriptions.length - 1].id);
       const notice = (id: unknown, channel: string) => ({
@@ -83,10 +85,14 @@ export class ChangelogPublisher {
         attempts: 0,
         next_attempt_at: now,
       });
-      const rows = subscriptions.flatMap((s) => [
-        notice(s.id, 'email'),
-        ...(s.webhook_url ? [notice(s.id, 'webhook')] : []),
-      ]);
+      // One mail an address (its first subscription's: the same entry through each of its urls was mailed
+      // again until session 36), a POST to every url.
+      const rows = subscriptions.flatMap((s) => {
+        const address = toInt(s.address_id);
+        const mail = !mailed.has(address);
+        mailed.add(address);
+        return [...(mail ? [notice(s.id, 'email')] : []), ...(s.webhook_url ? [notice(s.id, 'webhook')] : [])];
+      });
       // In statements SQLite takes (one insert of 2,000 rows passed its 500 compound terms: past 500
       // subscriptions no entry could be published, session 35).
       await insertRows(trx, 'changelog_notices', rows, { ignoreExisting: true });

@@ -7,6 +7,7 @@ import { normalizeEmail } from '../shared/email';
 import { changelogSubscriptionSchema, type ChangelogSubscribe, type ChangelogSubscribed } from './schemas';
 import { ChangelogSecrets } from './secrets';
 import { ChangelogConsent } from './consent';
+import { addressOf, isConfirmed } from './addresses';
 
 const toSubscription = rowMapper(changelogSubscriptionSchema);
 
@@ -19,7 +20,7 @@ const urlKey = (url: string | undefined) => (url ? crypto.createHash('sha256').u
 /**
  * Who wants to hear of API changes, by email and optionally a webhook url; subscribing twice with the
  * same email and url (or the same email and none) answers the first subscription. Nothing is sent before the
- * address confirms (ChangelogConsent).
+ * address confirms (ChangelogConsent): its consent is the address's, shared by its subscriptions.
  */
 @injectable()
 export class ChangelogService {
@@ -47,7 +48,6 @@ export class ChangelogService {
         ...key,
         webhook_url: input.webhook_url ?? null,
         created_at: this.clock.now(),
-        confirmed_at: null,
       });
       created = true;
     } catch (err) {
@@ -55,12 +55,13 @@ export class ChangelogService {
     }
     const row = await this.knex('changelog_subscriptions')
       .where(key)
-      .first([...toSubscription.columns, 'confirmed_at', 'unsubscribed_at']);
+      .first([...toSubscription.columns, 'organization_id', 'address_id']);
     const subscription = toSubscription(row);
+    const address = await addressOf(this.knex, row);
     // Not confirmed yet, or unsubscribed through a notice's link: the address is asked (again), and gets
     // nothing until it confirms; subscribing again never undoes its own unsubscribe.
-    const confirmed = row.confirmed_at !== null && row.unsubscribed_at === null;
-    if (!confirmed) await this.consent.ask(subscription.id);
+    const confirmed = isConfirmed(address);
+    if (!confirmed) await this.consent.ask(subscription.id, address.id);
     const signing_secret = subscription.webhook_url ? await this.secrets.secretOf(subscription.id) : null;
     return { created, subscription: { ...subscription, signing_secret, confirmed } };
   }

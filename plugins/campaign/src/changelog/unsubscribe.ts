@@ -23,21 +23,25 @@ export class ChangelogUnsubscribe implements Unsubscribable {
   }
 
   async describe(token: string): Promise<{ email: string; unsubscribed: boolean }> {
-    const row = await this.subscription(token);
-    return { email: String(row.email), unsubscribed: row.unsubscribed_at !== null };
+    const { email, address } = await this.subscription(token);
+    return { email, unsubscribed: address.unsubscribed_at !== null };
   }
 
-  /** Stops every notice to the subscription (its pending ones are dropped when their turn comes). */
+  /**
+   * Stops every notice to the address's subscriptions in the organization, as the page says ("receives no
+   * more changelog notices"; until session 36 its other webhook urls went on mailing it). Pending notices
+   * are dropped when their turn comes.
+   */
   async unsubscribe(token: string): Promise<{ email: string }> {
-    const row = await this.subscription(token);
-    await this.knex('changelog_subscriptions')
-      .where({ id: row.id })
+    const { email, address } = await this.subscription(token);
+    await this.knex('changelog_addresses')
+      .where({ id: address.id })
       .whereNull('unsubscribed_at')
       .update({ unsubscribed_at: this.clock.now() });
-    return { email: String(row.email) };
+    return { email };
   }
 
-  private subscription(token: string): Promise<Record<string, unknown>> {
-    return subscriptionOfLink(this.knex, this.signer, PURPOSE, token, ['unsubscribed_at']);
+  private subscription(token: string) {
+    return subscriptionOfLink(this.knex, this.signer, PURPOSE, token);
   }
 }

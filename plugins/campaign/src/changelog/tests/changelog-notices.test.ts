@@ -7,6 +7,7 @@ import { ChangelogPublisher } from '../publisher';
 import { ChangelogNotifier } from '../notifier';
 import { changelogNoticesTask } from '../commands';
 import { receiver, verified } from '../../shared/tests/webhook-receiver';
+import { addressHashOf } from '../address-hash';
 
 describeEachBackend('campaign: changelog notices', (backend) => {
   let f: CampaignFixture;
@@ -115,7 +116,7 @@ describeEachBackend('campaign: changelog notices', (backend) => {
     expect(await f.engine.knex('changelog_notices').count({ n: '*' })).to.deep.equal([{ n: 5 }]);
   });
 
-  it("stops a subscription's notices through its mail's unsubscribe link; subscribing again needs the address to confirm", async () => {
+  it("stops an address's notices through its mail's unsubscribe link; subscribing again needs the address to confirm", async () => {
     const [mail] = notices('ada@acme.test');
     const link = new URL(/^List-Unsubscribe: <([^>]+)>/m.exec(mail.raw)![1]);
     const page = await request(f.server)
@@ -156,8 +157,13 @@ describeEachBackend('campaign: changelog notices', (backend) => {
     // A stranger subscribed again and again is asked once a day at most.
     const askedAt = async () =>
       toDate(
-        (await f.engine.knex('changelog_subscriptions').where({ email: 'stranger@elsewhere.test' }).first('asked_at'))
-          .asked_at,
+        (
+          await f.engine
+            .knex('changelog_addresses as a')
+            .join('changelog_subscriptions as s', 's.address_id', 'a.id')
+            .where('s.email', 'stranger@elsewhere.test')
+            .first('a.asked_at')
+        ).asked_at,
       )?.getTime();
     const firstAsked = await askedAt();
     expect(firstAsked).to.be.a('number');
@@ -169,16 +175,105 @@ describeEachBackend('campaign: changelog notices', (backend) => {
     await confirmLink('stranger@elsewhere.test', 2);
   });
 
+  it('asks an address once whatever its urls and case; its confirmation, its one mail an entry and its unsubscribe cover them all', async () => {
+    const subscribeDee = async (email: string, path?: string) =>
+      (await f.api().post('/changelog/subscribe', { email, ...(path ? { webhook_url: hooks.url(path) } : {}) })).body
+        .data;
+    // Each url asked the address again until session 36, and its unsubscribe link stopped one url only.
+    const dee = [
+      await subscribeDee('Dee@acme.test', '/dee-1'),
+      await subscribeDee('dee@acme.test', '/dee-2'),
+      await subscribeDee('dee@acme.test'),
+    ];
+    expect(dee.map((d) => d.confirmed)).to.deep.equal([false, false, false]);
+    const addressIds = await f.engine
+      .knex('changelog_subscriptions')
+      .whereIn(
+        'id',
+        dee.map((d) => d.id),
+      )
+      .pluck('address_id');
+    expect(new Set(addressIds).size).to.equal(1);
+    const confirm = await confirmLink('Dee@acme.test', 1);
+    // Another address (a letter more) is one of its own.
+    const other = await subscribeDee('dee2@acme.test', '/dee-other');
+    await confirmLink('dee2@acme.test', 1);
+    await request(f.server).post(confirm).expect(200);
+    expect(await subscribeDee('DEE@acme.test', '/dee-3')).to.include({ confirmed: true });
+    expect(confirmations('dee@acme.test')).to.have.length(0);
+    expect(confirmations('DEE@acme.test')).to.have.length(0);
+    expect(confirmations('Dee@acme.test')).to.have.length(1);
+    expect(other.confirmed).to.equal(false);
+
+    const publish = (title: string) =>
+      campaignContainer(f.engine)
+        .resolve(ChangelogPublisher)
+        .publish([{ title, body: `${title}.` }]);
+    const deeMails = () => [...notices('Dee@acme.test'), ...notices('dee@acme.test'), ...notices('DEE@acme.test')];
+    const deeHooks = () => hooks.received.filter((r) => r.path.startsWith('/dee'));
+    await publish('One mail for Dee');
+    await waitFor(() => deeHooks().length === 3 && deeMails().length === 1, 15_000);
+    expect(notices('Dee@acme.test')).to.have.length(1);
+    expect(
+      deeHooks()
+        .map((r) => r.path)
+        .sort(),
+    ).to.deep.equal(['/dee-1', '/dee-2', '/dee-3']);
+
+    // Its unsubscribe link stops the address: every url of it, and its mail.
+    const link = new URL(/^List-Unsubscribe: <([^>]+)>/m.exec(notices('Dee@acme.test')[0].raw)![1]);
+    await request(f.server)
+      .post(link.pathname + link.search)
+      .expect(200, /Dee@acme\.test receives no more changelog notices/);
+    const published = await publish('Nothing for Dee');
+    const entry = await f.engine.knex('changelog_entries').where({ title: 'Nothing for Dee' }).first('id');
+    const toDee = await f.engine
+      .knex('changelog_notices')
+      .where({ entry_id: entry.id })
+      .whereIn(
+        'subscription_id',
+        dee.map((d) => d.id),
+      )
+      .count({ n: '*' });
+    expect(Number(toDee[0].n)).to.equal(0);
+    expect(published.published[0].notices).to.be.above(0);
+    await waitFor(
+      async () =>
+        !(await f.engine.knex('changelog_notices').where({ entry_id: entry.id, state: 'pending' }).first('id')),
+      15_000,
+    );
+    expect(deeHooks()).to.have.length(3);
+    expect(deeMails()).to.have.length(1);
+    expect(hooks.received.filter((r) => r.path === '/dee-other')).to.have.length(0);
+  });
+
   it('publishes to more subscriptions than one statement of SQLite takes (past 500 no entry could be published)', async () => {
     const organizationId = f.tenant.organizationId;
     const now = new Date();
-    const rows = Array.from({ length: 700 }, (_, i) => ({
+    const emails = Array.from({ length: 700 }, (_, i) => `many-${i}@acme.test`);
+    for (let i = 0; i < emails.length; i += 100)
+      await f.engine.knex('changelog_addresses').insert(
+        emails.slice(i, i + 100).map((email) => ({
+          organization_id: organizationId,
+          address_hash: addressHashOf(email),
+          confirmed_at: now,
+        })),
+      );
+    const addressIds = new Map<string, number>(
+      (
+        await f.engine
+          .knex('changelog_addresses')
+          .where({ organization_id: organizationId })
+          .select('id', 'address_hash')
+      ).map((a: { id: number; address_hash: string }) => [a.address_hash, Number(a.id)]),
+    );
+    const rows = emails.map((email, i) => ({
       organization_id: organizationId,
-      email: `many-${i}@acme.test`,
+      email,
       webhook_url: i % 7 === 0 ? `http://127.0.0.1:9/many/${i}` : null,
       webhook_url_hash: i % 7 === 0 ? `many-${i}` : '',
       created_at: now,
-      confirmed_at: now,
+      address_id: addressIds.get(addressHashOf(email)),
     }));
     for (let i = 0; i < rows.length; i += 100)
       await f.engine.knex('changelog_subscriptions').insert(rows.slice(i, i + 100));

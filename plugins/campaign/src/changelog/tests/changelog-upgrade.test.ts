@@ -3,6 +3,7 @@ import { toDate } from '@switchboard/core';
 import { describeEachBackend } from '@switchboard/core/testing';
 import { campaignAtVersion, campaignContainer } from '../../shared/tests/support';
 import { ChangelogPublisher } from '../publisher';
+import { down as dropChangelogAddresses } from '../../../migrations/1.18/01-changelog-addresses';
 
 describeEachBackend('campaign: upgrading to 1.3 (changelog subscriptions by email alone)', (backend) => {
   let at: Awaited<ReturnType<typeof campaignAtVersion>> | undefined;
@@ -80,7 +81,8 @@ describeEachBackend('campaign: upgrading to 1.11 (changelog e-mail consent)', (b
       ['gone@acme.test', true],
       ['old@acme.test', true],
     ]);
-    // Its notices go on (the unsubscribed one stays off).
+    // Its notices go on (the unsubscribed one stays off), today's code reading them as 1.18 made them.
+    await engine.migrator().latest({ plugin: 'campaign' });
     const published = await campaignContainer(engine)
       .resolve(ChangelogPublisher)
       .publish([{ title: 'Consent', body: 'Asked.' }]);
@@ -109,5 +111,91 @@ describeEachBackend('campaign: upgrading to 1.11 (changelog e-mail consent)', (b
     expect(await engine.knex('changelog_subscriptions').pluck('email')).to.deep.equal(['old@acme.test']);
     await engine.migrator().latest({ plugin: 'campaign' });
     expect(await engine.knex('changelog_subscriptions').pluck('email')).to.deep.equal(['old@acme.test']);
+  });
+});
+
+describeEachBackend('campaign: upgrading to 1.18 (changelog consent by address)', (backend) => {
+  let at: Awaited<ReturnType<typeof campaignAtVersion>> | undefined;
+  after(async () => at?.close());
+
+  it("gives each address the latest of its subscriptions' answers, one mail an entry; rolls back", async () => {
+    at = await campaignAtVersion(backend(), '1.17');
+    const { engine } = at;
+    // A 1.17 database: consent on each subscription, no addresses.
+    await dropChangelogAddresses(engine.knex);
+    const t = (minute: number) => new Date(Date.UTC(2026, 10, 1, 10, minute));
+    const subscription = (email: string, url: string | null, state: Record<string, Date | null>) => ({
+      organization_id: at!.tenant.organizationId,
+      email,
+      webhook_url: url,
+      webhook_url_hash: url ?? '',
+      created_at: t(0),
+      confirmed_at: null,
+      unsubscribed_at: null,
+      asked_at: t(0),
+      ...state,
+    });
+    await engine.knex('changelog_subscriptions').insert([
+      // Unsubscribed through one subscription's link after confirming: the address stays off.
+      subscription('kim@acme.test', null, { confirmed_at: t(1) }),
+      subscription('Kim@acme.test', 'http://127.0.0.1:9/kim', { confirmed_at: t(1), unsubscribed_at: t(2) }),
+      // Confirmed again after an unsubscribe: the address is on.
+      subscription('lee@acme.test', 'http://127.0.0.1:9/lee', { confirmed_at: t(1), unsubscribed_at: t(2) }),
+      subscription('lee@acme.test', null, { confirmed_at: t(3), asked_at: t(3) }),
+      // Never confirmed.
+      subscription('wait@acme.test', null, { asked_at: t(4) }),
+    ]);
+
+    const applied = await engine.migrator().latest({ plugin: 'campaign' });
+    expect(applied).to.deep.equal([{ plugin: 'campaign', applied: ['1.18/01-changelog-addresses'] }]);
+    const addresses = async () =>
+      (
+        await engine
+          .knex('changelog_subscriptions as s')
+          .join('changelog_addresses as a', 'a.id', 's.address_id')
+          .orderBy('s.id')
+          .select('s.email', 'a.id', 'a.confirmed_at', 'a.unsubscribed_at', 'a.asked_at')
+      ).map((r: Record<string, unknown>) => [
+        r.email,
+        Number(r.id),
+        ...['confirmed_at', 'unsubscribed_at', 'asked_at'].map((c) => toDate(r[c])?.getUTCMinutes() ?? null),
+      ]);
+    const upgraded = await addresses();
+    const [kim, , lee, , wait] = upgraded.map((a) => a[1]);
+    expect(upgraded).to.deep.equal([
+      ['kim@acme.test', kim, 1, 2, 0],
+      ['Kim@acme.test', kim, 1, 2, 0],
+      ['lee@acme.test', lee, 3, null, 3],
+      ['lee@acme.test', lee, 3, null, 3],
+      ['wait@acme.test', wait, null, null, 4],
+    ]);
+    expect(new Set([kim, lee, wait]).size).to.equal(3);
+
+    // Lee: one mail (not one per subscription) and the url's POST; Kim and the one waiting: nothing.
+    const published = await campaignContainer(engine)
+      .resolve(ChangelogPublisher)
+      .publish([{ title: 'Addresses', body: 'One consent.' }]);
+    expect(published.published[0].notices).to.equal(2);
+
+    await engine.migrator().rollback({ plugin: 'campaign', to: '1.17' });
+    expect(await engine.knex.schema.hasTable('changelog_addresses')).to.equal(false);
+    expect(await engine.knex.schema.hasColumn('changelog_subscriptions', 'address_id')).to.equal(false);
+    const rolledBack = (
+      await engine
+        .knex('changelog_subscriptions')
+        .orderBy('id')
+        .select('email', 'confirmed_at', 'unsubscribed_at', 'asked_at')
+    ).map((r: Record<string, unknown>) => [
+      r.email,
+      ...['confirmed_at', 'unsubscribed_at', 'asked_at'].map((c) => toDate(r[c])?.getUTCMinutes() ?? null),
+    ]);
+    expect(rolledBack).to.deep.equal(upgraded.map(([email, , ...state]) => [email, ...state]));
+    // The notices stay.
+    expect(Number((await engine.knex('changelog_notices').count({ n: '*' }))[0].n)).to.equal(2);
+
+    await engine.migrator().latest({ plugin: 'campaign' });
+    expect((await addresses()).map(([email, , ...state]) => [email, ...state])).to.deep.equal(
+      upgraded.map(([email, , ...state]) => [email, ...state]),
+    );
   });
 });

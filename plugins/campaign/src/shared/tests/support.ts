@@ -8,6 +8,7 @@ import { addSealedSecret } from '../../../migrations/1.13/01-sealed-link-secret'
 import { createConfirmationMailsDue } from '../../../migrations/1.14/01-confirmation-mails-due';
 import { createSubscriberEngagement } from '../../../migrations/1.15/01-subscriber-engagement';
 import { addSendWaiting } from '../../../migrations/1.16/01-send-waiting';
+import { addAddressId, createChangelogAddresses } from '../../../migrations/1.18/01-changelog-addresses';
 import { up as createWebhookTables } from '../../../migrations/1.10/03-outbound-webhooks';
 import type { Server } from 'node:http';
 import { type AppConfig, type Clock, type Engine, type SecretBox, SERVICES } from '@switchboard/core';
@@ -97,6 +98,11 @@ export async function campaignAtVersion(
   if (Number(version.split('.')[1]) < 15) await createSubscriberEngagement(engine.knex);
   // A send waiting for its relay says since when (1.16).
   if (Number(version.split('.')[1]) < 16) await addSendWaiting(engine.knex);
+  // Changelog consent is its address's (1.18).
+  if (Number(version.split('.')[1]) < 18) {
+    await createChangelogAddresses(engine.knex);
+    await addAddressId(engine.knex);
+  }
   const tenant = await createTenant(engine);
   const server = engine.http().listen(0);
   return {

@@ -1,0 +1,118 @@
+import type { Knex } from 'knex';
+import {
+  alterTableOnce,
+  createTableOnce,
+  dropColumnsOnce,
+  hasIndex,
+  insertedId,
+  toDate,
+  toInt,
+} from '@switchboard/core';
+import { addressHashOf } from '../../src/changelog/address-hash';
+
+const STATE = ['confirmed_at', 'unsubscribed_at', 'asked_at'] as const;
+const PAGE = 1_000;
+
+/**
+ * Changelog e-mail consent moves from each subscription to its address in the organization
+ * (docs/decisions.md, Changelog notices): one address asked once a day whatever its webhook urls, its
+ * confirmation and its unsubscribe covering all its subscriptions. An address is its e-mail lower-cased and
+ * compared as a SHA-256 (byte for byte, whatever the column's collation: MariaDB's would take an accented
+ * look-alike for the address). The upgrade gives each address the latest of its subscriptions' answers.
+ * No foreign key from subscriptions: SQLite would copy the table to add one, deleting every notice.
+ */
+export async function up(knex: Knex): Promise<void> {
+  await createChangelogAddresses(knex);
+  await addAddressId(knex);
+  // Looks before it acts: a run stopped half way (a killed process) runs again.
+  for (;;) {
+    const waiting: Array<Record<string, unknown>> = await knex('changelog_subscriptions')
+      .whereNull('address_id')
+      .orderBy('id')
+      .limit(PAGE)
+      .select('organization_id', 'email');
+    if (!waiting.length) return;
+    for (const { organization_id, email } of waiting) await giveAddress(knex, toInt(organization_id), String(email));
+  }
+}
+
+/** The address of the subscriptions whose e-mail lower-cases as `email`'s, with the latest of their answers. */
+async function giveAddress(knex: Knex, organizationId: number, email: string): Promise<void> {
+  const hash = addressHashOf(email);
+  const subscriptions: Array<Record<string, unknown>> = (
+    await knex('changelog_subscriptions')
+      .where({ organization_id: organizationId })
+      .select('id', 'email', ...STATE)
+  ).filter((s: Record<string, unknown>) => addressHashOf(String(s.email)) === hash);
+  const latest = (column: (typeof STATE)[number]) =>
+    subscriptions.reduce<Date | null>((at, s) => {
+      const d = toDate(s[column]);
+      return d && (!at || d > at) ? d : at;
+    }, null);
+  const confirmed = latest('confirmed_at');
+  const unsubscribed = latest('unsubscribed_at');
+  const existing = await knex('changelog_addresses')
+    .where({ organization_id: organizationId, address_hash: hash })
+    .first('id');
+  const id = existing
+    ? toInt(existing.id)
+    : insertedId(
+        await knex('changelog_addresses').insert({
+          organization_id: organizationId,
+          address_hash: hash,
+          confirmed_at: confirmed,
+          // An unsubscribe since the latest confirmation stands (it stopped one subscription of the address;
+          // 1.11 counted the subscriptions before it confirmed when made, an unsubscribe's moment too).
+          unsubscribed_at: unsubscribed && (!confirmed || unsubscribed >= confirmed) ? unsubscribed : null,
+          asked_at: latest('asked_at'),
+        }),
+      );
+  await knex('changelog_subscriptions')
+    .whereIn(
+      'id',
+      subscriptions.map((s) => toInt(s.id)),
+    )
+    .update({ address_id: id });
+}
+
+/** Not in one transaction: SQLite drops a column in place, and each step looks before it acts. */
+export const config = { transaction: false };
+
+/** 1.17 reads each subscription's own answers: each gets its address's. */
+export async function down(knex: Knex): Promise<void> {
+  if (await knex.schema.hasTable('changelog_addresses')) {
+    const addresses: Array<Record<string, unknown>> = await knex('changelog_addresses').select('id', ...STATE);
+    for (const a of addresses)
+      await knex('changelog_subscriptions')
+        .where({ address_id: toInt(a.id) })
+        .update(Object.fromEntries(STATE.map((c) => [c, a[c] ?? null])));
+  }
+  if (await hasIndex(knex, 'changelog_subscriptions', 'changelog_subscriptions_address_idx'))
+    await alterTableOnce(knex, 'changelog_subscriptions', (t) =>
+      t.dropIndex(['address_id'], 'changelog_subscriptions_address_idx'),
+    );
+  await dropColumnsOnce(knex, 'changelog_subscriptions', ['address_id']);
+  await knex.schema.dropTableIfExists('changelog_addresses');
+}
+
+/** The table alone (upgrade tests give it to a schema of an older version, which today's code writes). */
+export async function createChangelogAddresses(knex: Knex): Promise<void> {
+  await createTableOnce(knex, 'changelog_addresses', (t) => {
+    t.increments('id').primary();
+    t.integer('organization_id').unsigned().notNullable().references('id').inTable('organizations').onDelete('CASCADE');
+    // SHA-256 (hex) of the e-mail lower-cased.
+    t.string('address_hash', 64).notNullable();
+    t.datetime('confirmed_at', { precision: 3 }).nullable();
+    t.datetime('unsubscribed_at', { precision: 3 }).nullable();
+    t.datetime('asked_at', { precision: 3 }).nullable();
+    t.unique(['organization_id', 'address_hash'], { indexName: 'changelog_addresses_unique' });
+  });
+}
+
+/** The column alone (as createChangelogAddresses). */
+export async function addAddressId(knex: Knex): Promise<void> {
+  await alterTableOnce(knex, 'changelog_subscriptions', (t) => {
+    t.integer('address_id').unsigned().nullable();
+    t.index(['address_id'], 'changelog_subscriptions_address_idx');
+  });
+}
