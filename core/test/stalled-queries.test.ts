@@ -1,39 +1,8 @@
-import net from 'node:net';
 import { expect } from 'chai';
 import { createKnex } from '../src/db/knex';
 import { watchStalledQueries } from '../src/db/stalled-queries';
 import { isDatabaseUnavailable } from '../src/db/errors';
-import { productionBackend, TestBackend } from '../src/testing';
-
-/**
- * A TCP proxy to MariaDB that can black-hole the connections it carries (bytes taken, nothing passed on,
- * no reset: a NAT that lost their state), while new connections pass.
- */
-async function blackHolingProxy(target: { host: string; port: number }) {
-  const open: Array<{ client: net.Socket; upstream: net.Socket }> = [];
-  const server = net.createServer((client) => {
-    const upstream = net.connect(target.port, target.host);
-    client.pipe(upstream);
-    upstream.pipe(client);
-    const end = () => (client.destroy(), upstream.destroy());
-    client.on('error', end);
-    upstream.on('error', end);
-    open.push({ client, upstream });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    blackHole() {
-      for (const { client, upstream } of open.splice(0)) {
-        client.unpipe(upstream);
-        upstream.unpipe(client);
-        client.resume();
-        upstream.resume();
-      }
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+import { blackHolingProxy, productionBackend, TestBackend } from '../src/testing';
 
 describe('a MariaDB connection that stalls [mysql]', () => {
   let backend: TestBackend | null = null;

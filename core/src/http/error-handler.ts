@@ -4,6 +4,7 @@ import { AppError, ErrorCode } from './errors';
 import { isDatabaseFull, isDatabaseUnavailable, isSchemaBehind, NOT_MIGRATED } from '../db/errors';
 import { errorBody } from './envelope';
 import { RepeatedWarning } from '../repeated-warning';
+import { isRedisAway } from '../redis-away';
 import type { ApiGroup, ApiRegistry, RenderedError } from './api-registry';
 
 const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
@@ -17,7 +18,8 @@ const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
 /**
  * Anything thrown becomes an AppError; an unexpected one is a 500 that hides its stack. A database that
  * cannot be reached is a 503, logged in one line (once per `unavailable` interval when given): nothing is
- * wrong with the request, and an outage would otherwise write a stack per request. So is a database not
+ * wrong with the request, and an outage would otherwise write a stack per request (so is a Redis that did
+ * not answer in time: RedisAwayError). So is a database not
  * migrated to this version (logged as an error: an operator must act).
  */
 export function asAppError(err: unknown, log: Logger, unavailable?: RepeatedWarning): AppError {
@@ -36,6 +38,10 @@ export function asAppError(err: unknown, log: Logger, unavailable?: RepeatedWarn
     }
     tell('warn', fields, `database unavailable: ${(err as Error).message}`);
     return new AppError('SERVICE_UNAVAILABLE', 'The database cannot be reached: send the request again shortly');
+  }
+  if (isRedisAway(err)) {
+    tell('warn', {}, (err as Error).message);
+    return new AppError('SERVICE_UNAVAILABLE', 'Redis cannot be reached: send the request again shortly');
   }
   if (isSchemaBehind(err)) {
     tell('error', {}, `database not migrated to this version (run migrate): ${(err as Error).message}`);

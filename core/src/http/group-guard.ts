@@ -4,6 +4,7 @@ import type { ApiTokenService } from '../auth/api-tokens';
 import type { RateLimits } from './rate-limits';
 import { AppError } from './errors';
 import { isDatabaseNotServing } from '../db/errors';
+import { isRedisAway } from '../redis-away';
 
 const bearer = (header: string): string | undefined => {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -91,7 +92,7 @@ const isAccessRefusal = (status: number) => status === 401 || status === 403;
 /** The status a thrown error is answered with (the error handler's: anything unknown is a 500). */
 function statusOf(err: unknown): number {
   if (err instanceof AppError) return err.status;
-  if (isDatabaseNotServing(err)) return 503;
+  if (isDatabaseNotServing(err) || isRedisAway(err)) return 503;
   const status = (err as { status?: unknown }).status;
   return typeof status === 'number' && status >= 400 ? status : 500;
 }

@@ -3,6 +3,7 @@ import type { RedisClientType } from 'redis';
 import type { LockHandle, Locks } from './types';
 import { loadOnFirstUse } from '../load-on-first-use';
 import { withinDeadline } from '../deadline';
+import { RedisAwayError } from '../redis-away';
 
 const redisModule = loadOnFirstUse(() => require('redis') as typeof import('redis'));
 
@@ -10,6 +11,12 @@ const redisModule = loadOnFirstUse(() => require('redis') as typeof import('redi
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 const EXTEND = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
 const CONNECT_TIMEOUT_MS = 2000;
+/**
+ * A lock command Redis has not answered by then fails (RedisAwayError): node-redis holds commands while
+ * disconnected and never hears back on a stalled connection, which held a provider's webhook request (its
+ * one-time token) and a recurring task for as long as the outage lasted (session 36).
+ */
+export const LOCK_COMMAND_MS = 2000;
 
 /** Locks across processes: SET NX PX with a random token per holder. */
 export class RedisLocks implements Locks {
@@ -34,18 +41,22 @@ export class RedisLocks implements Locks {
     await this.ready();
     const redisKey = `${this.prefix}:lock:${key}`;
     const token = crypto.randomUUID();
-    const ok = await this.redis.set(redisKey, token, {
-      condition: 'NX',
-      expiration: { type: 'PX', value: wholeMs(ttlMs) },
-    });
+    const ok = await answered(
+      this.redis.set(redisKey, token, {
+        condition: 'NX',
+        expiration: { type: 'PX', value: wholeMs(ttlMs) },
+      }),
+    );
     if (ok !== 'OK') return null;
     return {
       key,
       release: async () => {
-        await this.redis.eval(RELEASE, { keys: [redisKey], arguments: [token] });
+        await answered(this.redis.eval(RELEASE, { keys: [redisKey], arguments: [token] }));
       },
       extend: async (ms: number) =>
-        Number(await this.redis.eval(EXTEND, { keys: [redisKey], arguments: [token, String(wholeMs(ms))] })) === 1,
+        Number(
+          await answered(this.redis.eval(EXTEND, { keys: [redisKey], arguments: [token, String(wholeMs(ms))] })),
+        ) === 1,
     };
   }
 
@@ -65,3 +76,10 @@ export class RedisLocks implements Locks {
 }
 
 const wholeMs = (ms: number) => Math.max(1, Math.round(ms));
+
+const answered = <T>(command: Promise<T>): Promise<T> =>
+  withinDeadline(
+    command,
+    LOCK_COMMAND_MS,
+    () => new RedisAwayError(`redis did not answer a lock command within ${LOCK_COMMAND_MS / 1000} s`),
+  );

@@ -4,6 +4,7 @@ import { assertJobId } from './types';
 import { QueueRegistry } from './queue-registry';
 import { loadOnFirstUse } from '../load-on-first-use';
 import { withinDeadline } from '../deadline';
+import { RedisAwayError } from '../redis-away';
 import type { AddJobOptions, JobHandler, JobQueue, QueueCounts, QueueLogger } from './types';
 
 /** Stored job payload: the data plus the retries it started with, to tell the attempt number. */
@@ -24,6 +25,7 @@ export interface BeeQueueSettings {
 }
 
 const COUNTS_WITHIN_MS = 2_000;
+export const ADD_WITHIN_MS = 5_000;
 
 /** bee-queue 2 brings node-redis 3, which takes connection options rather than our URLs. */
 export function beeRedisOptions(redisUrl: string): Record<string, unknown> {
@@ -110,7 +112,20 @@ export class BeeJobQueue<T = unknown> implements JobQueue<T> {
     return queue;
   }
 
-  async add(data: T, options: AddJobOptions = {}): Promise<string> {
+  /**
+   * Fails (RedisAwayError) when Redis has not taken the job within ADD_WITHIN_MS: bee-queue's client holds
+   * commands while Redis is away and never hears back on a stalled connection, which held every request
+   * queuing work for as long as the outage lasted (session 36). A restart's few seconds are waited through.
+   */
+  add(data: T, options: AddJobOptions = {}): Promise<string> {
+    return withinDeadline(
+      this.addNow(data, options),
+      ADD_WITHIN_MS,
+      () => new RedisAwayError(`queue ${this.name}: Redis did not take the job within ${ADD_WITHIN_MS / 1000} s`),
+    );
+  }
+
+  private async addNow(data: T, options: AddJobOptions): Promise<string> {
     const { jobId } = options;
     if (jobId === undefined) {
       const id = await this.save(data, options);

@@ -31,7 +31,11 @@ export type JobHandler<T = unknown> = (job: Job<T>) => Promise<unknown>;
 /** One named queue; both drivers (bee-queue on Redis, in-process) behave the same. */
 export interface JobQueue<T = unknown> {
   readonly name: string;
-  /** Resolves with the job id, or with the existing job's id when jobId dedupes. */
+  /**
+   * Resolves with the job id, or with the existing job's id when jobId dedupes; fails with RedisAwayError
+   * when Redis has not taken it within a few seconds (a caller whose work the database holds may go on:
+   * queueSoon).
+   */
   add(data: T, options?: AddJobOptions): Promise<string>;
   /** Starts processing in this process. Call once per queue. */
   process(concurrency: number, handler: JobHandler<T>): void;

@@ -9,3 +9,4 @@ export * from './smtp-sink';
 export * from './stalling-smtp';
 export * from './process-stats';
 export * from './database-away';
+export * from './black-holing-proxy';

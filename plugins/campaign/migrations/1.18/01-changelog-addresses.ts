@@ -18,7 +18,8 @@ const PAGE = 1_000;
  * (docs/decisions.md, Changelog notices): one address asked once a day whatever its webhook urls, its
  * confirmation and its unsubscribe covering all its subscriptions. An address is its e-mail lower-cased and
  * compared as a SHA-256 (byte for byte, whatever the column's collation: MariaDB's would take an accented
- * look-alike for the address). The upgrade gives each address the latest of its subscriptions' answers.
+ * look-alike for the address). The confirmation mail asked is recorded until written, so a lost job is queued
+ * again (as 1.14 does for subscribers). The upgrade gives each address the latest of its subscriptions' answers.
  * No foreign key from subscriptions: SQLite would copy the table to add one, deleting every notice.
  */
 export async function up(knex: Knex): Promise<void> {
@@ -105,6 +106,9 @@ export async function createChangelogAddresses(knex: Knex): Promise<void> {
     t.datetime('confirmed_at', { precision: 3 }).nullable();
     t.datetime('unsubscribed_at', { precision: 3 }).nullable();
     t.datetime('asked_at', { precision: 3 }).nullable();
+    // The confirmation mail asked last, until it is written: the sweep queues it again should its job be lost.
+    t.integer('ask_subscription_id').unsigned().nullable();
+    t.datetime('ask_due_at', { precision: 3 }).nullable().index('changelog_addresses_ask_due_idx');
     t.unique(['organization_id', 'address_hash'], { indexName: 'changelog_addresses_unique' });
   });
 }

@@ -19,14 +19,19 @@ export function processChangelogNotices(queues: JobQueues, ctx: PluginContext): 
   });
 }
 
-/** Every minute: wakes the notice job when notices are due (retries, or a queue that lost its job). */
+/**
+ * Every minute: wakes the notice job when notices are due (retries, or a queue that lost its job), and
+ * queues again the confirmation mails whose job was lost.
+ */
 export function changelogNoticesTask(ctx: PluginContext): RecurringTask {
   const notifier = ctx.container.resolve(ChangelogNotifier);
+  const consent = ctx.container.resolve(ChangelogConsent);
   const queues = ctx.container.resolve<JobQueues>(SERVICES.Queues);
   return {
     name: 'campaign.changelog-notices',
     cron: '30 * * * * *',
-    run: async () => {
+    run: async (now) => {
+      await consent.sweep(now);
       if (await notifier.due()) await queues.get(CHANGELOG_NOTICES_JOB).add({});
     },
   };

@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppConfig, Clock, JobQueues, Mailer, SERVICES } from '@switchboard/core';
+import { AppConfig, Clock, JobQueues, Mailer, queueSoon, SERVICES, toInt } from '@switchboard/core';
+import type { Logger } from '@switchboard/core';
 import { LinkSigner } from '../shared/link-signer';
 import { escapeHtml } from '../shared/html';
 import { CHANGELOG_CONFIRM_PATH } from '../shared/paths';
@@ -12,6 +13,10 @@ import { noReplyAddress } from '../shared/mail-ids';
 const PURPOSE = 'changelog-confirm';
 /** How long before the same address may be asked again (unless it unsubscribed since). */
 export const ASK_AGAIN_AFTER_MS = 24 * 3_600_000;
+/** A queued confirmation job still waiting or retrying (5 tries from 5 s apart) is left alone this long. */
+export const ASK_REQUEUE_AFTER_MS = 3 * 60_000;
+/** Asks the sweep reads at a time: more wait for its next minute. */
+const SWEEP_BATCH = 100;
 
 /**
  * E-mail consent of changelog subscriptions (issue 24): an organization names an address, the address
@@ -28,6 +33,7 @@ export class ChangelogConsent {
     @inject(SERVICES.Queues) private readonly queues: JobQueues,
     @inject(SERVICES.Mailer) private readonly mailer: Mailer,
     @inject(LinkSigner) private readonly signer: LinkSigner,
+    @inject(SERVICES.Logger) private readonly logger: Logger,
   ) {}
 
   /**
@@ -49,21 +55,62 @@ export class ChangelogConsent {
             u.whereNotNull('unsubscribed_at').andWhere('unsubscribed_at', '>', this.knex.ref('asked_at')),
           ),
       )
-      .update({ asked_at: now });
+      .update({
+        asked_at: now,
+        ask_subscription_id: subscriptionId,
+        ask_due_at: new Date(now.getTime() + ASK_REQUEUE_AFTER_MS),
+      });
     if (!due) return;
-    await this.queues
-      .get(CHANGELOG_CONFIRMATION_JOB)
-      .add({ subscriptionId }, { jobId: `changelog-confirm-${subscriptionId}`, retries: 5, backoffMs: 5000 });
+    await this.queue(subscriptionId);
   }
 
+  /**
+   * Confirmation mails whose job was lost (Redis away or emptied, a process stopped, the relay down past the
+   * job's tries): queued again every few minutes, for a day after the ask (session 36: an address asked then
+   * waited a day for the next ask). A job still waiting has the same id, so queueing it again changes nothing.
+   */
+  async sweep(now: Date): Promise<number> {
+    await this.knex('changelog_addresses')
+      .whereNotNull('ask_due_at')
+      .andWhere('asked_at', '<', new Date(now.getTime() - ASK_AGAIN_AFTER_MS))
+      .update({ ask_due_at: null });
+    const due: Array<Record<string, unknown>> = await this.knex('changelog_addresses')
+      .where('ask_due_at', '<=', now)
+      .orderBy('ask_due_at')
+      .limit(SWEEP_BATCH)
+      .select('id', 'ask_subscription_id');
+    if (!due.length) return 0;
+    await this.knex('changelog_addresses')
+      .whereIn(
+        'id',
+        due.map((r) => toInt(r.id)),
+      )
+      .update({ ask_due_at: new Date(now.getTime() + ASK_REQUEUE_AFTER_MS) });
+    for (const row of due) if (!(await this.queue(toInt(row.ask_subscription_id)))) break;
+    return due.length;
+  }
+
+  /** Queued, or left to the sweep while Redis does not take it: a request is never held by a Redis away. */
+  private queue(subscriptionId: number): Promise<boolean> {
+    const add = this.queues
+      .get(CHANGELOG_CONFIRMATION_JOB)
+      .add({ subscriptionId }, { jobId: `changelog-confirm-${subscriptionId}`, retries: 5, backoffMs: 5000 });
+    return queueSoon(add, this.logger, 'changelog confirmation mail');
+  }
+
+  /** The confirmation mail; once written (or its subscription gone), the sweep leaves it. */
   async send(subscriptionId: number): Promise<void> {
     const row = await this.knex('changelog_subscriptions').where({ id: subscriptionId }).first('email');
-    if (!row) return;
+    if (row) await this.mail(subscriptionId, String(row.email));
+    await this.knex('changelog_addresses').where({ ask_subscription_id: subscriptionId }).update({ ask_due_at: null });
+  }
+
+  private async mail(subscriptionId: number, email: string): Promise<void> {
     const token = await this.signer.sign(PURPOSE, [subscriptionId]);
     const link = `${this.config.publicUrl}${CHANGELOG_CONFIRM_PATH}?token=${encodeURIComponent(token)}`;
     await this.mailer.send({
       from: noReplyAddress(this.config.publicUrl),
-      to: String(row.email),
+      to: email,
       subject: 'Please confirm: API change notices',
       text: `Hello,\n\nsomeone asked that this address receive notices of API changes. To receive them, confirm by opening this link:\n${link}\n\nIf you did not ask for it, ignore this mail: nothing will be sent.\n`,
       html: `<p>Hello,</p><p>someone asked that this address receive notices of API changes. <a href="${escapeHtml(link)}">Confirm</a> to receive them.</p><p>If you did not ask for it, ignore this mail: nothing will be sent.</p>`,
@@ -80,7 +127,7 @@ export class ChangelogConsent {
     const { email, address } = await this.subscription(token);
     await this.knex('changelog_addresses')
       .where({ id: address.id })
-      .update({ confirmed_at: this.clock.now(), unsubscribed_at: null });
+      .update({ confirmed_at: this.clock.now(), unsubscribed_at: null, ask_due_at: null });
     return { email };
   }
 

@@ -145,7 +145,9 @@ export class SendService {
         waiting_reason: null,
         updated_at: this.clock.now(),
       });
-    await this.enqueue(toInt(paused.id));
+    // As a new send's: should the queue be away, the watchdog queues it within a minute.
+    const sendId = toInt(paused.id);
+    await this.enqueue(sendId).catch((err) => this.logger.error({ err, sendId }, 'queuing a send failed'));
   }
 
   async cancel(orgId: number, messageId: number): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { defineJob, JobQueues } from '@switchboard/core';
+import { defineJob, JobQueues, queueSoon, type QueueLogger } from '@switchboard/core';
 
 export interface ConfirmationJob {
   organizationId: number;
@@ -32,14 +32,15 @@ export async function recordConfirmationsDue(
   for (let i = 0; i < rows.length; i += 500) await trx('confirmation_mails_due').insert(rows.slice(i, i + 500));
 }
 
-/** Queues a subscriber's confirmation mail; the job id makes a second request for the same subscriber a no-op. */
-export async function queueConfirmation(
-  queues: JobQueues,
-  organizationId: number,
-  subscriberId: number,
-): Promise<boolean> {
-  await queues
-    .get(CONFIRMATION_JOB)
-    .add({ organizationId, subscriberId }, { jobId: `confirm-${subscriberId}`, retries: 5, backoffMs: 5000 });
-  return true;
+/**
+ * Queues the subscribers' confirmation mails; the job id makes a second request for the same subscriber a
+ * no-op. A Redis that does not take one leaves it and the rest to the sweep (their rows are recorded), so
+ * a request is never held by a Redis away (session 36).
+ */
+export async function queueConfirmations(queues: JobQueues, log: QueueLogger, mails: ConfirmationJob[]): Promise<void> {
+  const queue = queues.get(CONFIRMATION_JOB);
+  for (const mail of mails) {
+    const add = queue.add(mail, { jobId: `confirm-${mail.subscriberId}`, retries: 5, backoffMs: 5000 });
+    if (!(await queueSoon(add, log, 'confirmation mail'))) return;
+  }
 }

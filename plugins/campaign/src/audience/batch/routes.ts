@@ -2,7 +2,7 @@ import { SERVICES } from '@switchboard/core';
 import type { ApiGroup, JobQueues, PluginContext } from '@switchboard/core';
 import { BatchImport } from './import';
 import { BatchChanges } from './changes';
-import { queueConfirmation } from '../../shared/confirmation-job';
+import { queueConfirmations } from '../../shared/confirmation-job';
 import {
   batchCreateBody,
   batchDeleteBody,
@@ -29,7 +29,11 @@ export function batchRoutes(group: ApiGroup, ctx: PluginContext): void {
       },
       async ({ auth, body }) => {
         const { unconfirmed, ...result } = await importer.run(auth.organizationId, body);
-        for (const id of unconfirmed) await queueConfirmation(queues, auth.organizationId, id);
+        await queueConfirmations(
+          queues,
+          ctx.logger,
+          unconfirmed.map((subscriberId) => ({ organizationId: auth.organizationId, subscriberId })),
+        );
         return envelope.ok(result);
       },
     )

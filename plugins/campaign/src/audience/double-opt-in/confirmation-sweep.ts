@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
 import { JobQueues, SERVICES, toInt } from '@switchboard/core';
 import type { Logger } from '@switchboard/core';
-import { CONFIRMATION_REQUEUE_AFTER_MS, queueConfirmation } from '../../shared/confirmation-job';
+import { CONFIRMATION_REQUEUE_AFTER_MS, queueConfirmations } from '../../shared/confirmation-job';
 
 /** Rows the sweep reads at a time: more wait for its next minute. */
 const SWEEP_BATCH = 1000;
@@ -39,7 +39,11 @@ export class ConfirmationSweep {
         due.map((r) => r.subscriber_id),
       )
       .update({ due_at: new Date(now.getTime() + CONFIRMATION_REQUEUE_AFTER_MS) });
-    for (const row of due) await queueConfirmation(this.queues, toInt(row.organization_id), toInt(row.subscriber_id));
+    await queueConfirmations(
+      this.queues,
+      this.logger,
+      due.map((row) => ({ organizationId: toInt(row.organization_id), subscriberId: toInt(row.subscriber_id) })),
+    );
     return due.length;
   }
 }

@@ -1,7 +1,7 @@
 import { ApiGroup, idParams, JobQueues, PluginContext, SERVICES } from '@switchboard/core';
 import { SubscriberQuery } from './query';
 import { SubscriberWriter } from './writer';
-import { queueConfirmation } from '../../shared/confirmation-job';
+import { queueConfirmations } from '../../shared/confirmation-job';
 import {
   createdSubscriberSchema,
   createSubscriberBody,
@@ -68,8 +68,12 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
       },
       async ({ auth, body }) => {
         const created = await writer.create(auth.organizationId, body);
-        const confirmation_sent =
-          created.status === 'unconfirmed' ? await queueConfirmation(queues, auth.organizationId, created.id) : false;
+        // On its way: queued, or recorded for the sweep while Redis does not take it.
+        const confirmation_sent = created.status === 'unconfirmed';
+        if (confirmation_sent)
+          await queueConfirmations(queues, ctx.logger, [
+            { organizationId: auth.organizationId, subscriberId: created.id },
+          ]);
         return envelope.ok({ ...created, confirmation_sent });
       },
     )

@@ -247,6 +247,37 @@ describeEachBackend('campaign: changelog notices', (backend) => {
     expect(hooks.received.filter((r) => r.path === '/dee-other')).to.have.length(0);
   });
 
+  it('queues a confirmation mail again when its job was lost, for a day after the ask', async () => {
+    const lost = (await f.api().post('/changelog/subscribe', { email: 'lost@acme.test' }).expect(201)).body.data;
+    await confirmLink('lost@acme.test', 1);
+    const ask = () =>
+      f.engine.knex('changelog_addresses').where({ ask_subscription_id: lost.id }).first('ask_due_at', 'asked_at');
+    // Written: the sweep leaves it.
+    await waitFor(async () => (await ask()).ask_due_at === null, 5_000);
+    const sweep = () => changelogNoticesTask(f.engine.contexts.get('campaign')!).run(clock.now());
+
+    // Its job lost (Redis emptied, a process stopped before queuing it): the row still says it is due.
+    await f.engine
+      .knex('changelog_addresses')
+      .where({ ask_subscription_id: lost.id })
+      .update({ ask_due_at: new Date(clock.now().getTime() - 1) });
+    await sweep();
+    await confirmLink('lost@acme.test', 2);
+    await waitFor(async () => (await ask()).ask_due_at === null, 5_000);
+
+    // Asked over a day ago: given up (the next subscribe asks again).
+    await f.engine
+      .knex('changelog_addresses')
+      .where({ ask_subscription_id: lost.id })
+      .update({
+        ask_due_at: new Date(clock.now().getTime() - 1),
+        asked_at: new Date(clock.now().getTime() - 25 * 3_600_000),
+      });
+    await sweep();
+    expect((await ask()).ask_due_at).to.equal(null);
+    expect(confirmations('lost@acme.test')).to.have.length(2);
+  });
+
   it('publishes to more subscriptions than one statement of SQLite takes (past 500 no entry could be published)', async () => {
     const organizationId = f.tenant.organizationId;
     const now = new Date();

@@ -1,0 +1,10 @@
+/**
+ * Redis did not answer a command within its deadline: away (node-redis holds commands while disconnected)
+ * or stalled (a connection whose packets are dropped is never answered). A request meeting it is answered
+ * 503, as for a database away.
+ */
+export class RedisAwayError extends Error {
+  readonly code = 'REDIS_AWAY';
+}
+
+export const isRedisAway = (err: unknown): boolean => err instanceof RedisAwayError;
