@@ -5,7 +5,7 @@ import { ADD_WITHIN_MS } from '../src/queue/bee-queue';
 import { queueSoon } from '../src/queue/queue-soon';
 import { LOCK_COMMAND_MS, RedisLocks } from '../src/locks/redis-locks';
 import { isRedisAway } from '../src/redis-away';
-import { blackHolingProxy, deleteRedisKeys, recordingLogger, requiredRedisUrl, uniqueSuffix } from '../src/testing';
+import { deleteRedisKeys, proxiedTestRedis, recordingLogger, requiredRedisUrl, uniqueSuffix } from '../src/testing';
 
 /**
  * A Redis that stalls: its connection taken, commands sent, nothing answered, nothing reset (a NAT that
@@ -15,16 +15,13 @@ import { blackHolingProxy, deleteRedisKeys, recordingLogger, requiredRedisUrl, u
 describe('a Redis that stalls [redis]', () => {
   const prefix = `sbt_${uniqueSuffix()}`;
   let redisUrl: string;
-  let proxy: Awaited<ReturnType<typeof blackHolingProxy>>;
+  let proxy: Awaited<ReturnType<typeof proxiedTestRedis>>['proxy'];
   let proxiedUrl: string;
   before(async () => {
     redisUrl = (await requiredRedisUrl())!;
   });
   beforeEach(async () => {
-    const url = new URL(redisUrl);
-    proxy = await blackHolingProxy({ host: url.hostname, port: Number(url.port || 6379) });
-    url.host = `127.0.0.1:${proxy.port}`;
-    proxiedUrl = url.toString();
+    ({ proxy, url: proxiedUrl } = await proxiedTestRedis());
   });
   afterEach(async () => proxy.close());
   after(async () => deleteRedisKeys(redisUrl, prefix));

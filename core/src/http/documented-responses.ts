@@ -74,7 +74,7 @@ export function documentedResponses(route: DocumentedRoute): Record<string, Docu
     );
   // Any route: the database out of reach or not migrated to this version, or the process shutting down.
   out['503'] = error(
-    'SERVICE_UNAVAILABLE: the database cannot be reached or is not migrated to this version, or the process is stopping; Retry-After says when to try again',
+    'SERVICE_UNAVAILABLE: the database or Redis cannot be reached, the database is not migrated to this version, or the process is stopping; Retry-After says when to try again',
   );
   for (const [status, answer] of Object.entries(spec.answers ?? {})) {
     const given = typeof answer === 'string' ? { description: answer } : answer;

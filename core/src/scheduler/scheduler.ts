@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { LockHandle, Locks } from '../locks/types';
 import { Clock, systemClock } from '../clock';
 import { isDatabaseUnavailable } from '../db/errors';
+import { isRedisAway } from '../redis-away';
 import { RepeatedWarning } from '../repeated-warning';
 
 const LEADER_KEY = 'scheduler:leader';
@@ -102,8 +103,8 @@ export class Scheduler {
         () => {
           if (this.stopped) return;
           this.tick(this.clock.now()).catch((err) =>
-            // A database away fails every tick: one line per 10 s says so.
-            isDatabaseUnavailable(err)
+            // A database or Redis away fails every tick: one line per 10 s says so.
+            isDatabaseUnavailable(err) || isRedisAway(err)
               ? this.databaseAway.error(this.logger, {}, `scheduler tick failed: ${(err as Error).message}`)
               : this.logger.error({ err }, 'scheduler tick failed'),
           );

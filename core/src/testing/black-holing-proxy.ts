@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { requiredRedisUrl } from './services';
 
 /**
  * A TCP proxy (MariaDB, Redis) that can black-hole the connections it carries: bytes taken, nothing passed
@@ -44,4 +45,15 @@ export async function blackHolingProxy(target: { host: string; port: number }) {
         server.close(() => resolve());
       }),
   };
+}
+
+/** The test Redis (TEST_REDIS_URL) behind such a proxy: the proxy, and the url that goes through it. */
+export async function proxiedTestRedis(): Promise<{
+  proxy: Awaited<ReturnType<typeof blackHolingProxy>>;
+  url: string;
+}> {
+  const url = new URL((await requiredRedisUrl())!);
+  const proxy = await blackHolingProxy({ host: url.hostname, port: Number(url.port || 6379) });
+  url.host = `127.0.0.1:${proxy.port}`;
+  return { proxy, url: url.toString() };
 }

@@ -11,7 +11,6 @@ import {
 import { addressHashOf } from '../../src/changelog/address-hash';
 
 const STATE = ['confirmed_at', 'unsubscribed_at', 'asked_at'] as const;
-const PAGE = 1_000;
 
 /**
  * Changelog e-mail consent moves from each subscription to its address in the organization
@@ -25,26 +24,33 @@ const PAGE = 1_000;
 export async function up(knex: Knex): Promise<void> {
   await createChangelogAddresses(knex);
   await addAddressId(knex);
-  // Looks before it acts: a run stopped half way (a killed process) runs again.
+  // Looks before it acts: a run stopped half way (a killed process) runs again. An organization at a time,
+  // its subscriptions read once (changelog subscriptions are few).
   for (;;) {
-    const waiting: Array<Record<string, unknown>> = await knex('changelog_subscriptions')
-      .whereNull('address_id')
-      .orderBy('id')
-      .limit(PAGE)
-      .select('organization_id', 'email');
-    if (!waiting.length) return;
-    for (const { organization_id, email } of waiting) await giveAddress(knex, toInt(organization_id), String(email));
+    const waiting = await knex('changelog_subscriptions').whereNull('address_id').first('organization_id');
+    if (!waiting) return;
+    const organizationId = toInt(waiting.organization_id);
+    const byAddress = new Map<string, Array<Record<string, unknown>>>();
+    const rows: Array<Record<string, unknown>> = await knex('changelog_subscriptions')
+      .where({ organization_id: organizationId })
+      .select('id', 'email', 'address_id', ...STATE);
+    for (const row of rows) {
+      const hash = addressHashOf(String(row.email));
+      byAddress.set(hash, [...(byAddress.get(hash) ?? []), row]);
+    }
+    for (const [hash, subscriptions] of byAddress)
+      if (subscriptions.some((s) => s.address_id === null))
+        await giveAddress(knex, organizationId, hash, subscriptions);
   }
 }
 
-/** The address of the subscriptions whose e-mail lower-cases as `email`'s, with the latest of their answers. */
-async function giveAddress(knex: Knex, organizationId: number, email: string): Promise<void> {
-  const hash = addressHashOf(email);
-  const subscriptions: Array<Record<string, unknown>> = (
-    await knex('changelog_subscriptions')
-      .where({ organization_id: organizationId })
-      .select('id', 'email', ...STATE)
-  ).filter((s: Record<string, unknown>) => addressHashOf(String(s.email)) === hash);
+/** The address of subscriptions whose e-mails lower-case alike, with the latest of their answers. */
+async function giveAddress(
+  knex: Knex,
+  organizationId: number,
+  hash: string,
+  subscriptions: Array<Record<string, unknown>>,
+): Promise<void> {
   const latest = (column: (typeof STATE)[number]) =>
     subscriptions.reduce<Date | null>((at, s) => {
       const d = toDate(s[column]);
@@ -81,7 +87,11 @@ export const config = { transaction: false };
 
 /** 1.17 reads each subscription's own answers: each gets its address's. */
 export async function down(knex: Knex): Promise<void> {
-  if (await knex.schema.hasTable('changelog_addresses')) {
+  // Looks before it acts, as up: a rollback stopped after the column went runs again.
+  if (
+    (await knex.schema.hasTable('changelog_addresses')) &&
+    (await knex.schema.hasColumn('changelog_subscriptions', 'address_id'))
+  ) {
     const addresses: Array<Record<string, unknown>> = await knex('changelog_addresses').select('id', ...STATE);
     for (const a of addresses)
       await knex('changelog_subscriptions')

@@ -1,6 +1,16 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppConfig, Clock, JobQueues, Mailer, queueSoon, SERVICES, toInt } from '@switchboard/core';
+import {
+  AppConfig,
+  Clock,
+  isPermanentMailError,
+  JobQueues,
+  Mailer,
+  queueSoon,
+  SERVICES,
+  toInt,
+  toNullableInt,
+} from '@switchboard/core';
 import type { Logger } from '@switchboard/core';
 import { LinkSigner } from '../shared/link-signer';
 import { escapeHtml } from '../shared/html';
@@ -98,10 +108,32 @@ export class ChangelogConsent {
     return queueSoon(add, this.logger, 'changelog confirmation mail');
   }
 
-  /** The confirmation mail; once written (or its subscription gone), the sweep leaves it. */
+  /**
+   * The confirmation mail, while it is still asked for: a job run again after its mail was written (a
+   * stalled job, or the sweep's when the first was late) and an address that confirmed meanwhile send
+   * nothing. Once written, or refused by the relay for good (an unknown mailbox: asked every 3 minutes for a
+   * day, it would harm the relay's name), the sweep leaves it.
+   */
   async send(subscriptionId: number): Promise<void> {
-    const row = await this.knex('changelog_subscriptions').where({ id: subscriptionId }).first('email');
-    if (row) await this.mail(subscriptionId, String(row.email));
+    const row = await this.knex('changelog_subscriptions as s')
+      .join('changelog_addresses as a', 'a.id', 's.address_id')
+      .where('s.id', subscriptionId)
+      .first('s.email', 'a.ask_subscription_id', 'a.ask_due_at', 'a.confirmed_at', 'a.unsubscribed_at');
+    const asked =
+      row &&
+      toNullableInt(row.ask_subscription_id) === subscriptionId &&
+      row.ask_due_at !== null &&
+      !(row.confirmed_at !== null && row.unsubscribed_at === null);
+    if (!asked) return;
+    try {
+      await this.mail(subscriptionId, String(row.email));
+    } catch (err) {
+      if (!isPermanentMailError(err)) throw err;
+      this.logger.warn(
+        { err: (err as Error).message, subscriptionId },
+        'changelog confirmation mail refused for good: asked again by a subscribe a day on',
+      );
+    }
     await this.knex('changelog_addresses').where({ ask_subscription_id: subscriptionId }).update({ ask_due_at: null });
   }
 

@@ -1,7 +1,17 @@
 import crypto from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { Clock, insertedId, insertRows, isUniqueViolation, JobQueues, SERVICES, toInt } from '@switchboard/core';
+import {
+  Clock,
+  insertedId,
+  insertRows,
+  isUniqueViolation,
+  JobQueues,
+  queueSoon,
+  SERVICES,
+  toInt,
+} from '@switchboard/core';
+import type { Logger } from '@switchboard/core';
 import { CHANGELOG_NOTICES_JOB } from './jobs';
 
 /** A changelog entry as the host publishes it; the key makes publishing it again a no-op. */
@@ -28,6 +38,7 @@ export class ChangelogPublisher {
     @inject(SERVICES.Knex) private readonly knex: Knex,
     @inject(SERVICES.Clock) private readonly clock: Clock,
     @inject(SERVICES.Queues) private readonly queues: JobQueues,
+    @inject(SERVICES.Logger) private readonly logger: Logger,
   ) {}
 
   async publish(entries: ChangelogEntry[]) {
@@ -58,7 +69,9 @@ export class ChangelogPublisher {
       if (notices === null) skipped.push(key);
       else published.push({ key, title: entry.title, notices });
     }
-    if (published.some((p) => p.notices)) await this.queues.get(CHANGELOG_NOTICES_JOB).add({});
+    // Should Redis not take it, the minute's task wakes the job while notices are due.
+    if (published.some((p) => p.notices))
+      await queueSoon(this.queues.get(CHANGELOG_NOTICES_JOB).add({}), this.logger, 'changelog notice job');
     return { published, skipped };
   }
 

@@ -7,6 +7,7 @@ import {
   insertedId,
   JobQueues,
   Mailer,
+  queueSoon,
   SERVICES,
   toDate,
   toInt,
@@ -231,11 +232,17 @@ export class AlertService {
     return ids.length > 0;
   }
 
+  /**
+   * Queues the alerts written; a Redis that does not take them leaves them to requeueStale (they are
+   * pending rows), so a heartbeat's ping that brought it back is answered all the same.
+   */
   async queue(ids: number[]): Promise<void> {
-    for (const id of ids)
-      await this.queues
+    for (const id of ids) {
+      const add = this.queues
         .get(ALERT_JOB)
         .add({ alertId: id }, { jobId: `alert.${id}`, retries: MAX_ATTEMPTS - 1, backoffMs: 5_000 });
+      if (!(await queueSoon(add, this.logger, 'alert'))) return;
+    }
   }
 
   /** Raises and queues at once, outside any other change (tests, test alerts). */

@@ -1,4 +1,4 @@
-import { AppError, isDatabaseNotServing, PluginApi, RenderedError } from '@switchboard/core';
+import { AppError, isDatabaseNotServing, isRedisAway, PluginApi, RenderedError } from '@switchboard/core';
 
 export const MONITOR_PREFIX = '/api/servermonitor';
 
@@ -33,13 +33,14 @@ export const monitorErrorSchema = {
 
 /**
  * An unexpected failure of an operation: the spec's 500, its detail in `error`. A database out of reach
- * or not migrated yet is the engine's 503 (core's error handler says which), as on every other route.
+ * or not migrated yet, or a Redis that did not answer in time, is the engine's 503 (core's error handler
+ * says which), as on every other route.
  */
 export async function failingAs<T>(message: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof AppError || isDatabaseNotServing(err)) throw err;
+    if (err instanceof AppError || isDatabaseNotServing(err) || isRedisAway(err)) throw err;
     throw new AppError('INTERNAL_ERROR', message, undefined, { error: (err as Error).message ?? String(err) });
   }
 }

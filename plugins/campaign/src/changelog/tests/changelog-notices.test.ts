@@ -8,6 +8,7 @@ import { ChangelogNotifier } from '../notifier';
 import { changelogNoticesTask } from '../commands';
 import { receiver, verified } from '../../shared/tests/webhook-receiver';
 import { addressHashOf } from '../address-hash';
+import { ChangelogConsent } from '../consent';
 
 describeEachBackend('campaign: changelog notices', (backend) => {
   let f: CampaignFixture;
@@ -17,7 +18,7 @@ describeEachBackend('campaign: changelog notices', (backend) => {
   before(async () => {
     // Now, not when the file was loaded: receivers check a delivery's timestamp against the real clock.
     clock.set(new Date());
-    sink = await smtpSink();
+    sink = await smtpSink({ refuse: (address) => (address === 'nobody@acme.test' ? 550 : null) });
     hooks = await receiver((path, n) => (path === '/flaky' && n === 1 ? 503 : 204));
     f = await campaignFixture(backend(), { SMTP_URL: sink.url, PUBLIC_URL: 'http://api.test' }, clock);
     f.engine.startWorkers();
@@ -256,6 +257,10 @@ describeEachBackend('campaign: changelog notices', (backend) => {
     await waitFor(async () => (await ask()).ask_due_at === null, 5_000);
     const sweep = () => changelogNoticesTask(f.engine.contexts.get('campaign')!).run(clock.now());
 
+    // A job run again after its mail was written (stalled, or the sweep's) sends nothing.
+    await campaignContainer(f.engine).resolve(ChangelogConsent).send(lost.id);
+    expect(confirmations('lost@acme.test')).to.have.length(1);
+
     // Its job lost (Redis emptied, a process stopped before queuing it): the row still says it is due.
     await f.engine
       .knex('changelog_addresses')
@@ -276,6 +281,16 @@ describeEachBackend('campaign: changelog notices', (backend) => {
     await sweep();
     expect((await ask()).ask_due_at).to.equal(null);
     expect(confirmations('lost@acme.test')).to.have.length(2);
+
+    // A mailbox the relay refuses for good: the ask ends at once (the sweep asked it every 3 minutes for a day).
+    const nobody = (await f.api().post('/changelog/subscribe', { email: 'nobody@acme.test' }).expect(201)).body.data;
+    await waitFor(
+      async () =>
+        (await f.engine.knex('changelog_addresses').where({ ask_subscription_id: nobody.id }).first('ask_due_at'))
+          .ask_due_at === null,
+      15_000,
+    );
+    expect(confirmations('nobody@acme.test')).to.have.length(0);
   });
 
   it('publishes to more subscriptions than one statement of SQLite takes (past 500 no entry could be published)', async () => {

@@ -1,25 +1,24 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import request from 'supertest';
-import { blackHolingProxy, embeddedBackend, requiredRedisUrl, TestBackend } from '@switchboard/core/testing';
+import { embeddedBackend, proxiedTestRedis, TestBackend } from '@switchboard/core/testing';
 import { campaignFixture, CampaignFixture } from './support';
 
 /**
  * The API while Redis stalls (connections taken, nothing answered: session 36): work the database holds is
- * answered at once and left to its sweep; a Mailgun delivery, whose one-time token lives in Redis, is
+ * answered once the queue's 5 s are up and left to its sweep; a Mailgun delivery, whose one-time token lives in Redis, is
  * refused with 503 for the provider to retry. Each had waited for as long as the stall lasted.
  */
 describe('campaign: the API while Redis stalls [redis]', () => {
   let backend: TestBackend;
-  let proxy: Awaited<ReturnType<typeof blackHolingProxy>>;
+  let proxy: Awaited<ReturnType<typeof proxiedTestRedis>>['proxy'];
   let f: CampaignFixture;
   before(async function () {
     this.timeout(60_000);
-    const redis = new URL((await requiredRedisUrl())!);
-    proxy = await blackHolingProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
-    redis.host = `127.0.0.1:${proxy.port}`;
+    const redis = await proxiedTestRedis();
+    proxy = redis.proxy;
     backend = embeddedBackend();
-    f = await campaignFixture(backend, { REDIS_URL: redis.toString() });
+    f = await campaignFixture(backend, { REDIS_URL: redis.url });
   });
   after(async function () {
     this.timeout(30_000);
