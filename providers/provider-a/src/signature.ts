@@ -19,17 +19,26 @@ export const TIMESTAMP_HEADER = 'x-twilio-email-event-webhook-timestamp';
  */
 export const SENDGRID_WINDOW: SignedTimeWindow = { maxAgeSeconds: 25 * 3600, maxAheadSeconds: 300 };
 
-const publicKeys = new Map<string, crypto.KeyObject | null>();
+const PEM = /^-----BEGIN [A-Z ]+-----/;
+const publicKeys = new Map<string, crypto.KeyObject | 'not a key' | null>();
 
-/** The endpoint secret as an ECDSA P-256 public key (SendGrid's base64 DER verification key), else null. */
-function verificationKey(secret: string): crypto.KeyObject | null {
+/**
+ * The endpoint secret as an ECDSA P-256 public key: SendGrid's verification key as its page shows it (base64
+ * DER), or armoured as PEM, as @sendgrid/eventwebhook's `convertPublicKeyToECDSA` makes it (session 36: the
+ * PEM form was taken for an HMAC secret, and SendGrid's every request refused). Null: an HMAC secret (our
+ * contract); 'not a key': PEM that is no EC public key, which verifies nothing.
+ */
+function verificationKey(secret: string): crypto.KeyObject | 'not a key' | null {
   if (!publicKeys.has(secret)) {
-    let key: crypto.KeyObject | null = null;
+    const pem = PEM.test(secret.trim());
+    let key: crypto.KeyObject | 'not a key' | null = pem ? 'not a key' : null;
     try {
-      const parsed = crypto.createPublicKey({ key: Buffer.from(secret, 'base64'), format: 'der', type: 'spki' });
+      const parsed = pem
+        ? crypto.createPublicKey(secret.trim())
+        : crypto.createPublicKey({ key: Buffer.from(secret, 'base64'), format: 'der', type: 'spki' });
       if (parsed.asymmetricKeyType === 'ec') key = parsed;
     } catch {
-      key = null;
+      // Not a key: an HMAC secret, or PEM that cannot be read.
     }
     if (publicKeys.size > 1000) publicKeys.clear();
     publicKeys.set(secret, key);
@@ -39,7 +48,8 @@ function verificationKey(secret: string): crypto.KeyObject | null {
 
 /**
  * The signature covers the timestamp header's text followed by the raw body: base64 HMAC-SHA-256 keyed
- * with the secret (our contract), or ECDSA with SHA-256 when the secret is SendGrid's public key.
+ * with the secret (our contract), or ECDSA with SHA-256 when the secret is SendGrid's public key (base64 DER
+ * or PEM).
  */
 export function verifySignature(request: InboundRequest, secret: string, now: Date): void {
   const signature = header(request, SIGNATURE_HEADER);
@@ -47,6 +57,7 @@ export function verifySignature(request: InboundRequest, secret: string, now: Da
   if (!signature || !timestamp) throw badSignature('The signature or its timestamp header is missing');
   checkSignedTime(timestamp, now, SENDGRID_WINDOW);
   const key = verificationKey(secret);
+  if (key === 'not a key') throw badSignature("The endpoint's secret is PEM but not an ECDSA public key");
   const valid = key
     ? crypto.verify(
         'sha256',

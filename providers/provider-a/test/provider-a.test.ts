@@ -170,4 +170,32 @@ describe("provider_a: SendGrid's own library (@sendgrid/eventwebhook) as the exa
       .catch((err: unknown) => err);
     expect(refused).to.be.instanceOf(ProviderError).with.property('kind', 'signature');
   });
+
+  it('takes the verification key armoured as PEM, as the library armours it; PEM of anything else verifies nothing', async () => {
+    const now = new Date();
+    const at = String(Math.floor(now.getTime() / 1000));
+    const body = JSON.stringify([
+      { email: 'ada@example.com', timestamp: Number(at), event: 'open', sg_event_id: 'pem-1' },
+    ]);
+    const headers = {
+      'x-twilio-email-event-webhook-timestamp': at,
+      'x-twilio-email-event-webhook-signature': sendgridSigns(body, at),
+    };
+    const context = { now: () => now, replay: memoryReplayGuard() };
+    // The library's own PEM, with the line breaks a copy from a text file adds.
+    // (starkbank-ecdsa's key, whose toPem the library's types leave out.)
+    const armoured = library.convertPublicKeyToECDSA(publicBase64) as unknown as { toPem(): string };
+    const pem = `${armoured.toPem()}\n`;
+    expect(pem).to.match(/^-----BEGIN PUBLIC KEY-----\n/);
+    await providerA.verify(request(Buffer.from(body), headers), { secret: pem }, context);
+    // Taken for an HMAC secret until session 36: SendGrid's every request refused, the reason unsaid.
+    const rsa = crypto
+      .generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .publicKey.export({ type: 'spki', format: 'pem' });
+    const refused = await providerA
+      .verify(request(Buffer.from(body), headers), { secret: String(rsa) }, context)
+      .catch((err: unknown) => err);
+    expect(refused).to.be.instanceOf(ProviderError).with.property('kind', 'signature');
+    expect((refused as Error).message).to.contain('PEM but not an ECDSA public key');
+  });
 });
