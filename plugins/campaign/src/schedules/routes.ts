@@ -22,11 +22,17 @@ export function scheduleRoutes(group: ApiGroup, ctx: PluginContext): void {
     get: { summary: 'Get a schedule', run: (org, id) => schedules.get(org, id) },
     create: {
       summary: 'Create a recurring send; next_run_at is computed in UTC',
+      answers: {
+        422: 'VALIDATION_ERROR, also: a timezone that is no IANA zone name (timezone/iana); a weekly schedule without day_of_week (day_of_week/required); a message or list id not of the organization (message_id/exists, list_ids/exists)',
+      },
       body: createScheduleBody,
       run: (org, body) => schedules.create(org, body),
     },
     update: {
       summary: 'Update a schedule',
+      answers: {
+        422: 'VALIDATION_ERROR, also: a timezone that is no IANA zone name (timezone/iana); a weekly schedule without day_of_week (day_of_week/required); a message or list id not of the organization (message_id/exists, list_ids/exists)',
+      },
       body: updateScheduleBody,
       run: (org, id, body) => schedules.update(org, id, body),
     },
@@ -45,7 +51,15 @@ export function scheduleRoutes(group: ApiGroup, ctx: PluginContext): void {
   for (const [action, summary, run] of transitions) {
     group.post(
       `/schedules/:id/${action}`,
-      { summary, permission: 'schedules:write', params: idParams, response: { schema: okSchema(scheduleSchema) } },
+      {
+        summary,
+        ...(action === 'resume' && {
+          answers: { 422: 'VALIDATION_ERROR, also when the schedule made its max_runs runs (max_runs/exhausted)' },
+        }),
+        permission: 'schedules:write',
+        params: idParams,
+        response: { schema: okSchema(scheduleSchema) },
+      },
       async ({ auth, params }) => envelope.ok(await run(auth.organizationId, params.id)),
     );
   }

@@ -26,12 +26,18 @@ export function webhookRoutes(group: ApiGroup, ctx: PluginContext): void {
     get: { summary: 'Get an outbound webhook subscription', run: (org, id) => webhooks.get(org, id) },
     create: {
       summary: 'Subscribe a receiver to events (its secret, given or generated, is shown in this answer only)',
+      answers: {
+        422: 'VALIDATION_ERROR, also: a url that is not http(s), carries credentials or names a private, loopback or reserved address (url/url); a secret that gives a key under 16 bytes (secret/minLength)',
+      },
       body: createWebhookBody,
       trim: ['name', 'url'],
       run: (org, body) => webhooks.create(org, body),
     },
     update: {
       summary: 'Update a subscription (a new secret is shown in this answer only; active: true activates it again)',
+      answers: {
+        422: 'VALIDATION_ERROR, also: a url that is not http(s), carries credentials or names a private, loopback or reserved address (url/url); a secret that gives a key under 16 bytes (secret/minLength)',
+      },
       body: updateWebhookBody,
       trim: ['name', 'url'],
       run: (org, id, body) => webhooks.update(org, id, body),
