@@ -26,5 +26,5 @@ th, td { text-align: left; padding: 0.35rem 0.4rem; border-bottom: 1px solid #e4
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 td.n.down-count { color: #b42318; font-weight: 700; }
 .none { color: #067647; }
-svg#sla-chart { max-width: 100%; }
+svg#sla-chart { display: block; width: 100%; max-width: 40rem; height: auto; }
 `;

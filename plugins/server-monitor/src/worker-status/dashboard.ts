@@ -14,6 +14,7 @@ const UNHEARD_BECAUSE = {
 
 const WIDTH = 600;
 const HEIGHT = 200;
+const LABEL_SIZE = 18;
 const COLORS: Record<Tier, string> = { premium: '#1f6feb', free: '#d97706' };
 
 /** A line per tier: compliance (0 to 100 %) over the hours shown, newest on the right. */
@@ -33,14 +34,16 @@ function chart(samples: Sample[], hours: number, now: Date): string {
     })
     .join('');
   // Each label inside the chart (100 % and 99 % were drawn above its top, unseen): those two below their
-  // lines, at either end, as the lines are 2 units apart; 90 % above its own.
+  // lines, at either end, as the lines are 2 units apart; 90 % below its own too. The chart keeps its aspect
+  // (stretched to a phone's width and a fixed height, its labels were squeezed to 5 px wide), so the
+  // labels are sized for a phone's scale, some 0.6.
   const label = (p: number, at: 'start' | 'end', dy: number) =>
-    `<text x="${at === 'start' ? 4 : WIDTH - 4}" y="${Number(y(p)) + dy}" text-anchor="${at}" font-size="10" fill="#666">${p} %</text>`;
+    `<text x="${at === 'start' ? 4 : WIDTH - 4}" y="${Number(y(p)) + dy}" text-anchor="${at}" font-size="${LABEL_SIZE}" fill="#666">${p} %</text>`;
   const grid = (
     [
-      [100, 'start', 11],
-      [99, 'end', 11],
-      [90, 'start', -2],
+      [100, 'start', LABEL_SIZE],
+      [99, 'end', LABEL_SIZE + 2],
+      [90, 'start', LABEL_SIZE + 2],
     ] as const
   )
     .map(
@@ -50,7 +53,7 @@ function chart(samples: Sample[], hours: number, now: Date): string {
     .join('');
   return (
     `<svg id="sla-chart" role="img" aria-label="SLA compliance over the last ${hours} hours" ` +
-    `viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" preserveAspectRatio="none">${grid}${lines}</svg>`
+    `viewBox="0 0 ${WIDTH} ${HEIGHT}">${grid}${lines}</svg>`
   );
 }
 

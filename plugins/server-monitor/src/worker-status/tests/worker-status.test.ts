@@ -221,9 +221,17 @@ describeEachBackend('server-monitor: worker status and dashboard', (backend) => 
       const labels = await page.locator('#sla-chart text').evaluateAll((texts) =>
         texts.map((t) => {
           const box = t.getBoundingClientRect();
-          return { text: t.textContent, top: box.top, bottom: box.bottom };
+          return { text: t.textContent, top: box.top, bottom: box.bottom, width: box.width };
         }),
       );
+      // Readable on the phone: the chart keeps its aspect (stretched, its labels were some 8 px tall, 5 wide).
+      for (const l of labels) {
+        expect(l.bottom - l.top, `${l.text} tall enough`).to.be.at.least(10);
+        expect(l.width / (l.bottom - l.top), `${l.text} not squeezed`).to.be.above(1.5);
+      }
+      expect(chart!.height / chart!.width).to.be.closeTo(200 / 600, 0.02);
+      // 100 % (left) and 90 % (left, below it) apart.
+      expect(labels[2].top).to.be.at.least(labels[0].bottom);
       expect(labels.map((l) => l.text)).to.deep.equal(['100 %', '99 %', '90 %']);
       for (const l of labels)
         expect([l.text, l.top >= chart!.y - 0.5, l.bottom <= chart!.y + chart!.height + 0.5]).to.deep.equal([
