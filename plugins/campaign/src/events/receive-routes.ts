@@ -51,10 +51,12 @@ export function receiveRoutes(api: PluginApi, ctx: PluginContext): void {
           type: 'object',
           properties: { endpoint: { type: 'integer', minimum: 1, maximum: 4294967295 } },
         },
+        // Any fields (a generated client typed a form body Record<string, never>), and SNS's text/plain.
         rawBody: {
           'application/json': { schema: {} },
-          'application/x-www-form-urlencoded': { schema: { type: 'object' } },
-          'multipart/form-data': { schema: { type: 'object' } },
+          'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: true } },
+          'multipart/form-data': { schema: { type: 'object', additionalProperties: true } },
+          'text/plain': { schema: { type: 'string' } },
         },
         response: { schema: okSchema(receiptSchema) },
       },
