@@ -70,6 +70,7 @@ export type { Mailer, MailMessage, MailerOptions, SentMail } from './mail/mailer
 export {
   isHandoverUnavailable,
   isPermanentMailError,
+  isRecipientRefused,
   isRelayLoginRefused,
   nodemailerMail,
   relayIdOf,

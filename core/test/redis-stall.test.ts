@@ -5,7 +5,14 @@ import { ADD_WITHIN_MS } from '../src/queue/bee-queue';
 import { queueSoon } from '../src/queue/queue-soon';
 import { LOCK_COMMAND_MS, RedisLocks } from '../src/locks/redis-locks';
 import { isRedisAway } from '../src/redis-away';
-import { deleteRedisKeys, proxiedTestRedis, recordingLogger, requiredRedisUrl, uniqueSuffix } from '../src/testing';
+import {
+  deleteRedisKeys,
+  proxiedTestRedis,
+  recordingLogger,
+  requiredRedisUrl,
+  uniqueSuffix,
+  waitFor,
+} from '../src/testing';
 
 /**
  * A Redis that stalls: its connection taken, commands sent, nothing answered, nothing reset (a NAT that
@@ -51,6 +58,21 @@ describe('a Redis that stalls [redis]', () => {
       expect(isRedisAway(extend.err)).to.equal(true);
       const release = await failure(held.release());
       expect(isRedisAway(release.err)).to.equal(true);
+    } finally {
+      client.destroy();
+    }
+  }).timeout(30_000);
+
+  it('says Redis away at once when node-redis refuses a lock command (offline), not an unknown error', async () => {
+    const client = createClient({ url: proxiedUrl, disableOfflineQueue: true }) as RedisClientType;
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      await proxy.close();
+      await waitFor(() => !client.isReady, 5_000);
+      const refused = await failure(new RedisLocks(client, prefix).acquire('offline', 30_000));
+      expect(isRedisAway(refused.err), String(refused.err)).to.equal(true);
+      expect(refused.ms).to.be.below(LOCK_COMMAND_MS);
     } finally {
       client.destroy();
     }

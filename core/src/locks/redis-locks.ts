@@ -71,15 +71,26 @@ export class RedisLocks implements Locks {
     if (!this.ownsClient || this.redis.isReady) return;
     // node-redis keeps retrying a first connection forever; callers get an error after a deadline.
     this.connecting ??= this.redis.connect();
-    await withinDeadline(this.connecting, CONNECT_TIMEOUT_MS, 'redis for locks does not answer');
+    await withinDeadline(
+      this.connecting,
+      CONNECT_TIMEOUT_MS,
+      () => new RedisAwayError('redis for locks does not answer'),
+    );
   }
 }
 
 const wholeMs = (ms: number) => Math.max(1, Math.round(ms));
 
+/**
+ * A lock command's answer within LOCK_COMMAND_MS. Anything but Redis's own reply (an error it answered) is
+ * Redis away: no answer in time, or node-redis refusing at once (offline, closed, the socket gone).
+ */
 const answered = <T>(command: Promise<T>): Promise<T> =>
   withinDeadline(
     command,
     LOCK_COMMAND_MS,
     () => new RedisAwayError(`redis did not answer a lock command within ${LOCK_COMMAND_MS / 1000} s`),
-  );
+  ).catch((err: unknown) => {
+    if (err instanceof RedisAwayError || err instanceof redisModule().ErrorReply) throw err;
+    throw new RedisAwayError(`redis cannot take a lock command: ${(err as Error)?.message ?? String(err)}`);
+  });

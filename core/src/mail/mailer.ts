@@ -197,6 +197,14 @@ export function isPermanentMailError(err: unknown): boolean {
   return typeof code === 'number' && code >= 500 && code < 600;
 }
 
+/**
+ * The relay refused this mail for good (a 5xx: an unknown mailbox, a refused recipient), not everything
+ * (a refused login is a 5xx too, as a relay out of reach): sending it again will not help.
+ */
+export function isRecipientRefused(err: unknown): boolean {
+  return isPermanentMailError(err) && !isHandoverUnavailable(err);
+}
+
 /** A file system that cannot take the outbox's mail now: full, read-only, not ours, failing. */
 const OUTBOX_UNWRITABLE = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO']);
 

@@ -185,7 +185,7 @@ export class BeeJobQueue<T = unknown> implements JobQueue<T> {
     const health = await withinDeadline(
       this.queue.checkHealth(),
       COUNTS_WITHIN_MS,
-      `queue ${this.name}: Redis did not answer within ${COUNTS_WITHIN_MS / 1000} s`,
+      () => new RedisAwayError(`queue ${this.name}: Redis did not answer within ${COUNTS_WITHIN_MS / 1000} s`),
     );
     return { waiting: health.waiting, active: health.active, delayed: health.delayed, failed: health.failed };
   }
@@ -223,7 +223,7 @@ async function keyCounts(reader: RedisClientType, prefix: string, name: string):
   const [waiting, active, delayed, failed] = await withinDeadline(
     reader.multi().lLen(key('waiting')).lLen(key('active')).zCard(key('delayed')).sCard(key('failed')).exec(),
     COUNTS_WITHIN_MS,
-    `queue ${name}: Redis did not answer within ${COUNTS_WITHIN_MS / 1000} s`,
+    () => new RedisAwayError(`queue ${name}: Redis did not answer within ${COUNTS_WITHIN_MS / 1000} s`),
   );
   return { waiting: Number(waiting), active: Number(active), delayed: Number(delayed), failed: Number(failed) };
 }

@@ -19,26 +19,31 @@ export const TIMESTAMP_HEADER = 'x-twilio-email-event-webhook-timestamp';
  */
 export const SENDGRID_WINDOW: SignedTimeWindow = { maxAgeSeconds: 25 * 3600, maxAheadSeconds: 300 };
 
-const PEM = /^-----BEGIN [A-Z ]+-----/;
+const ARMOURED = /^-----BEGIN [A-Z0-9 ]+-----/;
+const PUBLIC_PEM = /^-----BEGIN PUBLIC KEY-----([A-Za-z0-9+/=\s]+)-----END PUBLIC KEY-----$/;
 const publicKeys = new Map<string, crypto.KeyObject | 'not a key' | null>();
 
 /**
  * The endpoint secret as an ECDSA P-256 public key: SendGrid's verification key as its page shows it (base64
- * DER), or armoured as PEM, as @sendgrid/eventwebhook's `convertPublicKeyToECDSA` makes it (session 36: the
- * PEM form was taken for an HMAC secret, and SendGrid's every request refused). Null: an HMAC secret (our
- * contract); 'not a key': PEM that is no EC public key, which verifies nothing.
+ * DER), or armoured as PEM (`PUBLIC KEY`, as @sendgrid/eventwebhook's `convertPublicKeyToECDSA` makes it;
+ * its lines may be joined). Session 36: the PEM form was taken for an HMAC secret, and SendGrid's every
+ * request refused. Null: an HMAC secret (our contract); 'not a key': anything else armoured (a private key
+ * pasted by mistake, a certificate, another curve), which verifies nothing.
  */
 function verificationKey(secret: string): crypto.KeyObject | 'not a key' | null {
   if (!publicKeys.has(secret)) {
-    const pem = PEM.test(secret.trim());
-    let key: crypto.KeyObject | 'not a key' | null = pem ? 'not a key' : null;
+    const text = secret.trim();
+    const armoured = ARMOURED.test(text);
+    const body = armoured ? PUBLIC_PEM.exec(text)?.[1].replace(/\s+/g, '') : secret;
+    let key: crypto.KeyObject | 'not a key' | null = armoured ? 'not a key' : null;
     try {
-      const parsed = pem
-        ? crypto.createPublicKey(secret.trim())
-        : crypto.createPublicKey({ key: Buffer.from(secret, 'base64'), format: 'der', type: 'spki' });
-      if (parsed.asymmetricKeyType === 'ec') key = parsed;
+      const parsed =
+        body === undefined
+          ? null
+          : crypto.createPublicKey({ key: Buffer.from(body, 'base64'), format: 'der', type: 'spki' });
+      if (parsed?.asymmetricKeyType === 'ec' && parsed.asymmetricKeyDetails?.namedCurve === 'prime256v1') key = parsed;
     } catch {
-      // Not a key: an HMAC secret, or PEM that cannot be read.
+      // Not a key: an HMAC secret, or armour that cannot be read.
     }
     if (publicKeys.size > 1000) publicKeys.clear();
     publicKeys.set(secret, key);
@@ -57,7 +62,7 @@ export function verifySignature(request: InboundRequest, secret: string, now: Da
   if (!signature || !timestamp) throw badSignature('The signature or its timestamp header is missing');
   checkSignedTime(timestamp, now, SENDGRID_WINDOW);
   const key = verificationKey(secret);
-  if (key === 'not a key') throw badSignature("The endpoint's secret is PEM but not an ECDSA public key");
+  if (key === 'not a key') throw badSignature("The endpoint's secret is PEM but not an ECDSA P-256 public key");
   const valid = key
     ? crypto.verify(
         'sha256',

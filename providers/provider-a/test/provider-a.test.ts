@@ -196,6 +196,29 @@ describe("provider_a: SendGrid's own library (@sendgrid/eventwebhook) as the exa
       .verify(request(Buffer.from(body), headers), { secret: String(rsa) }, context)
       .catch((err: unknown) => err);
     expect(refused).to.be.instanceOf(ProviderError).with.property('kind', 'signature');
-    expect((refused as Error).message).to.contain('PEM but not an ECDSA public key');
+    expect((refused as Error).message).to.contain('PEM but not an ECDSA P-256 public key');
+    // Its lines joined (an environment variable, a JSON string): taken all the same.
+    const joined = pem.trim().replace(/\n/g, ' ');
+    await providerA.verify(request(Buffer.from(body), headers), { secret: joined }, context);
+    // The private key pasted by mistake, and a key of another curve, verify nothing (Node derives a public
+    // key from a private one: it would have been kept as the endpoint's secret and worked).
+    const pair = crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    const other = crypto.generateKeyPairSync('ec', { namedCurve: 'secp384r1' });
+    for (const secret of [
+      String(pair.privateKey.export({ type: 'pkcs8', format: 'pem' })),
+      String(pair.privateKey.export({ type: 'sec1', format: 'pem' })),
+      String(other.publicKey.export({ type: 'spki', format: 'pem' })),
+    ]) {
+      const signedByPair = {
+        ...headers,
+        'x-twilio-email-event-webhook-signature': crypto
+          .sign('sha256', Buffer.from(at + body), pair.privateKey)
+          .toString('base64'),
+      };
+      const err = await providerA
+        .verify(request(Buffer.from(body), signedByPair), { secret }, context)
+        .catch((e: unknown) => e);
+      expect(err, secret.split('\n')[0]).to.be.instanceOf(ProviderError).with.property('kind', 'signature');
+    }
   });
 });

@@ -8,6 +8,8 @@ export interface ChangelogAddress {
   confirmed_at: unknown;
   unsubscribed_at: unknown;
   asked_at: unknown;
+  ask_subscription_id: unknown;
+  ask_due_at: unknown;
 }
 
 /** Confirmed, and not unsubscribed since. */
@@ -16,7 +18,8 @@ export const isConfirmed = (address: ChangelogAddress): boolean =>
 
 /**
  * The address of a subscription, given to it where it has none yet (a subscription just made, or one
- * written by an older version during an upgrade).
+ * written by an older version during an upgrade: a new address takes that subscription's own answers, as
+ * the upgrade gives them).
  */
 export async function addressOf(
   knex: Knex,
@@ -28,7 +31,7 @@ export async function addressOf(
       : toInt(subscription.address_id);
   const row = await knex('changelog_addresses')
     .where({ id })
-    .first('id', 'confirmed_at', 'unsubscribed_at', 'asked_at');
+    .first('id', 'confirmed_at', 'unsubscribed_at', 'asked_at', 'ask_subscription_id', 'ask_due_at');
   return { ...row, id: toInt(row.id) };
 }
 
@@ -36,7 +39,10 @@ async function giveAddress(knex: Knex, subscriptionId: number, organizationId: n
   const key = { organization_id: organizationId, address_hash: addressHashOf(email) };
   let id: number;
   try {
-    id = insertedId(await knex('changelog_addresses').insert(key));
+    const own = await knex('changelog_subscriptions')
+      .where({ id: subscriptionId })
+      .first('confirmed_at', 'unsubscribed_at', 'asked_at');
+    id = insertedId(await knex('changelog_addresses').insert({ ...key, ...own }));
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     id = toInt((await knex('changelog_addresses').where(key).first('id')).id);

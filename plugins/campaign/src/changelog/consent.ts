@@ -3,12 +3,13 @@ import type { Knex } from 'knex';
 import {
   AppConfig,
   Clock,
-  isPermanentMailError,
+  isRecipientRefused,
   JobQueues,
   Mailer,
   queueSoon,
   SERVICES,
   toInt,
+  toDate,
   toNullableInt,
 } from '@switchboard/core';
 import type { Logger } from '@switchboard/core';
@@ -17,7 +18,7 @@ import { escapeHtml } from '../shared/html';
 import { CHANGELOG_CONFIRM_PATH } from '../shared/paths';
 import { CHANGELOG_CONFIRMATION_JOB } from './jobs';
 import { subscriptionOfLink } from './subscription-links';
-import { isConfirmed } from './addresses';
+import { addressOf, isConfirmed } from './addresses';
 import { noReplyAddress } from '../shared/mail-ids';
 
 const PURPOSE = 'changelog-confirm';
@@ -111,30 +112,34 @@ export class ChangelogConsent {
   /**
    * The confirmation mail, while it is still asked for: a job run again after its mail was written (a
    * stalled job, or the sweep's when the first was late) and an address that confirmed meanwhile send
-   * nothing. Once written, or refused by the relay for good (an unknown mailbox: asked every 3 minutes for a
-   * day, it would harm the relay's name), the sweep leaves it.
+   * nothing. A job queued by 1.17 (no ask recorded: its address asked within the day) is still asked. Once
+   * written, or refused by the relay for good (an unknown mailbox: asked every 3 minutes for a day, it would
+   * harm the relay's name; a refused login or a relay away is tried again), the sweep leaves it.
    */
   async send(subscriptionId: number): Promise<void> {
-    const row = await this.knex('changelog_subscriptions as s')
-      .join('changelog_addresses as a', 'a.id', 's.address_id')
-      .where('s.id', subscriptionId)
-      .first('s.email', 'a.ask_subscription_id', 'a.ask_due_at', 'a.confirmed_at', 'a.unsubscribed_at');
+    const subscription = await this.knex('changelog_subscriptions')
+      .where({ id: subscriptionId })
+      .first('id', 'organization_id', 'email', 'address_id');
+    const forget = () =>
+      this.knex('changelog_addresses').where({ ask_subscription_id: subscriptionId }).update({ ask_due_at: null });
+    if (!subscription) return void (await forget());
+    const address = await addressOf(this.knex, subscription);
+    const dayBefore = new Date(this.clock.now().getTime() - ASK_AGAIN_AFTER_MS);
     const asked =
-      row &&
-      toNullableInt(row.ask_subscription_id) === subscriptionId &&
-      row.ask_due_at !== null &&
-      !(row.confirmed_at !== null && row.unsubscribed_at === null);
-    if (!asked) return;
+      toNullableInt(address.ask_subscription_id) === null
+        ? address.asked_at !== null && (toDate(address.asked_at) ?? 0) >= dayBefore
+        : toNullableInt(address.ask_subscription_id) === subscriptionId && address.ask_due_at !== null;
+    if (!asked || isConfirmed(address)) return;
     try {
-      await this.mail(subscriptionId, String(row.email));
+      await this.mail(subscriptionId, String(subscription.email));
     } catch (err) {
-      if (!isPermanentMailError(err)) throw err;
+      if (!isRecipientRefused(err)) throw err;
       this.logger.warn(
         { err: (err as Error).message, subscriptionId },
         'changelog confirmation mail refused for good: asked again by a subscribe a day on',
       );
     }
-    await this.knex('changelog_addresses').where({ ask_subscription_id: subscriptionId }).update({ ask_due_at: null });
+    await forget();
   }
 
   private async mail(subscriptionId: number, email: string): Promise<void> {

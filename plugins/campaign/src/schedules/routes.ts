@@ -4,6 +4,10 @@ import { createScheduleBody, listSchedulesQuery, scheduleSchema, updateScheduleB
 import { envelopes, okSchema } from '../shared/envelope';
 import { objectRoutes } from '@switchboard/core';
 
+/** The 422 rules of a create or update that no schema states. */
+const RULES_NO_SCHEMA_STATES =
+  "VALIDATION_ERROR, also: a timezone missing from this server's zone data (timezone/iana; a name outside the published list is timezone/enum); a weekly schedule without day_of_week (day_of_week/required); a message or list id not of the organization (message_id/exists, list_ids/exists)";
+
 export function scheduleRoutes(group: ApiGroup, ctx: PluginContext): void {
   const schedules = ctx.container.resolve(SchedulesService);
   const envelope = envelopes(ctx.config.version, ctx.config.publicUrl);
@@ -23,7 +27,7 @@ export function scheduleRoutes(group: ApiGroup, ctx: PluginContext): void {
     create: {
       summary: 'Create a recurring send; next_run_at is computed in UTC',
       answers: {
-        422: 'VALIDATION_ERROR, also: a timezone that is no IANA zone name (timezone/iana); a weekly schedule without day_of_week (day_of_week/required); a message or list id not of the organization (message_id/exists, list_ids/exists)',
+        422: RULES_NO_SCHEMA_STATES,
       },
       body: createScheduleBody,
       run: (org, body) => schedules.create(org, body),
@@ -31,7 +35,7 @@ export function scheduleRoutes(group: ApiGroup, ctx: PluginContext): void {
     update: {
       summary: 'Update a schedule',
       answers: {
-        422: 'VALIDATION_ERROR, also: a timezone that is no IANA zone name (timezone/iana); a weekly schedule without day_of_week (day_of_week/required); a message or list id not of the organization (message_id/exists, list_ids/exists)',
+        422: RULES_NO_SCHEMA_STATES,
       },
       body: updateScheduleBody,
       run: (org, id, body) => schedules.update(org, id, body),

@@ -12,6 +12,10 @@ import {
   webhookSchema,
 } from './schemas';
 
+/** The 422 rules of a subscribe or update that no schema states. */
+const RULES_NO_SCHEMA_STATES =
+  'VALIDATION_ERROR, also: a url that carries credentials or is a literal private, loopback or reserved address (url/url; a host name is checked when a delivery connects); a secret that gives a key under 16 bytes (secret/minLength)';
+
 export function webhookRoutes(group: ApiGroup, ctx: PluginContext): void {
   const webhooks = ctx.container.resolve(WebhooksService);
   const deliveries = ctx.container.resolve(WebhookDeliveries);
@@ -27,7 +31,7 @@ export function webhookRoutes(group: ApiGroup, ctx: PluginContext): void {
     create: {
       summary: 'Subscribe a receiver to events (its secret, given or generated, is shown in this answer only)',
       answers: {
-        422: 'VALIDATION_ERROR, also: a url that is not http(s), carries credentials or names a private, loopback or reserved address (url/url); a secret that gives a key under 16 bytes (secret/minLength)',
+        422: RULES_NO_SCHEMA_STATES,
       },
       body: createWebhookBody,
       trim: ['name', 'url'],
@@ -36,7 +40,7 @@ export function webhookRoutes(group: ApiGroup, ctx: PluginContext): void {
     update: {
       summary: 'Update a subscription (a new secret is shown in this answer only; active: true activates it again)',
       answers: {
-        422: 'VALIDATION_ERROR, also: a url that is not http(s), carries credentials or names a private, loopback or reserved address (url/url); a secret that gives a key under 16 bytes (secret/minLength)',
+        422: RULES_NO_SCHEMA_STATES,
       },
       body: updateWebhookBody,
       trim: ['name', 'url'],

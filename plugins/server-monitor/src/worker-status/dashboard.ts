@@ -34,7 +34,8 @@ function chart(samples: Sample[], hours: number, now: Date): string {
     })
     .join('');
   // Each label inside the chart (100 % and 99 % were drawn above its top, unseen): those two below their
-  // lines, at either end, as the lines are 2 units apart; 90 % below its own too. The chart keeps its aspect
+  // lines, at either end, as the lines are 2 units apart (99 % on 100 %'s baseline, clear of the 90 % line);
+  // 90 % below its own too. The chart keeps its aspect
   // (stretched to a phone's width and a fixed height, its labels were squeezed to 5 px wide), so the
   // labels are sized for a phone's scale, some 0.6.
   const label = (p: number, at: 'start' | 'end', dy: number) =>
@@ -42,7 +43,7 @@ function chart(samples: Sample[], hours: number, now: Date): string {
   const grid = (
     [
       [100, 'start', LABEL_SIZE],
-      [99, 'end', LABEL_SIZE + 2],
+      [99, 'end', LABEL_SIZE - 2],
       [90, 'start', LABEL_SIZE + 2],
     ] as const
   )

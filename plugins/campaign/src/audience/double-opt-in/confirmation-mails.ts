@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppConfig, AppError, Mailer, SERVICES } from '@switchboard/core';
+import { AppConfig, AppError, isRecipientRefused, Mailer, SERVICES } from '@switchboard/core';
+import type { Logger } from '@switchboard/core';
 import { LinkSigner } from '../../shared/link-signer';
 import { CONFIRM_PATH } from '../../shared/paths';
 import { escapeHtml } from '../../shared/html';
@@ -19,6 +20,7 @@ export class ConfirmationMails {
     @inject(LinkSigner) private readonly signer: LinkSigner,
     @inject(SubscriberWriter) private readonly writer: SubscriberWriter,
     @inject(SenderProfilesService) private readonly senders: SenderProfilesService,
+    @inject(SERVICES.Logger) private readonly logger: Logger,
   ) {}
 
   async send(job: ConfirmationJob): Promise<void> {
@@ -33,13 +35,21 @@ export class ConfirmationMails {
     const from = sender
       ? { name: String(sender.from_name), address: String(sender.from_email) }
       : noReplyAddress(this.config.publicUrl);
-    await this.mailer.send({
+    const mail = this.mailer.send({
       from,
       messageId: `<${oneOffMailId(this.config.publicUrl, 'confirm', job.subscriberId, new Date())}>`,
       to: subscriber.email,
       subject: 'Please confirm your subscription',
       text: `Hello${subscriber.first_name ? ` ${subscriber.first_name}` : ''},\n\nplease confirm your subscription by opening this link:\n${link}\n\nIf you did not ask for it, ignore this mail.\n`,
       html: `<p>Hello${subscriber.first_name ? ` ${escapeHtml(subscriber.first_name)}` : ''},</p><p>please <a href="${link}">confirm your subscription</a>.</p><p>If you did not ask for it, ignore this mail.</p>`,
+    });
+    // A mailbox the relay refuses for good is not asked again (the sweep asked it every 2 minutes for a day).
+    await mail.catch((err: unknown) => {
+      if (!isRecipientRefused(err)) throw err;
+      this.logger.warn(
+        { err: (err as Error).message, subscriberId: job.subscriberId },
+        'confirmation mail refused for good by the relay: not sent again',
+      );
     });
     await this.done(job.subscriberId);
   }

@@ -31,8 +31,9 @@ export function subscriberRoutes(group: ApiGroup, ctx: PluginContext): void {
       answers: {
         422:
           'VALIDATION_ERROR, also when list_id is not a list of the organization (rule exists), when search names ' +
-          'an unknown operator, gives one twice or a value it cannot take (search, rule operator) or leaves a ' +
-          'double quote unmatched (search, rule syntax), or when a search ' +
+          'an unknown operator, gives one twice with two values or a value it cannot take (search, rule ' +
+          'operator), leaves a double quote unmatched (search, rule syntax) or has more than 16 terms (search, ' +
+          'rule max_terms), or when a search ' +
           'with substrings asks for a page past the matches its capped total counts (page, rule maximum), or ' +
           'stops on its bounds before finding a match of the page asked for (search, rule too_broad)',
       },

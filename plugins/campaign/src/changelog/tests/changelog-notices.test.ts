@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { toDate } from '@switchboard/core';
+import { insertedId, toDate } from '@switchboard/core';
 import request from 'supertest';
 import { describeEachBackend, ManualClock, smtpSink, SmtpSink, waitFor } from '@switchboard/core/testing';
 import { campaignContainer, campaignFixture, CampaignFixture } from '../../shared/tests/support';
@@ -258,8 +258,22 @@ describeEachBackend('campaign: changelog notices', (backend) => {
     const sweep = () => changelogNoticesTask(f.engine.contexts.get('campaign')!).run(clock.now());
 
     // A job run again after its mail was written (stalled, or the sweep's) sends nothing.
-    await campaignContainer(f.engine).resolve(ChangelogConsent).send(lost.id);
+    const consent = campaignContainer(f.engine).resolve(ChangelogConsent);
+    await consent.send(lost.id);
     expect(confirmations('lost@acme.test')).to.have.length(1);
+    // A job 1.17 queued before the upgrade, for a subscription it wrote (no address, its own asked_at): sent.
+    const old = insertedId(
+      await f.engine.knex('changelog_subscriptions').insert({
+        organization_id: f.tenant.organizationId,
+        email: 'old-job@acme.test',
+        webhook_url: null,
+        webhook_url_hash: '',
+        created_at: clock.now(),
+        asked_at: clock.now(),
+      }),
+    );
+    await consent.send(old);
+    expect(confirmations('old-job@acme.test')).to.have.length(1);
 
     // Its job lost (Redis emptied, a process stopped before queuing it): the row still says it is due.
     await f.engine

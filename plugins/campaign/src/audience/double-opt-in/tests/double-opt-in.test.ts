@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { simpleParser } from 'mailparser';
 import request from 'supertest';
-import { describeEachBackend, waitFor } from '@switchboard/core/testing';
+import { describeEachBackend, smtpSink, waitFor } from '@switchboard/core/testing';
 import { campaignContainer, campaignFixture, CampaignFixture } from '../../../shared/tests/support';
 import { SubscriberWriter } from '../../subscribers';
 import { ConfirmationSweep } from '../confirmation-sweep';
@@ -152,6 +152,33 @@ describeEachBackend('campaign: double opt-in', (backend) => {
     await waitFor(async () => Number((await due())!.n) === 0, 10_000);
     expect(await sweep.run(new Date(now.getTime() + 10 * 60_000))).to.equal(0);
     expect((await f.api().get(`/subscribers/${lost.id}`).expect(200)).body.data.status).to.equal('unconfirmed');
+  });
+
+  it('forgets a confirmation mail the relay refuses for good (an unknown mailbox); one refused for now stays due', async () => {
+    const sink = await smtpSink({
+      refuse: (address) => ({ 'gone@example.com': 550, 'later@example.com': 451 })[address] ?? null,
+    });
+    // Its own engine on the same database, mailing through the sink; no workers (the mails are sent here).
+    const g = await campaignFixture(backend(), { SMTP_URL: sink.url });
+    try {
+      const writer = campaignContainer(g.engine).resolve(SubscriberWriter);
+      const mails = campaignContainer(g.engine).resolve(ConfirmationMails);
+      const due = (id: number) => g.engine.knex('confirmation_mails_due').where({ subscriber_id: id }).first('due_at');
+      const gone = await writer.create(g.tenant.organizationId, { email: 'gone@example.com', confirmed: false });
+      // Asked every 2 minutes for a day until session 36 (each try a refusal the relay counts against us).
+      await mails.send({ organizationId: g.tenant.organizationId, subscriberId: gone.id });
+      expect(await due(gone.id)).to.equal(undefined);
+      const later = await writer.create(g.tenant.organizationId, { email: 'later@example.com', confirmed: false });
+      const refused = await mails
+        .send({ organizationId: g.tenant.organizationId, subscriberId: later.id })
+        .catch((err: unknown) => err);
+      expect(refused).to.have.property('responseCode', 451);
+      expect(await due(later.id)).to.not.equal(undefined);
+      expect(sink.mails).to.have.length(0);
+    } finally {
+      await g.close();
+      await sink.close();
+    }
   });
 
   it('is from the default sender alone, its name as written (quotes, commas), its Message-ID on the PUBLIC_URL host', async () => {
