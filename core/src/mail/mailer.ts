@@ -198,11 +198,12 @@ export function isPermanentMailError(err: unknown): boolean {
 }
 
 /**
- * The relay refused this mail for good (a 5xx: an unknown mailbox, a refused recipient), not everything
- * (a refused login is a 5xx too, as a relay out of reach): sending it again will not help.
+ * The relay refused this mail's recipient for good (a 5xx to RCPT TO: an unknown mailbox), not everything
+ * (a refused login, a sender or quota refused at MAIL FROM, a relay out of reach): sending it to that
+ * address again will not help.
  */
 export function isRecipientRefused(err: unknown): boolean {
-  return isPermanentMailError(err) && !isHandoverUnavailable(err);
+  return isPermanentMailError(err) && (err as { command?: unknown }).command === 'RCPT TO';
 }
 
 /** A file system that cannot take the outbox's mail now: full, read-only, not ours, failing. */
