@@ -17,7 +17,8 @@ const STATE = ['confirmed_at', 'unsubscribed_at', 'asked_at'] as const;
  * (docs/decisions.md, Changelog notices): one address asked once a day whatever its webhook urls, its
  * confirmation and its unsubscribe covering all its subscriptions. An address is its e-mail lower-cased and
  * compared as a SHA-256 (byte for byte, whatever the column's collation: MariaDB's would take an accented
- * look-alike for the address). The confirmation mail asked is recorded until written, so a lost job is queued
+ * look-alike for the address). Mails pending for an address through several subscriptions become one. The
+ * confirmation mail asked is recorded until written, so a lost job is queued
  * again (as 1.14 does for subscribers). The upgrade gives each address the latest of its subscriptions' answers.
  * No foreign key from subscriptions: SQLite would copy the table to add one, deleting every notice.
  */
@@ -28,7 +29,7 @@ export async function up(knex: Knex): Promise<void> {
   // its subscriptions read once (changelog subscriptions are few).
   for (;;) {
     const waiting = await knex('changelog_subscriptions').whereNull('address_id').first('organization_id');
-    if (!waiting) return;
+    if (!waiting) break;
     const organizationId = toInt(waiting.organization_id);
     const byAddress = new Map<string, Array<Record<string, unknown>>>();
     const rows: Array<Record<string, unknown>> = await knex('changelog_subscriptions')
@@ -41,6 +42,42 @@ export async function up(knex: Knex): Promise<void> {
     for (const [hash, subscriptions] of byAddress)
       if (subscriptions.some((s) => s.address_id === null))
         await giveAddress(knex, organizationId, hash, subscriptions);
+  }
+  await dropRepeatedMails(knex);
+}
+
+/**
+ * The mails still pending were made one per subscription: an address mailed an entry (or with one pending
+ * already) drops the others, as 1.18 makes one an address (found on the pending entries alone).
+ */
+async function dropRepeatedMails(knex: Knex): Promise<void> {
+  const entries = await knex('changelog_notices')
+    .where({ channel: 'email', state: 'pending' })
+    .distinct('entry_id')
+    .pluck('entry_id');
+  for (const entryId of entries) {
+    const mails: Array<Record<string, unknown>> = await knex('changelog_notices as n')
+      .join('changelog_subscriptions as s', 's.id', 'n.subscription_id')
+      .where({ 'n.entry_id': entryId, 'n.channel': 'email' })
+      .whereIn('n.state', ['pending', 'sent'])
+      .orderBy('n.id')
+      .select('n.id', 'n.state', 's.address_id');
+    const kept = new Map<number, { id: number; state: string }>();
+    const dropped: number[] = [];
+    for (const mail of mails) {
+      const address = toInt(mail.address_id);
+      const first = kept.get(address);
+      if (!first) kept.set(address, { id: toInt(mail.id), state: String(mail.state) });
+      else if (mail.state === 'pending') dropped.push(toInt(mail.id));
+      // A sent one after a pending one: the pending one goes.
+      else if (first.state === 'pending')
+        (dropped.push(first.id), kept.set(address, { id: toInt(mail.id), state: 'sent' }));
+    }
+    for (let i = 0; i < dropped.length; i += 500)
+      await knex('changelog_notices')
+        .whereIn('id', dropped.slice(i, i + 500))
+        .where({ state: 'pending' })
+        .update({ state: 'dropped' });
   }
 }
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { toDate } from '@switchboard/core';
+import { insertedId, toDate } from '@switchboard/core';
 import { describeEachBackend } from '@switchboard/core/testing';
 import { campaignAtVersion, campaignContainer } from '../../shared/tests/support';
 import { ChangelogPublisher } from '../publisher';
@@ -145,6 +145,28 @@ describeEachBackend('campaign: upgrading to 1.18 (changelog consent by address)'
       // Never confirmed.
       subscription('wait@acme.test', null, { asked_at: t(4) }),
     ]);
+    // An entry 1.17 published, its notices pending: a mail for each of Lee's subscriptions, a POST to the url.
+    const entry = insertedId(
+      await engine
+        .knex('changelog_entries')
+        .insert({ entry_key: 'old', title: 'Old', body: 'Pending.', published_at: t(5) }),
+    );
+    const lees = await engine
+      .knex('changelog_subscriptions')
+      .where({ email: 'lee@acme.test' })
+      .orderBy('id')
+      .pluck('id');
+    const notice = (subscription_id: number, channel: string) => ({
+      entry_id: entry,
+      subscription_id,
+      channel,
+      state: 'pending',
+      attempts: 0,
+      next_attempt_at: t(5),
+    });
+    await engine
+      .knex('changelog_notices')
+      .insert([notice(lees[0], 'email'), notice(lees[1], 'email'), notice(lees[0], 'webhook')]);
 
     const applied = await engine.migrator().latest({ plugin: 'campaign' });
     expect(applied).to.deep.equal([{ plugin: 'campaign', applied: ['1.18/01-changelog-addresses'] }]);
@@ -170,6 +192,18 @@ describeEachBackend('campaign: upgrading to 1.18 (changelog consent by address)'
       ['wait@acme.test', wait, null, null, 4],
     ]);
     expect(new Set([kim, lee, wait]).size).to.equal(3);
+    // Lee's pending mails of the old entry are one now (each subscription's mailed it until 1.18).
+    expect(
+      await engine
+        .knex('changelog_notices')
+        .where({ entry_id: entry })
+        .orderBy('id')
+        .select('subscription_id', 'channel', 'state'),
+    ).to.deep.equal([
+      { subscription_id: lees[0], channel: 'email', state: 'pending' },
+      { subscription_id: lees[1], channel: 'email', state: 'dropped' },
+      { subscription_id: lees[0], channel: 'webhook', state: 'pending' },
+    ]);
 
     // Lee: one mail (not one per subscription) and the url's POST; Kim and the one waiting: nothing.
     const published = await campaignContainer(engine)
@@ -191,7 +225,7 @@ describeEachBackend('campaign: upgrading to 1.18 (changelog consent by address)'
     ]);
     expect(rolledBack).to.deep.equal(upgraded.map(([email, , ...state]) => [email, ...state]));
     // The notices stay.
-    expect(Number((await engine.knex('changelog_notices').count({ n: '*' }))[0].n)).to.equal(2);
+    expect(Number((await engine.knex('changelog_notices').count({ n: '*' }))[0].n)).to.equal(5);
 
     await engine.migrator().latest({ plugin: 'campaign' });
     expect((await addresses()).map(([email, , ...state]) => [email, ...state])).to.deep.equal(
