@@ -69,9 +69,11 @@ async function dropRepeatedMails(knex: Knex): Promise<void> {
       const first = kept.get(address);
       if (!first) kept.set(address, { id: toInt(mail.id), state: String(mail.state) });
       else if (mail.state === 'pending') dropped.push(toInt(mail.id));
-      // A sent one after a pending one: the pending one goes.
-      else if (first.state === 'pending')
-        (dropped.push(first.id), kept.set(address, { id: toInt(mail.id), state: 'sent' }));
+      else if (first.state === 'pending') {
+        // A sent one after a pending one: the pending one goes.
+        dropped.push(first.id);
+        kept.set(address, { id: toInt(mail.id), state: 'sent' });
+      }
     }
     for (let i = 0; i < dropped.length; i += 500)
       await knex('changelog_notices')
