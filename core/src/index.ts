@@ -86,7 +86,7 @@ export { OrganizationService } from './auth/organizations';
 export type { Organization, Plan } from './auth/organizations';
 export { grants, knownResources } from './auth/permissions';
 export * from './queue/types';
-export { queueSoon } from './queue/queue-soon';
+export { queueEachSoon, queueSoon } from './queue/queue-soon';
 export type { Locks, LockHandle } from './locks/types';
 export { Engine } from './engine/engine';
 export type { EngineOptions } from './engine/engine';

@@ -1,3 +1,5 @@
+import { withinDeadline } from './deadline';
+
 /**
  * Redis did not answer a command within its deadline: away (node-redis holds commands while disconnected)
  * or stalled (a connection whose packets are dropped is never answered). A request meeting it is answered
@@ -8,3 +10,7 @@ export class RedisAwayError extends Error {
 }
 
 export const isRedisAway = (err: unknown): boolean => err instanceof RedisAwayError;
+
+/** The work's answer, or RedisAwayError saying `message` once `ms` have passed without one. */
+export const withinRedisDeadline = <T>(work: Promise<T>, ms: number, message: string): Promise<T> =>
+  withinDeadline(work, ms, () => new RedisAwayError(message));

@@ -2,8 +2,7 @@ import crypto from 'node:crypto';
 import type { RedisClientType } from 'redis';
 import type { LockHandle, Locks } from './types';
 import { loadOnFirstUse } from '../load-on-first-use';
-import { withinDeadline } from '../deadline';
-import { RedisAwayError } from '../redis-away';
+import { RedisAwayError, withinRedisDeadline } from '../redis-away';
 
 const redisModule = loadOnFirstUse(() => require('redis') as typeof import('redis'));
 
@@ -71,11 +70,7 @@ export class RedisLocks implements Locks {
     if (!this.ownsClient || this.redis.isReady) return;
     // node-redis keeps retrying a first connection forever; callers get an error after a deadline.
     this.connecting ??= this.redis.connect();
-    await withinDeadline(
-      this.connecting,
-      CONNECT_TIMEOUT_MS,
-      () => new RedisAwayError('redis for locks does not answer'),
-    );
+    await withinRedisDeadline(this.connecting, CONNECT_TIMEOUT_MS, 'redis for locks does not answer');
   }
 }
 
@@ -86,10 +81,10 @@ const wholeMs = (ms: number) => Math.max(1, Math.round(ms));
  * Redis away: no answer in time, or node-redis refusing at once (offline, closed, the socket gone).
  */
 const answered = <T>(command: Promise<T>): Promise<T> =>
-  withinDeadline(
+  withinRedisDeadline(
     command,
     LOCK_COMMAND_MS,
-    () => new RedisAwayError(`redis did not answer a lock command within ${LOCK_COMMAND_MS / 1000} s`),
+    `redis did not answer a lock command within ${LOCK_COMMAND_MS / 1000} s`,
   ).catch((err: unknown) => {
     if (err instanceof RedisAwayError || err instanceof redisModule().ErrorReply) throw err;
     throw new RedisAwayError(`redis cannot take a lock command: ${(err as Error)?.message ?? String(err)}`);

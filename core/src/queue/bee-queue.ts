@@ -3,8 +3,7 @@ import type { RedisClientType } from 'redis';
 import { assertJobId } from './types';
 import { QueueRegistry } from './queue-registry';
 import { loadOnFirstUse } from '../load-on-first-use';
-import { withinDeadline } from '../deadline';
-import { RedisAwayError } from '../redis-away';
+import { withinRedisDeadline } from '../redis-away';
 import type { AddJobOptions, JobHandler, JobQueue, QueueCounts, QueueLogger } from './types';
 
 /** Stored job payload: the data plus the retries it started with, to tell the attempt number. */
@@ -118,10 +117,10 @@ export class BeeJobQueue<T = unknown> implements JobQueue<T> {
    * queuing work for as long as the outage lasted (session 36). A restart's few seconds are waited through.
    */
   add(data: T, options: AddJobOptions = {}): Promise<string> {
-    return withinDeadline(
+    return withinRedisDeadline(
       this.addNow(data, options),
       ADD_WITHIN_MS,
-      () => new RedisAwayError(`queue ${this.name}: Redis did not take the job within ${ADD_WITHIN_MS / 1000} s`),
+      `queue ${this.name}: Redis did not take the job within ${ADD_WITHIN_MS / 1000} s`,
     );
   }
 
@@ -182,10 +181,10 @@ export class BeeJobQueue<T = unknown> implements JobQueue<T> {
 
   /** Its jobs by state; an error after 2 s of a Redis that does not answer (node-redis would wait for it). */
   async counts(): Promise<QueueCounts> {
-    const health = await withinDeadline(
+    const health = await withinRedisDeadline(
       this.queue.checkHealth(),
       COUNTS_WITHIN_MS,
-      () => new RedisAwayError(`queue ${this.name}: Redis did not answer within ${COUNTS_WITHIN_MS / 1000} s`),
+      `queue ${this.name}: Redis did not answer within ${COUNTS_WITHIN_MS / 1000} s`,
     );
     return { waiting: health.waiting, active: health.active, delayed: health.delayed, failed: health.failed };
   }
@@ -220,10 +219,10 @@ export class BeeJobQueues extends QueueRegistry<BeeJobQueue<any>> {
  */
 async function keyCounts(reader: RedisClientType, prefix: string, name: string): Promise<QueueCounts> {
   const key = (part: string) => `${prefix}:bq:${name}:${part}`;
-  const [waiting, active, delayed, failed] = await withinDeadline(
+  const [waiting, active, delayed, failed] = await withinRedisDeadline(
     reader.multi().lLen(key('waiting')).lLen(key('active')).zCard(key('delayed')).sCard(key('failed')).exec(),
     COUNTS_WITHIN_MS,
-    () => new RedisAwayError(`queue ${name}: Redis did not answer within ${COUNTS_WITHIN_MS / 1000} s`),
+    `queue ${name}: Redis did not answer within ${COUNTS_WITHIN_MS / 1000} s`,
   );
   return { waiting: Number(waiting), active: Number(active), delayed: Number(delayed), failed: Number(failed) };
 }

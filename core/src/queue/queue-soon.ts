@@ -16,3 +16,17 @@ export async function queueSoon(add: Promise<unknown>, log: QueueLogger | undefi
     return false;
   }
 }
+
+/**
+ * queueSoon for each item in turn, up to the first that Redis does not take: the rest are found again with it
+ * (each would wait its own deadline on the same Redis). Whether every one was queued.
+ */
+export async function queueEachSoon<T>(
+  items: readonly T[],
+  add: (item: T) => Promise<unknown>,
+  log: QueueLogger | undefined,
+  what: string,
+): Promise<boolean> {
+  for (const item of items) if (!(await queueSoon(add(item), log, what))) return false;
+  return true;
+}

@@ -71,7 +71,7 @@ export class Scheduler {
   private toldWaiting = false;
   private leadership: Promise<boolean> = Promise.resolve(false);
   private timer?: NodeJS.Timeout;
-  private readonly databaseAway = new RepeatedWarning(10_000);
+  private readonly dependencyAway = new RepeatedWarning(10_000);
   private stopped = false;
 
   constructor(options: SchedulerOptions) {
@@ -105,7 +105,7 @@ export class Scheduler {
           this.tick(this.clock.now()).catch((err) =>
             // A database or Redis away fails every tick: one line per 10 s says so.
             isDatabaseUnavailable(err) || isRedisAway(err)
-              ? this.databaseAway.error(this.logger, {}, `scheduler tick failed: ${(err as Error).message}`)
+              ? this.dependencyAway.error(this.logger, {}, `scheduler tick failed: ${(err as Error).message}`)
               : this.logger.error({ err }, 'scheduler tick failed'),
           );
           schedule();

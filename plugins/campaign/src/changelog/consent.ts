@@ -6,7 +6,7 @@ import {
   isRecipientRefused,
   JobQueues,
   Mailer,
-  queueSoon,
+  queueEachSoon,
   SERVICES,
   toInt,
   toDate,
@@ -72,7 +72,7 @@ export class ChangelogConsent {
         ask_due_at: new Date(now.getTime() + ASK_REQUEUE_AFTER_MS),
       });
     if (!due) return;
-    await this.queue(subscriptionId);
+    await this.queue([subscriptionId]);
   }
 
   /**
@@ -97,16 +97,16 @@ export class ChangelogConsent {
         due.map((r) => toInt(r.id)),
       )
       .update({ ask_due_at: new Date(now.getTime() + ASK_REQUEUE_AFTER_MS) });
-    for (const row of due) if (!(await this.queue(toInt(row.ask_subscription_id)))) break;
+    await this.queue(due.map((r) => toInt(r.ask_subscription_id)));
     return due.length;
   }
 
-  /** Queued, or left to the sweep while Redis does not take it: a request is never held by a Redis away. */
-  private queue(subscriptionId: number): Promise<boolean> {
-    const add = this.queues
-      .get(CHANGELOG_CONFIRMATION_JOB)
-      .add({ subscriptionId }, { jobId: `changelog-confirm-${subscriptionId}`, retries: 5, backoffMs: 5000 });
-    return queueSoon(add, this.logger, 'changelog confirmation mail');
+  /** Queued, or left to the sweep while Redis does not take them: a request is never held by a Redis away. */
+  private async queue(subscriptionIds: number[]): Promise<void> {
+    const queue = this.queues.get(CHANGELOG_CONFIRMATION_JOB);
+    const add = (subscriptionId: number) =>
+      queue.add({ subscriptionId }, { jobId: `changelog-confirm-${subscriptionId}`, retries: 5, backoffMs: 5000 });
+    await queueEachSoon(subscriptionIds, add, this.logger, 'changelog confirmation mail');
   }
 
   /**

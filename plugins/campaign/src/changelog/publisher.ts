@@ -30,7 +30,8 @@ export const entryKeyOf = (entry: ChangelogEntry): string =>
 /**
  * `campaign:changelog:publish`: stores each new entry and, in the same transaction, its pending notices to
  * every confirmed address of every organization (one e-mail an address, and a webhook POST to each of its
- * subscriptions' urls), then wakes the notice job. An entry already published (same key) is skipped, so nobody hears of it twice.
+ * subscriptions' urls), then wakes the notice job. An entry already published (same key) is skipped, so
+ * nobody hears of it twice.
  */
 @injectable()
 export class ChangelogPublisher {

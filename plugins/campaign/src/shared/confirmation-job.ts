@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { defineJob, JobQueues, queueSoon, type QueueLogger } from '@switchboard/core';
+import { defineJob, JobQueues, queueEachSoon, type QueueLogger } from '@switchboard/core';
 
 export interface ConfirmationJob {
   organizationId: number;
@@ -39,8 +39,7 @@ export async function recordConfirmationsDue(
  */
 export async function queueConfirmations(queues: JobQueues, log: QueueLogger, mails: ConfirmationJob[]): Promise<void> {
   const queue = queues.get(CONFIRMATION_JOB);
-  for (const mail of mails) {
-    const add = queue.add(mail, { jobId: `confirm-${mail.subscriberId}`, retries: 5, backoffMs: 5000 });
-    if (!(await queueSoon(add, log, 'confirmation mail'))) return;
-  }
+  const add = (mail: ConfirmationJob) =>
+    queue.add(mail, { jobId: `confirm-${mail.subscriberId}`, retries: 5, backoffMs: 5000 });
+  await queueEachSoon(mails, add, log, 'confirmation mail');
 }

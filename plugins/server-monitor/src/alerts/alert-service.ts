@@ -7,7 +7,7 @@ import {
   insertedId,
   JobQueues,
   Mailer,
-  queueSoon,
+  queueEachSoon,
   SERVICES,
   toDate,
   toInt,
@@ -237,12 +237,10 @@ export class AlertService {
    * pending rows), so a heartbeat's ping that brought it back is answered all the same.
    */
   async queue(ids: number[]): Promise<void> {
-    for (const id of ids) {
-      const add = this.queues
-        .get(ALERT_JOB)
-        .add({ alertId: id }, { jobId: `alert.${id}`, retries: MAX_ATTEMPTS - 1, backoffMs: 5_000 });
-      if (!(await queueSoon(add, this.logger, 'alert'))) return;
-    }
+    const queue = this.queues.get(ALERT_JOB);
+    const add = (id: number) =>
+      queue.add({ alertId: id }, { jobId: `alert.${id}`, retries: MAX_ATTEMPTS - 1, backoffMs: 5_000 });
+    await queueEachSoon(ids, add, this.logger, 'alert');
   }
 
   /** Raises and queues at once, outside any other change (tests, test alerts). */
