@@ -8,6 +8,7 @@ import { ApiTokenService } from '../auth/api-tokens';
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
 import type { TestBackend } from './services';
+import { keepMigrated, restoreMigrated } from './migrated-copies';
 
 export interface TestEngineOptions {
   plugins?: Plugin<any>[];
@@ -40,6 +41,13 @@ export async function createTestEngine(backend: TestBackend, options: TestEngine
     overrides: options.overrides,
   });
   const byPackage = new Map(plugins.map((p) => [`@switchboard/plugin-${p.id}`, p]));
+  // A database migrated as this one would be is copied instead (migrated-copies.ts); the migrator then finds
+  // nothing to run.
+  const copyKey =
+    options.migrate === false || config.databaseUrl !== backend.databaseUrl
+      ? null
+      : migratedKey(backend, config, byPackage);
+  const before = copyKey === null ? 'used' : await restoreMigrated(backend, copyKey);
   const engine = await Engine.create(config, {
     clock: options.clock,
     logger: options.logger,
@@ -47,8 +55,20 @@ export async function createTestEngine(backend: TestBackend, options: TestEngine
     checkResponses: true,
   });
   if (options.migrate !== false) await engine.migrator().latest();
+  if (before === 'empty') await keepMigrated(backend, copyKey!);
   return engine;
 }
+
+/** What migrations see (migrator.ts): the database, the enabled plugins' migrations and the application key. */
+const migratedKey = (backend: TestBackend, config: AppConfig, byPackage: Map<string, Plugin<any>>) =>
+  JSON.stringify([
+    backend.name,
+    config.plugins.map(({ id, package: pkg }) => {
+      const plugin = byPackage.get(pkg);
+      return [id, pkg, plugin?.version, plugin?.migrationsDir];
+    }),
+    config.env.APP_KEY,
+  ]);
 
 export interface TestTenant {
   organizationId: number;

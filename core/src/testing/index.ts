@@ -10,3 +10,4 @@ export * from './stalling-smtp';
 export * from './process-stats';
 export * from './database-away';
 export * from './black-holing-proxy';
+export * from './migrated-copies';
