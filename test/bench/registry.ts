@@ -4,6 +4,7 @@ import {
   audienceBenchmark,
   embeddedLoadBenchmark,
   ingestBenchmark,
+  oneClickBenchmark,
   sendBenchmark,
   webhooksBenchmark,
 } from '@switchboard/plugin-campaign/bench';
@@ -23,4 +24,5 @@ export const benchmarks: Record<string, Benchmark> = {
   webhooks: webhooksBenchmark,
   cli: cliBenchmark,
   'embedded-load': embeddedLoadBenchmark,
+  'one-click': oneClickBenchmark,
 };

@@ -4,3 +4,4 @@ export { ingestBenchmark } from './ingest';
 export { analyticsBenchmark } from './analytics';
 export { webhooksBenchmark } from './webhooks';
 export { embeddedLoadBenchmark } from './embedded-load';
+export { oneClickBenchmark } from './one-click';

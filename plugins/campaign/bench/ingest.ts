@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { benchBackend, BenchOptions, processCpuSeconds, waitFor } from '@switchboard/core/testing';
 import campaign from '../src';
+import { startBareProcess } from './bare-process';
 import { api, seed } from './client';
 import { alternate, cpuRatio, quiet, Rounds, roundsRatio, Run, slices } from './ingest-rounds';
 
@@ -112,30 +113,14 @@ async function withCpu(
  * their phases can take turns: it copies the organization's messages and subscribers first (the
  * counted baseline's own rows).
  */
-async function startBare(env: Record<string, string>, organizationId: number) {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  // The server's node options (a profiler, say) apply to its baseline too.
-  const nodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeOptions, path.join(__dirname, 'bare-ingest.js')], {
-    env: {
-      ...process.env,
-      ...env,
-      PORT: String(port),
-      BENCH_ORG_ID: String(organizationId),
-      BENCH_SECRET_A: SECRETS.a,
-      BENCH_SECRET_C: SECRETS.c,
-      BENCH_SECRET_E: SECRETS.e,
-    },
-    stdio: 'ignore',
+const startBare = (env: Record<string, string>, organizationId: number) =>
+  startBareProcess(path.join(__dirname, 'bare-ingest.js'), {
+    ...env,
+    BENCH_ORG_ID: String(organizationId),
+    BENCH_SECRET_A: SECRETS.a,
+    BENCH_SECRET_C: SECRETS.c,
+    BENCH_SECRET_E: SECRETS.e,
   });
-  const url = `http://127.0.0.1:${port}`;
-  const stop = () => child.kill('SIGTERM');
-  await waitFor(async () => (await fetch(`${url}/`).catch(() => null))?.ok === true, 120_000).catch((err) => {
-    stop();
-    throw err;
-  });
-  return { url, pid: child.pid!, stop };
-}
 
 const sign = (secret: string, timestamp: string, body: string) =>
   crypto.createHmac('sha256', secret).update(timestamp).update(body).digest('base64');
