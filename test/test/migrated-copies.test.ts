@@ -17,15 +17,27 @@ import usersProjects from '@switchboard/plugin-users-projects';
 
 const plugins = [usersProjects, campaign, monitor];
 
-/** Every table's shape, and the rows of the tables a fresh migration fills (bookkeeping and settings). */
+/**
+ * Every table as the database states it (SQLite's CREATE text, MariaDB's SHOW CREATE TABLE: columns, collations,
+ * keys, foreign keys, options; the next AUTO_INCREMENT aside), and the rows of the tables a fresh migration fills.
+ */
 async function contents(knex: Knex) {
-  const tables = await listTables(knex);
+  const tables = (await listTables(knex)).sort();
+  const sqlite = knex.client.config.client === 'better-sqlite3';
+  const ddl: string[] = sqlite
+    ? (await knex('sqlite_master').orderBy('name').select('type', 'name', 'sql')).map((r) => JSON.stringify(r))
+    : await Promise.all(
+        tables.map(async (table) => {
+          const [[shown]] = await knex.raw('SHOW CREATE TABLE ??', [table]);
+          return String(shown['Create Table']).replace(/ AUTO_INCREMENT=\d+/, '');
+        }),
+      );
   const rows: Record<string, unknown[]> = {};
-  for (const table of tables.sort()) {
+  for (const table of tables) {
     const all = await knex(table).select('*');
-    if (all.length) rows[table] = all.map((row) => JSON.stringify(row, (_k, v) => (v instanceof Date ? 'date' : v)));
+    if (all.length) rows[table] = all.map((row) => JSON.stringify(row));
   }
-  return { schema: (await schemaFingerprint(knex, tables)).hash, rows };
+  return { schema: (await schemaFingerprint(knex, tables)).hash, ddl, rows };
 }
 
 /**
@@ -44,7 +56,7 @@ describeEachBackend('test engines: a migrated database copied', (backend) => {
     for (const b of made) await b.dispose();
   });
 
-  it('is the migrated database, and a database in use is left as it is', async function () {
+  it('is the migrated database, and a database in use, or being copied into, is left as it is', async function () {
     this.timeout(60_000);
     const key = `copy-test-${backend().name}`;
     // Migrated for real, then kept.
@@ -68,5 +80,9 @@ describeEachBackend('test engines: a migrated database copied', (backend) => {
     } finally {
       await copy.close();
     }
+    // Two engines made at once on one empty database: one copies, the other finds it copied.
+    const shared = await another();
+    const both = await Promise.all([restoreMigrated(shared, key), restoreMigrated(shared, key)]);
+    expect(both.sort()).to.deep.equal(['copied', 'used']);
   });
 });

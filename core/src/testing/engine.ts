@@ -44,7 +44,8 @@ export async function createTestEngine(backend: TestBackend, options: TestEngine
   // A database migrated as this one would be is copied instead (migrated-copies.ts); the migrator then finds
   // nothing to run.
   const copyKey =
-    options.migrate === false || config.databaseUrl !== backend.databaseUrl
+    // Without APP_KEY each backend makes its own key (DATA_DIR): a copy would hold secrets sealed with another's.
+    options.migrate === false || config.databaseUrl !== backend.databaseUrl || !config.env.APP_KEY
       ? null
       : migratedKey(backend, config, byPackage);
   const before = copyKey === null ? 'used' : await restoreMigrated(backend, copyKey);

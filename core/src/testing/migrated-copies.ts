@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { createKnex, dialectOf } from '../db/knex';
+import { PRIVATE_FILE_MODE } from '../private-files';
 import type { TestBackend } from './services';
 
 /**
@@ -18,19 +19,30 @@ interface MysqlSnapshot {
 
 const sqliteTemplates = new Map<string, string>();
 const mysqlSnapshots = new Map<string, MysqlSnapshot>();
+const restoring = new Map<string, Promise<unknown>>();
 let templateFolder: string | null = null;
 
 /**
  * Copies the database migrated under `key` into the backend's database when it is empty: `copied`; `empty` when
  * there is no copy yet (then migrate it, and keep it); `used` when it holds tables already.
  */
-export async function restoreMigrated(backend: TestBackend, key: string): Promise<'copied' | 'empty' | 'used'> {
+export function restoreMigrated(backend: TestBackend, key: string): Promise<'copied' | 'empty' | 'used'> {
+  // One look-and-copy at a time per database: two engines made at once would both find it empty.
+  const turn = (restoring.get(backend.databaseUrl) ?? Promise.resolve()).then(() => restore(backend, key));
+  const done = turn.catch(() => undefined);
+  restoring.set(backend.databaseUrl, done);
+  void done.then(() => restoring.get(backend.databaseUrl) === done && restoring.delete(backend.databaseUrl));
+  return turn;
+}
+
+async function restore(backend: TestBackend, key: string): Promise<'copied' | 'empty' | 'used'> {
   if (dialectOf(backend.databaseUrl) === 'sqlite') {
     const file = sqliteFile(backend);
     if (!file || fs.existsSync(file)) return 'used';
     const template = sqliteTemplates.get(key);
     if (!template) return 'empty';
     fs.copyFileSync(template, file);
+    fs.chmodSync(file, PRIVATE_FILE_MODE); // as the engine makes its database files
     return 'copied';
   }
   return withKnex(backend, async (knex) => {

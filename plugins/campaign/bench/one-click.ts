@@ -81,7 +81,9 @@ export async function oneClickBenchmark({ quick, log, serve }: BenchOptions): Pr
         ratio,
         targets: TARGETS,
         met: {
-          within_seconds: measured.seconds * (5_000 / people) <= TARGETS.within_seconds,
+          // --quick sends 1,000: the minute is judged at the 5,000 only, the rate at both sizes.
+          within_seconds: quick ? null : measured.seconds <= TARGETS.within_seconds,
+          rate_of_5000_a_minute: measured.per_second >= 5_000 / TARGETS.within_seconds,
           every_one_applied: measured.statuses['200'] === people && stats.unsubscribed === people,
           refused: (measured.statuses['429'] ?? 0) === TARGETS.refused,
         },
