@@ -63,7 +63,7 @@ describeEachBackend('test engines: a migrated database copied', (backend) => {
     const original = await createTestEngine(backend(), { plugins, migrate: false });
     await original.migrator().latest();
     const expected = await contents(original.knex);
-    await keepMigrated(backend(), key);
+    await keepMigrated(original.knex, key);
     await original.close();
 
     const target = await another();

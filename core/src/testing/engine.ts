@@ -56,7 +56,7 @@ export async function createTestEngine(backend: TestBackend, options: TestEngine
     checkResponses: true,
   });
   if (options.migrate !== false) await engine.migrator().latest();
-  if (before === 'empty') await keepMigrated(backend, copyKey!);
+  if (before === 'empty') await keepMigrated(engine.knex, copyKey!);
   return engine;
 }
 

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { createKnex, dialectOf } from '../db/knex';
+import { dialectOfKnex } from '../db/dialect';
 import { PRIVATE_FILE_MODE } from '../private-files';
 import type { TestBackend } from './services';
 
@@ -29,9 +30,10 @@ let templateFolder: string | null = null;
 export function restoreMigrated(backend: TestBackend, key: string): Promise<'copied' | 'empty' | 'used'> {
   // One look-and-copy at a time per database: two engines made at once would both find it empty.
   const turn = (restoring.get(backend.databaseUrl) ?? Promise.resolve()).then(() => restore(backend, key));
-  const done = turn.catch(() => undefined);
-  restoring.set(backend.databaseUrl, done);
-  void done.then(() => restoring.get(backend.databaseUrl) === done && restoring.delete(backend.databaseUrl));
+  restoring.set(
+    backend.databaseUrl,
+    turn.catch(() => undefined),
+  );
   return turn;
 }
 
@@ -58,30 +60,26 @@ async function restore(backend: TestBackend, key: string): Promise<'copied' | 'e
   });
 }
 
-/** Keeps the backend's freshly migrated database as the one to copy for `key`. */
-export async function keepMigrated(backend: TestBackend, key: string): Promise<void> {
-  if (dialectOf(backend.databaseUrl) === 'sqlite') {
-    const file = sqliteFile(backend);
-    if (!file || sqliteTemplates.has(key)) return;
+/** Keeps the database an engine has just migrated (through its own knex) as the one to copy for `key`. */
+export async function keepMigrated(knex: Knex, key: string): Promise<void> {
+  if (dialectOfKnex(knex) === 'sqlite') {
+    if (sqliteTemplates.has(key)) return;
     const template = path.join(folder(), `${sqliteTemplates.size}.sqlite`);
-    await withKnex(backend, (knex) => knex.raw('VACUUM INTO ?', [template]));
+    await knex.raw('VACUUM INTO ?', [template]);
     sqliteTemplates.set(key, template);
     return;
   }
   if (mysqlSnapshots.has(key)) return;
-  const snapshot = await withKnex(backend, async (knex) => {
-    const tables: MysqlSnapshot['tables'] = [];
-    for (const name of await tableNames(knex)) {
-      const [[shown]] = await knex.raw('SHOW CREATE TABLE ??', [name]);
-      tables.push({
-        name,
-        create: String(shown['Create Table']).replace(/ AUTO_INCREMENT=\d+/, ''),
-        rows: await knex(name).select('*'),
-      });
-    }
-    return { tables };
-  });
-  mysqlSnapshots.set(key, snapshot);
+  const tables: MysqlSnapshot['tables'] = [];
+  for (const name of await tableNames(knex)) {
+    const [[shown]] = await knex.raw('SHOW CREATE TABLE ??', [name]);
+    tables.push({
+      name,
+      create: String(shown['Create Table']).replace(/ AUTO_INCREMENT=\d+/, ''),
+      rows: await knex(name).select('*'),
+    });
+  }
+  mysqlSnapshots.set(key, { tables });
 }
 
 async function tableNames(knex: Knex): Promise<string[]> {
