@@ -3,6 +3,7 @@ import path from 'node:path';
 import { AppConfig, AppEnv, MailConfig, PluginConfig } from './types';
 import { ConfigFile, configFileSchema } from './config-file.schema';
 import { settingsAjv } from './settings-ajv';
+import { compileOnce } from '../schemas/compile-once';
 import { DEFAULT_OUTBOX_KEEP } from '../mail/outbox';
 import { withoutPassword } from './without-password';
 
@@ -41,7 +42,7 @@ function readConfigFile(file: string, explicit: boolean): ConfigFile {
   } catch (err) {
     throw new ConfigError(`Config file ${file} is not valid JSON: ${(err as Error).message}`);
   }
-  const validate = settingsAjv().compile(configFileSchema);
+  const validate = compileOnce(settingsAjv(), configFileSchema);
   if (!validate(parsed)) {
     const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
     throw new ConfigError(`Config file ${file} is invalid: ${problems}`);

@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { AppError } from './errors';
 import { addIntegerTextKeyword, INTEGER_TEXT } from './integer-text';
 import { EMAIL_PATTERN } from '../schemas/common';
+import { compileOnce } from '../schemas/compile-once';
 
 /** Patterns that spell out a format (for validators other than ajv): a mismatch reads as that format's. */
 const FORMAT_OF_PATTERN: Record<string, string> = { [EMAIL_PATTERN]: 'email' };
@@ -59,7 +60,7 @@ export type Validator = <T>(value: unknown) => T;
 
 export function compileValidator(schema: object, kind: 'body' | 'text'): Validator {
   const validate: ValidateFunction =
-    kind === 'body' ? bodyAjv.compile(schema) : textAjv.compile({ ...schema, [INTEGER_TEXT]: true });
+    kind === 'body' ? compileOnce(bodyAjv, schema) : compileOnce(textAjv, { ...schema, [INTEGER_TEXT]: true });
   const minProperties = (schema as { minProperties?: number }).minProperties;
   return <T>(value: unknown): T => {
     if (!validate(value)) throw toValidationError(validate.errors![0]);
@@ -91,7 +92,7 @@ function closedObjects(schema: unknown): unknown {
 
 /** Throws (a bug: the route sends what its OpenAPI document does not say) when a body fails its schema. */
 export function compileResponseCheck(schema: object, route: string): (body: unknown) => void {
-  const validate = responseAjv.compile(closedObjects(schema) as object);
+  const validate = compileOnce(responseAjv, closedObjects(schema) as object);
   return (body) => {
     if (validate(body)) return;
     const error = validate.errors![0];

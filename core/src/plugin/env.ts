@@ -1,6 +1,7 @@
 import type { Plugin } from './types';
 import { PluginLoadError } from './loader';
 import { settingsAjv } from '../config/settings-ajv';
+import { compileOnce } from '../schemas/compile-once';
 
 /**
  * The environment variables a plugin declares (`envSchema`), checked at start-up like its options: a variable
@@ -8,7 +9,7 @@ import { settingsAjv } from '../config/settings-ajv';
  */
 export function checkPluginEnv(plugin: Plugin, env: Readonly<Record<string, string | undefined>>): void {
   if (!plugin.envSchema) return;
-  const validate = settingsAjv().compile(plugin.envSchema);
+  const validate = compileOnce(settingsAjv(), plugin.envSchema);
   if (validate({ ...env })) return;
   const problems = (validate.errors ?? [])
     .filter((e) => e.keyword !== 'if')

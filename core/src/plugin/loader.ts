@@ -1,5 +1,6 @@
 import type { PluginConfig } from '../config/types';
 import { settingsAjv } from '../config/settings-ajv';
+import { compileOnce } from '../schemas/compile-once';
 import type { Plugin } from './types';
 
 export class PluginLoadError extends Error {
@@ -67,7 +68,7 @@ function importPlugin(config: PluginConfig, resolve: Resolve): Plugin {
 function validateOptions(plugin: Plugin, config: PluginConfig): Record<string, unknown> {
   const options = structuredClone(config.options);
   if (!plugin.optionsSchema) return options;
-  const validate = settingsAjv().compile(plugin.optionsSchema);
+  const validate = compileOnce(settingsAjv(), plugin.optionsSchema);
   if (!validate(options)) {
     const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(options)'} ${e.message}`).join('; ');
     throw new PluginLoadError(

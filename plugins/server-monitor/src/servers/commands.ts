@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import { CliError, compileValidator, idOf, oneLine, printResult } from '@switchboard/core';
+import { CliError, compileValidator, idOf, loadOnFirstUse, oneLine, printResult } from '@switchboard/core';
 import type { PluginContext } from '@switchboard/core';
 import { asCliError } from '../shared/cli';
 import { SERVER_STATES } from '../shared/active-servers';
 import { createServerBody, NewServer } from './schemas';
 import { OperatorServer, ServersService } from './service';
 
-const validateServer = compileValidator(createServerBody, 'body');
+const validateServer = loadOnFirstUse(() => compileValidator(createServerBody, 'body'));
 const PLANS = ['free', 'basic', 'pro', 'enterprise'];
 
 const since = (iso: string | null) => (iso ? `since ${iso.slice(0, 16).replace('T', ' ')} UTC` : '');
@@ -93,7 +93,7 @@ export function serverCommands(program: Command, context: () => Promise<PluginCo
         };
         let server: NewServer;
         try {
-          server = validateServer<NewServer>(input);
+          server = validateServer()<NewServer>(input);
         } catch (err) {
           return asCliError(err);
         }

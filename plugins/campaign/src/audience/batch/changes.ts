@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Knex } from 'knex';
-import { AppError, compileValidator, SERVICES } from '@switchboard/core';
+import { AppError, compileValidator, loadOnFirstUse, SERVICES } from '@switchboard/core';
 import { normalizeEmail } from '../../shared/email';
 import { assertMetaDataFits } from '../../shared/meta-data';
 import { SubscriberWriter } from '../subscribers';
@@ -14,7 +14,7 @@ import {
 } from './schemas';
 import type { SubscriberProfile } from '../subscribers';
 
-const validateRow = compileValidator(batchUpdateRowSchema, 'body');
+const validateRow = loadOnFirstUse(() => compileValidator(batchUpdateRowSchema, 'body'));
 
 interface UpdateRow {
   index: number;
@@ -45,7 +45,7 @@ export class BatchChanges {
       const given = (candidate as { email?: unknown }).email;
       const email = typeof given === 'string' ? normalizeEmail(given) : null;
       try {
-        const row = validateRow<BatchUpdateRow>({ ...candidate, ...(email ? { email } : {}) });
+        const row = validateRow()<BatchUpdateRow>({ ...candidate, ...(email ? { email } : {}) });
         if (row.id === undefined && row.email === undefined) {
           throw new AppError('VALIDATION_ERROR', 'Each row needs an id or an email', { field: 'id', rule: 'required' });
         }

@@ -6,6 +6,7 @@ import {
   compileValidator,
   insertRowsReturningIds,
   isUniqueViolation,
+  loadOnFirstUse,
   SERVICES,
   transactionWithRetry,
 } from '@switchboard/core';
@@ -23,7 +24,8 @@ import { BatchCreate, BatchOutcome, BatchRow, batchRowSchema } from './schemas';
 import { inSqliteTurn } from './sqlite-turns';
 
 const CHUNK = 1000;
-const validateRow = compileValidator(batchRowSchema, 'body');
+// Compiled at the first batch, not by every CLI command that loads the plugin.
+const validateRow = loadOnFirstUse(() => compileValidator(batchRowSchema, 'body'));
 
 type Row = BatchRow & { index: number };
 
@@ -101,7 +103,7 @@ export class BatchImport {
       // The request body is ours: the row is trimmed and checked in place, not copied.
       const email = typeof given.email === 'string' ? (given.email = given.email.trim()) : null;
       try {
-        const row = validateRow<BatchRow>(candidate);
+        const row = validateRow()<BatchRow>(candidate);
         assertMetaDataFits(row.meta_data);
         const normalized = normalizeEmail(row.email);
         if (seen.has(normalized)) {
