@@ -1,11 +1,20 @@
 import { expect } from 'chai';
 import Ajv from 'ajv';
 import { createTestEngine, embeddedBackend, TestBackend } from '../src/testing';
-import type { Engine } from '../src';
+import { definePlugin, type Engine } from '../src';
 import { compileOnce } from '../src/schemas/compile-once';
 import { probePlugin } from './support/probe-plugin';
 
-describe('schemas compiled once a process (docs/performance.md, the test run)', () => {
+/** A plugin with settings, its schemas new objects each time (as a descriptor built again declares them). */
+const withSettings = () =>
+  definePlugin({
+    id: 'settled',
+    version: '1.0',
+    optionsSchema: { type: 'object', properties: { size: { type: 'integer', default: 3 } } },
+    envSchema: { type: 'object', properties: { SETTLED_MODE: { enum: ['a', 'b'] } } },
+  });
+
+describe('schemas compiled once a process (docs/architecture.md, "Routes are declared")', () => {
   it('gives one validator for one schema text and ajv instance', () => {
     const ajv = new Ajv();
     const schema = () => ({ type: 'object', properties: { a: { type: 'integer' } } });
@@ -25,7 +34,7 @@ describe('schemas compiled once a process (docs/performance.md, the test run)', 
     const open = async () => {
       const backend = embeddedBackend();
       backends.push(backend);
-      const engine = await createTestEngine(backend, { plugins: [probePlugin] });
+      const engine = await createTestEngine(backend, { plugins: [probePlugin, withSettings()] });
       engines.push(engine);
       engine.http();
     };
@@ -44,6 +53,7 @@ describe('schemas compiled once a process (docs/performance.md, the test run)', 
       for (const backend of backends) await backend.dispose();
     }
     expect(engines).to.have.length(2);
+    expect(engines[1].plugins.map((p) => p.options)).to.deep.include({ size: 3 });
     expect(compiles).to.equal(0);
   });
 });
