@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { listTables, schemaFingerprint } from '@switchboard/core';
+import { dialectOfKnex, listTables, schemaFingerprint } from '@switchboard/core';
 import {
   createTenant,
   createTestEngine,
@@ -23,7 +23,7 @@ const plugins = [usersProjects, campaign, monitor];
  */
 async function contents(knex: Knex) {
   const tables = (await listTables(knex)).sort();
-  const sqlite = knex.client.config.client === 'better-sqlite3';
+  const sqlite = dialectOfKnex(knex) === 'sqlite';
   const ddl: string[] = sqlite
     ? (await knex('sqlite_master').orderBy('name').select('type', 'name', 'sql')).map((r) => JSON.stringify(r))
     : await Promise.all(
